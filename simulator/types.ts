@@ -1,0 +1,112 @@
+/**
+ * The public contract of the strict local simulator of the account and doorbell services.
+ * Cloud tests, the demo (`npm start`) and the end-to-end suite all drive it through this surface.
+ */
+
+/** Which of the three loopback servers answered. The region server is the "regional address". */
+export type SimulatedService = 'account' | 'region' | 'doorbell';
+
+/** The four routes faults can be injected into. */
+export type RouteName = 'region' | 'login' | 'register' | 'subscribe';
+
+export interface RecordedRequest {
+  service: SimulatedService;
+  /** The route it matched, or undefined for an unknown path. */
+  route: RouteName | undefined;
+  method: string;
+  /** Path without the query string, as received (still percent-encoded). */
+  path: string;
+  /** The raw query string without '?', '' when absent. */
+  rawQuery: string;
+  /** Lower-cased header names as node:http gives them. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The raw request body as text ('' when none). */
+  body: string;
+  /** The status the simulator answered with (0 when it reset the connection). */
+  status: number;
+  /** Every strictness rule the request broke; empty for a valid request. */
+  problems: string[];
+}
+
+/** One injected fault; applied to the next `times` requests of its route (default 1). */
+export interface Fault {
+  /** Answer with this HTTP status instead (with a small JSON or empty body). */
+  status?: number;
+  /** Value of a Retry-After header sent with `status`. */
+  retryAfter?: string;
+  /** Answer HTTP 200 with this envelope error code (account routes only). */
+  serviceCode?: number;
+  /** msg sent with serviceCode. */
+  msg?: string;
+  /** Destroy the socket without answering. */
+  reset?: boolean;
+  /** Wait this long before answering (or before applying the other fault fields). */
+  delayMs?: number;
+  /** Answer 200 with this raw body and content type instead (malformed responses). */
+  rawBody?: string;
+  contentType?: string;
+  times?: number;
+}
+
+export interface SimulatedAccount {
+  email: string;
+  /** The verification code the login accepts (6 characters, leading zeros kept). */
+  code: string;
+  country?: string;
+  countryCode?: string;
+}
+
+export interface SimulatorOptions {
+  /** Bind address; loopback only. Default 127.0.0.1. */
+  host?: string;
+  /** Fixed ports; 0 or absent means an ephemeral port. */
+  ports?: Partial<Record<SimulatedService, number>>;
+  /** Accounts known to the service. Login with another e-mail answers code 2008. */
+  accounts?: SimulatedAccount[];
+  /** Doorbell ids (decimal strings) that exist; subscribing to another id answers 404. Absent: any valid id exists. */
+  doorbells?: string[];
+  /**
+   * What the region call answers as data.url; default the region server's own URL. Tests of the
+   * https-only rule set it to a non-loopback http:// address.
+   */
+  regionUrlOverride?: string;
+}
+
+export interface DeliveryResult {
+  /** HTTP status the push receiver answered, or 0 when it could not be reached. */
+  status: number;
+  body: string;
+}
+
+export interface Simulator {
+  readonly accountUrl: string;
+  readonly regionUrl: string;
+  readonly doorbellUrl: string;
+  /** Every request received by any of the three servers, in order. */
+  readonly requests: RecordedRequest[];
+  /** Requests of one route, in order. */
+  requestsTo(route: RouteName): RecordedRequest[];
+  /** Requests that broke a strictness rule; tests assert this is empty. */
+  invalidRequests(): RecordedRequest[];
+  addAccount(account: SimulatedAccount): void;
+  injectFault(route: RouteName, fault: Fault): void;
+  clearFaults(): void;
+  /** Tokens issued by successful logins (the valid bearer tokens), in order. */
+  readonly issuedTokens: readonly string[];
+  /** Makes a bearer token invalid: the doorbell routes then answer 401 for it. */
+  revokeToken(token: string): void;
+  /** The push_notification_token of the latest valid registration, if any. */
+  readonly pushToken: string | undefined;
+  /** Doorbell ids with a valid motion subscription, as decimal strings. */
+  readonly subscribedDoorbells: ReadonlySet<string>;
+  /**
+   * Delivers a notification to the registered push token as the push delivery service would:
+   * POST <pushToken> with Content-Type application/json. Without `body`, sends the flat motion
+   * shape {"device_id":<id as a JSON integer, exact>,"kind":"motion","id":"<unique>","created_at":...}.
+   * `rawBody` replaces the whole body text. Rejects when nothing is registered.
+   */
+  deliverMotion(deviceId: string, options?: { id?: string; kind?: string; rawBody?: string }): Promise<DeliveryResult>;
+  /** Clears recorded requests (not accounts, tokens or registrations). */
+  reset(): void;
+  close(): Promise<void>;
+}
