@@ -1,0 +1,56 @@
+/**
+ * The logger every part of the plugin writes through. The platform wraps Homebridge's logger once in
+ * a SecretMaskingLogger, so a secret learned anywhere (token, code, receiver secret, rriot values) is
+ * masked in every line at every level, whichever component wrote it.
+ */
+export interface Logger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+const MASK = '***';
+
+/** Shorter values would mask ordinary words; no real secret of ours is this short. */
+const MIN_SECRET_LENGTH = 4;
+
+export class SecretMaskingLogger implements Logger {
+  private readonly secrets = new Set<string>();
+
+  constructor(private readonly target: Logger) {}
+
+  /** Registers values that must never appear in a log line. */
+  addSecrets(...values: Array<string | undefined>): void {
+    for (const value of values) {
+      if (value !== undefined && value.length >= MIN_SECRET_LENGTH) {
+        this.secrets.add(value);
+      }
+    }
+  }
+
+  mask(message: string): string {
+    let masked = message;
+    // Longest first, so a secret containing another is masked whole.
+    for (const secret of [...this.secrets].sort((a, b) => b.length - a.length)) {
+      masked = masked.split(secret).join(MASK);
+    }
+    return masked;
+  }
+
+  debug(message: string): void {
+    this.target.debug(this.mask(message));
+  }
+
+  info(message: string): void {
+    this.target.info(this.mask(message));
+  }
+
+  warn(message: string): void {
+    this.target.warn(this.mask(message));
+  }
+
+  error(message: string): void {
+    this.target.error(this.mask(message));
+  }
+}
