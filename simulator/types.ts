@@ -70,6 +70,11 @@ export interface SimulatorOptions {
    * https-only rule set it to a non-loopback http:// address.
    */
   regionUrlOverride?: string;
+  /**
+   * Called with each recorded request once it is answered (status set, 0 for a reset); the command-line
+   * simulator prints them. Control API requests are not recorded, so never reported.
+   */
+  onRequest?: (request: RecordedRequest) => void;
 }
 
 export interface DeliveryResult {

@@ -12,6 +12,14 @@ export interface Logger {
 
 const MASK = '***';
 
+/** Every string inside a value, nested ones included: how a credentials object becomes secrets. */
+export function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') {
+    return [value];
+  }
+  return value !== null && typeof value === 'object' ? Object.values(value).flatMap(stringsIn) : [];
+}
+
 /** Shorter values would mask ordinary words; no real secret of ours is this short. */
 const MIN_SECRET_LENGTH = 4;
 

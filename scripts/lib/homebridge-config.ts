@@ -1,0 +1,52 @@
+import { once } from 'node:events';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+const LOOPBACK = '127.0.0.1';
+
+export interface BridgeSettings {
+  name: string;
+  /** The bridge's HAP identity, a MAC-address-like string such as `0E:42:00:00:00:01`. */
+  username: string;
+  port: number;
+  /** `XXX-XX-XXX`, as HAP and hap-controller expect it. */
+  pin: string;
+}
+
+export interface HomebridgeConfig {
+  bridge: BridgeSettings;
+  /** Platform blocks as they appear in config.json; none means no plugin is started. */
+  platforms?: Array<Record<string, unknown>>;
+}
+
+/** Writes `<storagePath>/config.json`, creating the folder when needed. */
+export async function writeHomebridgeConfig(storagePath: string, { bridge, platforms = [] }: HomebridgeConfig): Promise<void> {
+  const config = {
+    bridge: {
+      ...bridge,
+      // Restricts the mDNS advertisement to loopback. hap-nodejs still listens on the unspecified
+      // address whatever `bind` says; the loopback guard moves that listener.
+      bind: [LOOPBACK],
+      // hap-nodejs's own advertiser: it needs no system daemon. "avahi" and "resolved" need D-Bus
+      // services this machine lacks (hap-nodejs then falls back to ciao with an error line), and
+      // controllers here connect by address and port, so nothing depends on discovery working.
+      advertiser: 'ciao',
+    },
+    accessories: [],
+    platforms,
+  };
+  await mkdir(storagePath, { recursive: true });
+  await writeFile(join(storagePath, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+}
+
+/** A TCP port that was free on loopback a moment ago. */
+export async function freeLoopbackPort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, LOOPBACK);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}

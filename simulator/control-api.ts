@@ -1,0 +1,88 @@
+import { DeliveryError } from './delivery.js';
+import type { DeliveryFailure, MotionOptions } from './delivery.js';
+import { jsonReply } from './incoming.js';
+import type { IncomingRequest, Reply } from './incoming.js';
+import { isLoopbackAddress } from './loopback.js';
+import type { RouteCounts } from './recorder.js';
+import type { DeliveryResult } from './types.js';
+
+/**
+ * The control API lets another process (the demo, an end-to-end test) drive a running simulator:
+ *   POST /__simulator/motion/<deviceId>  optional JSON body {"id","kind","rawBody"} (strings);
+ *                                        answers {status, body} of the push receiver's reply
+ *   GET  /__simulator/state              answers ControlState
+ */
+
+export interface ControlState {
+  /** Only the origin is shown: the rest of a push token is the receiver's secret. */
+  pushToken: string | null;
+  subscribedDoorbells: string[];
+  requestCounts: RouteCounts;
+  invalidRequests: number;
+}
+
+export interface ControlTarget {
+  deliverMotion(deviceId: string, options: MotionOptions): Promise<DeliveryResult>;
+  controlState(): ControlState;
+}
+
+const FAILURE_STATUS: Record<DeliveryFailure, number> = {
+  'no-push-token': 409,
+  'not-loopback': 403,
+  'bad-device-id': 400,
+};
+
+export function maskPushToken(pushToken: string | undefined): string | null {
+  return pushToken === undefined ? null : `${new URL(pushToken).origin}/***`;
+}
+
+export async function answerControl(request: IncomingRequest, target: ControlTarget): Promise<Reply> {
+  if (!isLoopbackAddress(request.remoteAddress)) {
+    return jsonReply(403, { reason: 'the control API answers loopback clients only' });
+  }
+  const motion = /^\/__simulator\/motion\/([^/]+)$/.exec(request.path);
+  if (motion) {
+    return request.method === 'POST' ? deliverFromControl(request.body, motion[1], target) : wrongMethod('POST');
+  }
+  if (request.path === '/__simulator/state') {
+    return request.method === 'GET' ? jsonReply(200, target.controlState()) : wrongMethod('GET');
+  }
+  return jsonReply(404, { reason: `no control route ${request.path}` });
+}
+
+function wrongMethod(allowed: string): Reply {
+  return jsonReply(405, { reason: `use ${allowed}` }, { allow: allowed });
+}
+
+async function deliverFromControl(body: string, deviceId: string, target: ControlTarget): Promise<Reply> {
+  const options = parseMotionOptions(body);
+  if (options === undefined) {
+    return jsonReply(400, { reason: 'body must be empty or a JSON object with optional string id, kind, rawBody' });
+  }
+  try {
+    return jsonReply(200, await target.deliverMotion(deviceId, options));
+  } catch (error) {
+    if (error instanceof DeliveryError) {
+      return jsonReply(FAILURE_STATUS[error.failure], { reason: error.message });
+    }
+    return jsonReply(500, { reason: `delivery failed: ${String(error)}` });
+  }
+}
+
+function parseMotionOptions(body: string): MotionOptions | undefined {
+  if (body === '') {
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return undefined;
+  }
+  const entries = Object.entries(parsed);
+  const valid = entries.every(([key, value]) => ['id', 'kind', 'rawBody'].includes(key) && typeof value === 'string');
+  return valid ? Object.fromEntries(entries) : undefined;
+}

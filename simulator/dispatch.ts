@@ -1,0 +1,77 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { faultAnswer } from './faults.js';
+import type { FaultQueue } from './faults.js';
+import { jsonReply, readIncoming, writeReply } from './incoming.js';
+import type { Answer, IncomingRequest, Reply } from './incoming.js';
+import type { Recorder } from './recorder.js';
+import type { RouteContext } from './route-context.js';
+import { matchRoute } from './router.js';
+import type { RouteMatch } from './router.js';
+import type { RecordedRequest, SimulatedService } from './types.js';
+
+/** The path prefix of the control API; such requests are the tester's, never recorded. */
+export const CONTROL_PREFIX = '/__simulator/';
+
+export interface DispatchContext {
+  recorder: Recorder;
+  faults: FaultQueue;
+  routeContext(): RouteContext;
+  /** Aborted when the simulator closes: pending fault delays end at once. */
+  signal: AbortSignal;
+  /** Answers the control API; only the doorbell server offers it. */
+  control(request: IncomingRequest): Promise<Reply>;
+}
+
+export function createRequestHandler(service: SimulatedService, context: DispatchContext): RequestListener {
+  return (message, response) => {
+    void handleRequest(service, message, response, context);
+  };
+}
+
+async function handleRequest(service: SimulatedService, message: IncomingMessage, response: ServerResponse, context: DispatchContext): Promise<void> {
+  let request: IncomingRequest;
+  try {
+    request = await readIncoming(service, message);
+  } catch {
+    return; // The client went away mid-body: nobody is left to answer.
+  }
+  if (service === 'doorbell' && request.path.startsWith(CONTROL_PREFIX)) {
+    writeReply(response, await context.control(request));
+    return;
+  }
+  const match = matchRoute(request);
+  const entry = context.recorder.record(request, match.name);
+  const answer = await answerRoute(match, entry, context);
+  if (answer === 'reset') {
+    message.socket.destroy();
+    context.recorder.answered(entry, 0);
+  } else {
+    writeReply(response, answer);
+    context.recorder.answered(entry, answer.status);
+  }
+}
+
+/**
+ * Faults replace the answer, never the judgement: the request is still checked and its problems
+ * recorded, but the route's effects (spending a code, issuing a token) do not happen, as when a real
+ * service fails before doing its work.
+ */
+async function answerRoute(match: RouteMatch, entry: RecordedRequest, context: DispatchContext): Promise<Answer> {
+  try {
+    const fault = match.served && match.name !== undefined ? context.faults.take(match.name) : undefined;
+    if (fault?.delayMs) {
+      await sleep(fault.delayMs, undefined, { signal: context.signal });
+    }
+    const evaluation = match.evaluate(context.routeContext());
+    entry.problems.push(...evaluation.problems);
+    return (fault && faultAnswer(fault)) ?? evaluation.respond();
+  } catch (error) {
+    if (context.signal.aborted) {
+      return 'reset';
+    }
+    // A simulator bug: recorded as a problem so that tests asserting no invalid requests fail loudly.
+    entry.problems.push(`simulator error: ${String(error)}`);
+    return jsonReply(500, { reason: 'simulator error' });
+  }
+}

@@ -1,0 +1,110 @@
+import type { Verdict } from './verdict.js';
+
+/**
+ * Checks of the fields a request carries: url-encoded pairs (query and form body), e-mail addresses,
+ * device ids and JSON shapes. Values are never echoed in reasons: some of them are secrets.
+ */
+
+/** Deliberately its own copy of the int64 rule: the simulator must not share the plugin's code it checks. */
+const MAX_DEVICE_ID = 9223372036854775807n;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function isEmail(value: string): boolean {
+  return EMAIL.test(value);
+}
+
+/** A canonical decimal from 1 to 2^63-1, compared as a BigInt so no digit is ever rounded. */
+export function isDeviceIdText(value: string): boolean {
+  return /^[1-9][0-9]*$/.test(value) && BigInt(value) <= MAX_DEVICE_ID;
+}
+
+export interface FormField {
+  /** As sent, still encoded. */
+  raw: string;
+  value: string;
+}
+
+/** URL-encoded pairs decode '+' as a space (WHATWG rules); undefined when the percent-encoding is broken. */
+function decodeFormText(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads `a=1&b=2`, requiring exactly the expected keys, each once. */
+export function readExactFields(verdict: Verdict, text: string, expected: readonly string[], where: string): Map<string, FormField> {
+  const fields = new Map<string, FormField>();
+  for (const pair of text === '' ? [] : text.split('&')) {
+    const separator = pair.indexOf('=');
+    const raw = separator === -1 ? '' : pair.slice(separator + 1);
+    const key = decodeFormText(separator === -1 ? pair : pair.slice(0, separator));
+    const value = decodeFormText(raw);
+    if (key === undefined || value === undefined) {
+      verdict.violation(`${where} has broken percent-encoding`);
+    } else if (!expected.includes(key)) {
+      verdict.violation(`${where} has unexpected key ${JSON.stringify(key)}`);
+    } else if (fields.has(key)) {
+      verdict.violation(`${where} key ${key} sent more than once`);
+    } else {
+      fields.set(key, { raw, value });
+    }
+  }
+  for (const key of expected.filter((name) => !fields.has(name))) {
+    verdict.violation(`${where} is missing ${key}`);
+  }
+  return fields;
+}
+
+/** Requires the field (when present) to match `pattern`; returns its decoded value. */
+export function requireFieldFormat(verdict: Verdict, fields: Map<string, FormField>, key: string, pattern: RegExp, expectation: string): string {
+  const field = fields.get(key);
+  if (field !== undefined && !pattern.test(field.value)) {
+    verdict.violation(`${key} must be ${expectation}`);
+  }
+  return field?.value ?? '';
+}
+
+/** A raw '+' decodes as a space, which silently turns a+b@x into "a b@x": the classic encoding bug. */
+export function requireEmailField(verdict: Verdict, fields: Map<string, FormField>, where: string): string {
+  const field = fields.get('email');
+  if (field === undefined) {
+    return '';
+  }
+  if (field.raw.includes('+')) {
+    verdict.violation(`${where} email has a raw "+", which decodes as a space: percent-encode it as %2B`);
+  } else if (!isEmail(field.value)) {
+    verdict.violation(`${where} email must be an e-mail address`);
+  }
+  return field.value;
+}
+
+/** A JSON shape: 'string' is a non-empty string leaf, an object lists exactly the keys allowed. */
+export type Shape = 'string' | { readonly [key: string]: Shape };
+
+/** Requires `value` to have exactly `shape`: no missing key, no extra key, at any depth. */
+export function requireExactShape(verdict: Verdict, value: unknown, shape: Shape, path: string): void {
+  if (shape === 'string') {
+    if (typeof value !== 'string' || value === '') {
+      verdict.violation(`${path} must be a non-empty string`);
+    }
+    return;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    verdict.violation(`${path} must be an object`);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record).filter((name) => !Object.hasOwn(shape, name))) {
+    verdict.violation(`${path} has unexpected key ${JSON.stringify(key)}`);
+  }
+  for (const [key, inner] of Object.entries(shape)) {
+    if (Object.hasOwn(record, key)) {
+      requireExactShape(verdict, record[key], inner, `${path}.${key}`);
+    } else {
+      verdict.violation(`${path} is missing ${key}`);
+    }
+  }
+}

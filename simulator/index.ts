@@ -1,0 +1,159 @@
+import { answerControl, maskPushToken } from './control-api.js';
+import type { ControlState, ControlTarget } from './control-api.js';
+import { deliverNotification } from './delivery.js';
+import type { MotionOptions } from './delivery.js';
+import { createRequestHandler } from './dispatch.js';
+import type { DispatchContext } from './dispatch.js';
+import { FaultQueue } from './faults.js';
+import { isLoopbackHost } from './loopback.js';
+import { Recorder } from './recorder.js';
+import { listen } from './servers.js';
+import type { ListeningServer } from './servers.js';
+import { ServiceState } from './state.js';
+import type {
+  DeliveryResult,
+  Fault,
+  RecordedRequest,
+  RouteName,
+  SimulatedAccount,
+  SimulatedService,
+  Simulator,
+  SimulatorOptions,
+} from './types.js';
+
+export type * from './types.js';
+export { DeliveryError } from './delivery.js';
+export type { ControlState } from './control-api.js';
+
+const DEFAULT_HOST = '127.0.0.1';
+
+/** Listening order; also the order servers are closed in. */
+const SERVICES: readonly SimulatedService[] = ['account', 'region', 'doorbell'];
+
+/** Starts the three loopback servers of the simulated account, regional and doorbell services. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const host = options.host ?? DEFAULT_HOST;
+  if (!isLoopbackHost(host)) {
+    throw new Error(`the simulator binds to loopback addresses only, not ${host}`);
+  }
+  const simulator = new LocalSimulator(options);
+  await simulator.listen(host, options.ports ?? {});
+  return simulator;
+}
+
+class LocalSimulator implements Simulator, ControlTarget {
+  private readonly state: ServiceState;
+  private readonly recorder: Recorder;
+  private readonly faults = new FaultQueue();
+  /** Aborted by close(): ends fault delays and deliveries still in flight. */
+  private readonly closing = new AbortController();
+  private readonly servers = new Map<SimulatedService, ListeningServer>();
+
+  constructor(private readonly options: SimulatorOptions) {
+    this.state = new ServiceState(options.doorbells);
+    this.recorder = new Recorder(options.onRequest);
+    for (const account of options.accounts ?? []) {
+      this.state.addAccount(account);
+    }
+  }
+
+  async listen(host: string, ports: Partial<Record<SimulatedService, number>>): Promise<void> {
+    const context: DispatchContext = {
+      recorder: this.recorder,
+      faults: this.faults,
+      routeContext: () => ({ state: this.state, regionalUrl: this.options.regionUrlOverride ?? this.regionUrl }),
+      signal: this.closing.signal,
+      control: (request) => answerControl(request, this),
+    };
+    try {
+      for (const service of SERVICES) {
+        this.servers.set(service, await listen(host, ports[service] ?? 0, createRequestHandler(service, context)));
+      }
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  get accountUrl(): string {
+    return this.urlOf('account');
+  }
+
+  get regionUrl(): string {
+    return this.urlOf('region');
+  }
+
+  get doorbellUrl(): string {
+    return this.urlOf('doorbell');
+  }
+
+  private urlOf(service: SimulatedService): string {
+    const server = this.servers.get(service);
+    if (server === undefined) {
+      throw new Error(`the ${service} server is not listening`);
+    }
+    return server.url;
+  }
+
+  get requests(): RecordedRequest[] {
+    return this.recorder.requests;
+  }
+
+  requestsTo(route: RouteName): RecordedRequest[] {
+    return this.recorder.requestsTo(route);
+  }
+
+  invalidRequests(): RecordedRequest[] {
+    return this.recorder.invalidRequests();
+  }
+
+  addAccount(account: SimulatedAccount): void {
+    this.state.addAccount(account);
+  }
+
+  injectFault(route: RouteName, fault: Fault): void {
+    this.faults.add(route, fault);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  get issuedTokens(): readonly string[] {
+    return this.state.issuedTokens;
+  }
+
+  revokeToken(token: string): void {
+    this.state.revokeToken(token);
+  }
+
+  get pushToken(): string | undefined {
+    return this.state.pushToken;
+  }
+
+  get subscribedDoorbells(): ReadonlySet<string> {
+    return this.state.subscribedDoorbells;
+  }
+
+  async deliverMotion(deviceId: string, options: MotionOptions = {}): Promise<DeliveryResult> {
+    return deliverNotification(this.state.pushToken, deviceId, options, this.closing.signal);
+  }
+
+  controlState(): ControlState {
+    return {
+      pushToken: maskPushToken(this.state.pushToken),
+      subscribedDoorbells: [...this.state.subscribedDoorbells],
+      requestCounts: this.recorder.countsByRoute(),
+      invalidRequests: this.recorder.invalidRequests().length,
+    };
+  }
+
+  reset(): void {
+    this.recorder.clear();
+  }
+
+  async close(): Promise<void> {
+    this.closing.abort();
+    await Promise.all([...this.servers.values()].map((server) => server.close()));
+  }
+}

@@ -1,0 +1,77 @@
+import { evaluateLogin, evaluateRegion } from './account-routes.js';
+import { evaluateRegister, evaluateSubscribe } from './doorbell-routes.js';
+import type { IncomingRequest } from './incoming.js';
+import type { RouteContext, RouteEvaluator } from './route-context.js';
+import type { RouteName, SimulatedService } from './types.js';
+import { refusedOutright } from './verdict.js';
+import type { Refusal } from './verdict.js';
+import type { Evaluation } from './verdict.js';
+
+interface Route {
+  name: RouteName;
+  /** The only server that serves it: login sent to the account server is a client bug. */
+  service: SimulatedService;
+  method: string;
+  pattern: RegExp;
+  evaluate: RouteEvaluator;
+}
+
+const ROUTES: readonly Route[] = [
+  { name: 'region', service: 'account', method: 'POST', pattern: /^\/api\/v1\/getUrlByEmail$/, evaluate: evaluateRegion },
+  { name: 'login', service: 'region', method: 'POST', pattern: /^\/api\/v4\/auth\/email\/login\/code$/, evaluate: evaluateLogin },
+  { name: 'register', service: 'doorbell', method: 'PATCH', pattern: /^\/clients_api\/device$/, evaluate: evaluateRegister },
+  {
+    name: 'subscribe',
+    service: 'doorbell',
+    method: 'POST',
+    pattern: /^\/clients_api\/doorbots\/([^/]*)\/motions_subscribe$/,
+    evaluate: evaluateSubscribe,
+  },
+];
+
+const SERVER_NAMES: Record<SimulatedService, string> = {
+  account: 'account server (the account base address)',
+  region: 'regional server (the data.url of the region call)',
+  doorbell: 'doorbell server',
+};
+
+export interface RouteMatch {
+  /** The route the path names, also when sent to the wrong server or with the wrong method. */
+  name: RouteName | undefined;
+  /** True when this server serves the route with this method: only then do faults apply. */
+  served: boolean;
+  evaluate(context: RouteContext): Evaluation;
+}
+
+/** Requests larger than this never reach a route. */
+const TOO_LARGE: Refusal = { status: 413, reason: 'request body larger than 64 KiB' };
+
+export function matchRoute(request: IncomingRequest): RouteMatch {
+  const route = ROUTES.find((candidate) => candidate.pattern.test(request.path));
+  const served = route !== undefined && route.service === request.service && route.method === request.method;
+  return {
+    name: route?.name,
+    served,
+    evaluate: (context) => {
+      if (request.bodyTooLarge) {
+        return refusedOutright(request.service, TOO_LARGE);
+      }
+      if (!served) {
+        return refusedOutright(request.service, misrouted(request, route));
+      }
+      const params = route.pattern.exec(request.path)?.slice(1) ?? [];
+      return route.evaluate(request, context, params);
+    },
+  };
+}
+
+function misrouted(request: IncomingRequest, route: Route | undefined): Refusal {
+  const { method, path, service } = request;
+  if (route === undefined) {
+    return { status: 404, reason: `no route ${method} ${path} on the ${SERVER_NAMES[service]}` };
+  }
+  if (route.service !== service) {
+    return { status: 404, reason: `${path} belongs on the ${SERVER_NAMES[route.service]}, not the ${SERVER_NAMES[service]}` };
+  }
+  return { status: 405, reason: `${path} accepts ${route.method} only`, headers: { allow: route.method } };
+}

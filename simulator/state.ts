@@ -1,0 +1,106 @@
+import { createIdentity, createSessionToken } from './account-data.js';
+import type { AccountIdentity, AccountProfile } from './account-data.js';
+import { isDeviceIdText, isEmail } from './field-checks.js';
+import type { SimulatedAccount } from './types.js';
+
+interface AccountRecord {
+  profile: AccountProfile;
+  identity: AccountIdentity;
+  /** Codes are one-time: a successful login spends it. */
+  codeSpent: boolean;
+}
+
+export type LoginOutcome = { token: string; profile: AccountProfile; identity: AccountIdentity } | 'unknown account' | 'invalid code';
+
+/** What both services remember between requests: accounts, sessions, registrations, subscriptions. */
+export class ServiceState {
+  readonly issuedTokens: string[] = [];
+  readonly subscribedDoorbells = new Set<string>();
+  private readonly accounts = new Map<string, AccountRecord>();
+  private readonly revokedTokens = new Set<string>();
+  private readonly pushTokensByBearer = new Map<string, string>();
+  private readonly seenMercyKs = new Set<string>();
+  private readonly doorbells: ReadonlySet<string> | undefined;
+  private latestRegistration: string | undefined;
+
+  constructor(doorbells: readonly string[] | undefined) {
+    const invalid = doorbells?.find((id) => !isDeviceIdText(id));
+    if (invalid !== undefined) {
+      throw new TypeError(`doorbell id ${JSON.stringify(invalid)} must be a decimal from 1 to 9223372036854775807`);
+    }
+    this.doorbells = doorbells && new Set(doorbells);
+  }
+
+  /** Adds or replaces an account; replacing gives it a fresh, unspent code. */
+  addAccount(account: SimulatedAccount): void {
+    const profile: AccountProfile = {
+      email: account.email,
+      code: account.code,
+      country: account.country ?? 'US',
+      countryCode: account.countryCode ?? '1',
+    };
+    const rules: Array<[boolean, string]> = [
+      [isEmail(profile.email), 'email must be an e-mail address'],
+      [/^[0-9]{6}$/.test(profile.code), 'code must be 6 digits'],
+      [/^[A-Z]{2}$/.test(profile.country), 'country must be 2 uppercase letters'],
+      [/^[0-9]{1,4}$/.test(profile.countryCode), 'countryCode must be 1 to 4 digits'],
+    ];
+    const broken = rules.find(([ok]) => !ok);
+    if (broken) {
+      throw new TypeError(`simulated account ${profile.email}: ${broken[1]}`);
+    }
+    this.accounts.set(profile.email.toLowerCase(), { profile, identity: createIdentity(profile.email), codeSpent: false });
+  }
+
+  /** E-mail addresses match case-insensitively, as account services do. */
+  findAccount(email: string): AccountProfile | undefined {
+    return this.accounts.get(email.toLowerCase())?.profile;
+  }
+
+  login(email: string, code: string): LoginOutcome {
+    const record = this.accounts.get(email.toLowerCase());
+    if (record === undefined) {
+      return 'unknown account';
+    }
+    if (record.codeSpent || record.profile.code !== code) {
+      return 'invalid code';
+    }
+    record.codeSpent = true;
+    const token = createSessionToken();
+    this.issuedTokens.push(token);
+    return { token, profile: record.profile, identity: record.identity };
+  }
+
+  isActiveToken(token: string): boolean {
+    return this.issuedTokens.includes(token) && !this.revokedTokens.has(token);
+  }
+
+  revokeToken(token: string): void {
+    this.revokedTokens.add(token);
+  }
+
+  registerPushToken(bearer: string, pushToken: string): void {
+    this.pushTokensByBearer.set(bearer, pushToken);
+    this.latestRegistration = pushToken;
+  }
+
+  hasPushToken(bearer: string): boolean {
+    return this.pushTokensByBearer.has(bearer);
+  }
+
+  get pushToken(): string | undefined {
+    return this.latestRegistration;
+  }
+
+  /** Without a configured list every valid id exists. */
+  doorbellExists(deviceId: string): boolean {
+    return this.doorbells?.has(deviceId) ?? true;
+  }
+
+  /** Records an x-mercy-ks; false when it was seen before, i.e. a replayed request signature. */
+  firstUseOfMercyKs(ks: string): boolean {
+    const first = !this.seenMercyKs.has(ks);
+    this.seenMercyKs.add(ks);
+    return first;
+  }
+}

@@ -1,0 +1,254 @@
+import { BlockList, isIP } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import axios, { type AxiosInstance, type AxiosResponse, isAxiosError, isCancel } from 'axios';
+import pRetry from 'p-retry';
+import { readServiceAnswer } from './envelope.js';
+import { CloudError } from './errors.js';
+
+/** Where the cloud layer writes its one debug line per request. */
+export interface CloudLogger {
+  debug(message: string): void;
+}
+
+/** Waits `ms`, rejecting as soon as `signal` aborts. */
+export type Wait = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  retries: number;
+  minDelayMs: number;
+  maxDelayMs: number;
+  /** Growth of the backoff delay from one retry to the next. */
+  factor: number;
+  /** Multiplies each backoff delay by a random 1 to 2, so many clients do not retry in step. */
+  jitter: boolean;
+  /**
+   * A longer Retry-After is not waited out inside one call: the error surfaces with retryAfterMs and
+   * the caller's background schedule tries again.
+   */
+  maxRetryAfterMs: number;
+  /** Waits out a Retry-After; tests inject one that records the delay and returns at once. */
+  waitForRetryAfter: Wait;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  retries: 4,
+  minDelayMs: 1000,
+  maxDelayMs: 30_000,
+  factor: 2,
+  jitter: true,
+  maxRetryAfterMs: 60_000,
+  waitForRetryAfter: (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }),
+});
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** axios labels even an empty POST as a form; `false` stops it: there is no body to describe. */
+const NO_BODY_HEADERS = { 'Content-Type': false } as const;
+
+/** Statuses whose Retry-After header is honoured. */
+const RETRY_AFTER_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+export interface CloudHttpOptions {
+  baseUrl: string;
+  logger?: CloudLogger;
+  retry?: Partial<RetryPolicy>;
+  timeoutMs?: number;
+}
+
+export interface CloudRequest {
+  method: 'POST' | 'PATCH';
+  /** Relative to the base address, without a query. */
+  path: string;
+  query?: URLSearchParams;
+  /** Called once per attempt, so a per-request value is fresh on every retry too. */
+  headers?: () => Record<string, string>;
+  /** URLSearchParams are sent form-encoded, plain objects as JSON. */
+  body?: URLSearchParams | object;
+  /** The code, a token or the push token: such a request goes over https only. */
+  carriesSecrets: boolean;
+  signal?: AbortSignal;
+}
+
+/** What the service answered, body as text. */
+export interface CloudResponse {
+  status: number;
+  contentType: string | undefined;
+  body: string;
+}
+
+/** The axios instance every cloud request goes through: one base address, a timeout, no surprises. */
+export function createCloudAxios(baseUrl: string, timeoutMs: number): AxiosInstance {
+  return axios.create({
+    baseURL: baseUrl,
+    timeout: timeoutMs,
+    // The body stays text so an HTML error page or an empty body is told apart from an envelope.
+    responseType: 'text',
+    transitional: { forcedJSONParsing: false, clarifyTimeoutError: true },
+    // Every status reaches the retry policy and the error mapping below.
+    validateStatus: () => true,
+    // A redirect would carry the token or the code to an address nobody checked, even plain http.
+    maxRedirects: 0,
+  });
+}
+
+/** Sends one call with the retry policy, the https rule and a debug line per attempt. */
+export class CloudHttp {
+  private readonly axios: AxiosInstance;
+  private readonly policy: RetryPolicy;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: CloudHttpOptions) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.axios = createCloudAxios(options.baseUrl, this.timeoutMs);
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  }
+
+  /** Resolves with a 2xx answer; rejects with a CloudError. */
+  async send(request: CloudRequest): Promise<CloudResponse> {
+    if (request.carriesSecrets) {
+      requireSecureUrl(this.options.baseUrl, request);
+    }
+    const { policy } = this;
+    try {
+      return await pRetry(() => this.attempt(request), {
+        retries: policy.retries,
+        factor: policy.factor,
+        minTimeout: policy.minDelayMs,
+        maxTimeout: policy.maxDelayMs,
+        randomize: policy.jitter,
+        signal: request.signal,
+        shouldRetry: ({ error }) => this.waitIfRetrying(error, request.signal),
+      });
+    } catch (error) {
+      // p-retry rejects with the signal's reason, whether it was waiting or an attempt was running.
+      if (request.signal?.aborted) {
+        throw new CloudError({ kind: 'aborted', method: request.method, path: request.path });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Retries what the error says is retryable, after waiting out a Retry-After the server sent; the
+   * backoff (with its jitter) still follows, so clients told the same instant do not arrive together.
+   */
+  private async waitIfRetrying(error: Error, signal: AbortSignal | undefined): Promise<boolean> {
+    if (!(error instanceof CloudError) || !error.retryable) {
+      return false;
+    }
+    if (error.retryAfterMs === undefined) {
+      return true;
+    }
+    if (error.retryAfterMs > this.policy.maxRetryAfterMs) {
+      return false;
+    }
+    await this.policy.waitForRetryAfter(error.retryAfterMs, signal);
+    return true;
+  }
+
+  private async attempt(request: CloudRequest): Promise<CloudResponse> {
+    const started = performance.now();
+    const logOutcome = (outcome: string): void =>
+      this.options.logger?.debug(`${request.method} ${request.path} ${outcome} ${Math.round(performance.now() - started)} ms`);
+    let response: AxiosResponse<string>;
+    try {
+      response = await this.axios.request<string>({
+        method: request.method,
+        url: request.path,
+        params: request.query,
+        headers: { ...request.headers?.(), ...(request.body === undefined ? NO_BODY_HEADERS : {}) },
+        data: request.body,
+        signal: request.signal,
+      });
+    } catch (error) {
+      const failure = this.transportFailure(request, error);
+      logOutcome(failure.kind);
+      throw failure;
+    }
+    logOutcome(String(response.status));
+    const answer: CloudResponse = {
+      status: response.status,
+      contentType: headerValue(response.headers['content-type']),
+      body: response.data,
+    };
+    if (answer.status >= 200 && answer.status < 300) {
+      return answer;
+    }
+    throw statusFailure(request, answer, headerValue(response.headers['retry-after']));
+  }
+
+  private transportFailure(request: CloudRequest, error: unknown): CloudError {
+    const known = { method: request.method, path: request.path, cause: error instanceof Error ? error : undefined };
+    if (isCancel(error) || request.signal?.aborted) {
+      return new CloudError({ kind: 'aborted', ...known });
+    }
+    const code = isAxiosError(error) ? error.code : undefined;
+    if (code === 'ETIMEDOUT' || code === 'ECONNABORTED') {
+      return new CloudError({ kind: 'timeout', ...known, detail: `none within ${this.timeoutMs} ms` });
+    }
+    return new CloudError({ kind: 'network', ...known, detail: code });
+  }
+}
+
+function statusFailure(request: CloudRequest, response: CloudResponse, retryAfter: string | undefined): CloudError {
+  const answer = readServiceAnswer(response);
+  return new CloudError({
+    kind: response.status === 401 ? 'unauthorized' : 'http',
+    method: request.method,
+    path: request.path,
+    status: response.status,
+    serviceCode: answer?.code,
+    serviceMsg: answer?.msg,
+    retryAfterMs: RETRY_AFTER_STATUSES.has(response.status) ? parseRetryAfter(retryAfter) : undefined,
+  });
+}
+
+/** Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3); anything else is ignored. */
+function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (text === undefined || text === '') {
+    return undefined;
+  }
+  if (/^\d+$/.test(text)) {
+    return Number(text) * 1000;
+  }
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function headerValue(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** 127.0.0.0/8, ::1 and localhost: traffic that never leaves the machine. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host === 'localhost') {
+    return true;
+  }
+  const family = isIP(host);
+  return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * The code, the session token and the push token only travel over https; plain http is allowed to
+ * loopback hosts for local testing. Checked before anything is sent.
+ */
+function requireSecureUrl(baseUrl: string, request: Pick<CloudRequest, 'method' | 'path'>): void {
+  const url = URL.parse(baseUrl);
+  if (url?.protocol === 'https:' || (url?.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    return;
+  }
+  const shown = url === null ? 'an address that is not a URL' : `${url.protocol}//${url.host}`;
+  throw new CloudError({
+    kind: 'insecure',
+    method: request.method,
+    path: request.path,
+    detail: `${shown}; use an https:// address (plain http:// is allowed to loopback addresses only)`,
+  });
+}

@@ -1,0 +1,121 @@
+import { afterEach, beforeEach, expect } from '@jest/globals';
+import { startSimulator } from '../../simulator/index.js';
+import type { SimulatedAccount, Simulator, SimulatorOptions } from '../../simulator/types.js';
+import { AccountClient, type AccountClientOptions, type LoginParams } from '../../src/cloud/account.js';
+import { DoorbellClient, type PushRegistration } from '../../src/cloud/doorbell.js';
+import { CloudError, type CloudErrorKind } from '../../src/cloud/errors.js';
+import type { RetryPolicy } from '../../src/cloud/http.js';
+
+/** An e-mail whose '+' and '@' must be percent-encoded, and a code whose leading zero must survive. */
+export const ACCOUNT: Required<SimulatedAccount> = {
+  email: 'first.last+doorbell@example.com',
+  code: '012345',
+  country: 'US',
+  countryCode: '1',
+};
+
+export const LOGIN_VERSIONS = { majorVersion: 14, minorVersion: 0 } as const;
+
+export const CLIENT_ID = 'client-7f3a9c';
+
+/** Above 2^53: a JS number would turn it into ...808. */
+export const LARGEST_DEVICE_ID = '9223372036854775807';
+
+/** A documentation address (RFC 5737): never loopback, never contacted. */
+export const NON_LOOPBACK_HTTP = 'http://192.0.2.10:8080';
+
+export const REGISTRATION: PushRegistration = {
+  token: 'http://127.0.0.1:47850/push/receiver-secret-f00d',
+  service: 'webhook',
+  os: 'linux',
+  dictVersion: '2.0.0',
+};
+
+/** Records every debug line the cloud layer writes. */
+export class RecordingLogger {
+  readonly lines: string[] = [];
+  debug(message: string): void {
+    this.lines.push(message);
+  }
+}
+
+/**
+ * Backoff in milliseconds, and Retry-After waits recorded instead of waited: tests stay fast while
+ * still showing which delay the server asked for.
+ */
+export class FastRetry {
+  readonly retryAfterWaits: number[] = [];
+  readonly policy: Partial<RetryPolicy> = {
+    minDelayMs: 1,
+    maxDelayMs: 4,
+    waitForRetryAfter: async (ms) => {
+      this.retryAfterWaits.push(ms);
+    },
+  };
+}
+
+/** Filled in before each test. */
+export interface TestContext {
+  sim: Simulator;
+  logger: RecordingLogger;
+  retry: FastRetry;
+}
+
+/** A fresh simulator for every test, closed after it, and the clients' shared test doubles. */
+export function useSimulator(options: SimulatorOptions = {}): TestContext {
+  const context = {} as TestContext;
+  beforeEach(async () => {
+    context.sim = await startSimulator({ accounts: [ACCOUNT], ...options });
+    context.logger = new RecordingLogger();
+    context.retry = new FastRetry();
+  });
+  afterEach(async () => {
+    await context.sim.close();
+  });
+  return context;
+}
+
+export function accountClient(context: TestContext, overrides: Partial<AccountClientOptions> = {}): AccountClient {
+  return new AccountClient({
+    serverUrl: context.sim.accountUrl,
+    clientId: CLIENT_ID,
+    logger: context.logger,
+    retry: context.retry.policy,
+    ...overrides,
+  });
+}
+
+export function loginParams(regionUrl: string): LoginParams {
+  return { regionUrl, email: ACCOUNT.email, code: ACCOUNT.code, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode, ...LOGIN_VERSIONS };
+}
+
+/** Signs in through the real account client; returns the session token the simulator issued. */
+export async function signIn(context: TestContext): Promise<string> {
+  const login = await accountClient(context).loginWithCode(loginParams(context.sim.regionUrl));
+  return login.token;
+}
+
+export function doorbellClient(context: TestContext, accessToken: string, serverUrl = context.sim.doorbellUrl): DoorbellClient {
+  return new DoorbellClient({ serverUrl, accessToken, logger: context.logger, retry: context.retry.policy });
+}
+
+/** The service takes motion subscriptions only from a client registered for push. */
+export async function registeredDoorbellClient(context: TestContext): Promise<DoorbellClient> {
+  const client = doorbellClient(context, await signIn(context));
+  await client.registerPushDevice(REGISTRATION);
+  return client;
+}
+
+/** The rejection of `promise`, which must be a CloudError of `kind`. */
+export async function cloudFailure(promise: Promise<unknown>, kind: CloudErrorKind): Promise<CloudError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(CloudError);
+  expect((error as CloudError).kind).toBe(kind);
+  return error as CloudError;
+}
+
+/** One debug line per request: method, path without query, status or failure kind, and time. */
+export const DEBUG_LINE = /^(POST|PATCH) \/[^\s?]* ([1-5][0-9]{2}|network|timeout|aborted) [0-9]+ ms$/;

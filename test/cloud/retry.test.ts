@@ -1,0 +1,195 @@
+import { describe, expect, it } from '@jest/globals';
+import { DEFAULT_RETRY_POLICY } from '../../src/cloud/http.js';
+import { ACCOUNT, accountClient, cloudFailure, doorbellClient, loginParams, REGISTRATION, registeredDoorbellClient, signIn, useSimulator } from './cloud-helpers.js';
+
+describe('the retry policy', () => {
+  const context = useSimulator();
+
+  it('is at most 4 retries with exponential backoff and jitter', () => {
+    expect(DEFAULT_RETRY_POLICY).toMatchObject({ retries: 4, factor: 2, jitter: true, maxRetryAfterMs: 60_000 });
+  });
+
+  it('retries 503 twice, then succeeds, with a new x-mercy-ks on every attempt', async () => {
+    context.sim.injectFault('login', { status: 503, times: 2 });
+
+    const login = await accountClient(context).loginWithCode(loginParams(context.sim.regionUrl));
+
+    expect(login.token).toBe(context.sim.issuedTokens[0]);
+    const attempts = context.sim.requestsTo('login');
+    expect(attempts.map((request) => request.status)).toEqual([503, 503, 200]);
+    expect(new Set(attempts.map((request) => request.headers['x-mercy-ks'])).size).toBe(3);
+    expect(context.sim.invalidRequests()).toEqual([]);
+  });
+
+  it('waits out a Retry-After in seconds on 429', async () => {
+    context.sim.injectFault('region', { status: 429, retryAfter: '7' });
+
+    await accountClient(context).resolveRegion(ACCOUNT.email);
+
+    expect(context.retry.retryAfterWaits).toEqual([7000]);
+    expect(context.sim.requestsTo('region')).toHaveLength(2);
+  });
+
+  it('waits out a Retry-After given as an HTTP date', async () => {
+    context.sim.injectFault('region', { status: 429, retryAfter: new Date(Date.now() + 5000).toUTCString() });
+
+    await accountClient(context).resolveRegion(ACCOUNT.email);
+
+    const [waited] = context.retry.retryAfterWaits;
+    expect(waited).toBeGreaterThan(3000);
+    expect(waited).toBeLessThanOrEqual(5000);
+  });
+
+  it('waits out a Retry-After on 503 too', async () => {
+    const client = doorbellClient(context, await signIn(context));
+    context.sim.injectFault('register', { status: 503, retryAfter: '2' });
+
+    await client.registerPushDevice(REGISTRATION);
+
+    expect(context.retry.retryAfterWaits).toEqual([2000]);
+    expect(context.sim.requestsTo('register')).toHaveLength(2);
+  });
+
+  it('does not wait out an absurd Retry-After: it surfaces it for the background schedule', async () => {
+    context.sim.injectFault('region', { status: 429, retryAfter: '3600' });
+
+    const error = await cloudFailure(accountClient(context).resolveRegion(ACCOUNT.email), 'http');
+
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 3_600_000, retryable: true, serviceAnswered: false });
+    expect(error.message).toContain('wait 3600 s');
+    expect(context.retry.retryAfterWaits).toEqual([]);
+    expect(context.sim.requestsTo('region')).toHaveLength(1);
+  });
+
+  it('retries a connection reset', async () => {
+    const client = await registeredDoorbellClient(context);
+    context.sim.injectFault('subscribe', { reset: true, times: 2 });
+
+    await client.subscribeToMotion('1234567');
+
+    expect(context.sim.requestsTo('subscribe').map((request) => request.status)).toEqual([0, 0, 200]);
+  });
+
+  it('retries a timeout', async () => {
+    context.sim.injectFault('region', { delayMs: 1000 });
+
+    await accountClient(context, { timeoutMs: 100 }).resolveRegion(ACCOUNT.email);
+
+    expect(context.logger.lines).toEqual([
+      expect.stringMatching(/^POST \/api\/v1\/getUrlByEmail timeout [0-9]+ ms$/),
+      expect.stringMatching(/^POST \/api\/v1\/getUrlByEmail 200 [0-9]+ ms$/),
+    ]);
+  });
+
+  it('surfaces a timeout as kind timeout', async () => {
+    context.sim.injectFault('region', { delayMs: 1000 });
+
+    const error = await cloudFailure(accountClient(context, { timeoutMs: 100, retry: { retries: 0 } }).resolveRegion(ACCOUNT.email), 'timeout');
+
+    expect(error).toMatchObject({ retryable: true, serviceAnswered: false });
+    expect(error.message).toContain('none within 100 ms');
+  });
+
+  it('gives up after 4 retries, 5 requests in all', async () => {
+    context.sim.injectFault('region', { status: 500, times: 10 });
+
+    const error = await cloudFailure(accountClient(context).resolveRegion(ACCOUNT.email), 'http');
+
+    expect(error).toMatchObject({ status: 500, retryable: true, serviceAnswered: false });
+    expect(context.sim.requestsTo('region')).toHaveLength(5);
+  });
+
+  it('surfaces a network failure that outlasts the retries as kind network', async () => {
+    context.sim.injectFault('region', { reset: true, times: 10 });
+
+    const error = await cloudFailure(accountClient(context).resolveRegion(ACCOUNT.email), 'network');
+
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('check the address and the network connection');
+    expect(context.sim.requestsTo('region')).toHaveLength(5);
+  });
+
+  it.each([400, 403, 404, 409])('does not retry HTTP %i', async (status) => {
+    context.sim.injectFault('region', { status });
+
+    const error = await cloudFailure(accountClient(context).resolveRegion(ACCOUNT.email), 'http');
+
+    expect(error).toMatchObject({ status, retryable: false, serviceAnswered: true });
+    expect(context.sim.requestsTo('region')).toHaveLength(1);
+  });
+
+  it('does not retry HTTP 401', async () => {
+    const client = await registeredDoorbellClient(context);
+    context.sim.injectFault('subscribe', { status: 401 });
+
+    await cloudFailure(client.subscribeToMotion('1234567'), 'unauthorized');
+
+    expect(context.sim.requestsTo('subscribe')).toHaveLength(1);
+  });
+
+  it('does not retry a service code', async () => {
+    context.sim.injectFault('login', { serviceCode: 9002, msg: 'too many requests' });
+
+    await cloudFailure(accountClient(context).loginWithCode(loginParams(context.sim.regionUrl)), 'service');
+
+    expect(context.sim.requestsTo('login')).toHaveLength(1);
+  });
+
+  it('does not retry a malformed answer', async () => {
+    context.sim.injectFault('login', { rawBody: '<html></html>', contentType: 'text/html' });
+
+    await cloudFailure(accountClient(context).loginWithCode(loginParams(context.sim.regionUrl)), 'malformed');
+
+    expect(context.sim.requestsTo('login')).toHaveLength(1);
+  });
+});
+
+describe('aborting', () => {
+  const context = useSimulator();
+
+  it('cancels a request in flight', async () => {
+    context.sim.injectFault('region', { delayMs: 5000 });
+    const controller = new AbortController();
+    const started = Date.now();
+
+    const pending = accountClient(context).resolveRegion(ACCOUNT.email, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const error = await cloudFailure(pending, 'aborted');
+
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(error).toMatchObject({ retryable: false, serviceAnswered: false });
+    expect(context.logger.lines).toEqual([expect.stringMatching(/^POST \/api\/v1\/getUrlByEmail aborted [0-9]+ ms$/)]);
+  });
+
+  it('cancels a pending backoff before the next attempt', async () => {
+    context.sim.injectFault('region', { status: 503, times: 10 });
+    const controller = new AbortController();
+    const client = accountClient(context, { retry: { minDelayMs: 10_000, maxDelayMs: 10_000 } });
+
+    const pending = client.resolveRegion(ACCOUNT.email, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+
+    await cloudFailure(pending, 'aborted');
+    expect(context.sim.requestsTo('region')).toHaveLength(1);
+  });
+
+  it('cancels a pending Retry-After wait (the real one)', async () => {
+    context.sim.injectFault('region', { status: 429, retryAfter: '30' });
+    const controller = new AbortController();
+    const client = accountClient(context, { retry: { minDelayMs: 1, maxDelayMs: 4 } });
+    const started = Date.now();
+
+    const pending = client.resolveRegion(ACCOUNT.email, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+
+    await cloudFailure(pending, 'aborted');
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(context.sim.requestsTo('region')).toHaveLength(1);
+  });
+
+  it('sends nothing with a signal that is already aborted', async () => {
+    await cloudFailure(accountClient(context).resolveRegion(ACCOUNT.email, { signal: AbortSignal.abort() }), 'aborted');
+
+    expect(context.sim.requests).toHaveLength(0);
+  });
+});

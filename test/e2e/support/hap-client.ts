@@ -1,0 +1,208 @@
+/**
+ * A HomeKit controller for the e2e tests: it pairs with a bridge and talks HAP over IP to it as the
+ * Home app does, on 127.0.0.1 and the bridge's port (no mDNS discovery).
+ */
+import { EventEmitter } from 'node:events';
+// The transport module itself: the package entry point also loads the Bluetooth stack (noble) and
+// the mDNS browser, neither of which a loopback controller needs.
+import httpClientModule from 'hap-controller/lib/transport/ip/http-client.js';
+import type { ServiceObject } from 'hap-controller/lib/model/service.js';
+import { withTimeout } from '../../../scripts/lib/timeout.js';
+
+const HttpClient = httpClientModule.default;
+type HttpClient = InstanceType<typeof HttpClient>;
+
+const LOOPBACK = '127.0.0.1';
+
+/** hap-controller sets no timeouts of its own; a bridge that stops answering must fail the test. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/** Apple's base UUID: every HAP-defined type is `<short type>-0000-1000-8000-0026BB765291`. */
+function hapType(shortType: string): string {
+  return `${shortType.padStart(8, '0')}-0000-1000-8000-0026BB765291`;
+}
+
+export const HapService = {
+  AccessoryInformation: hapType('3E'),
+  MotionSensor: hapType('85'),
+} as const;
+
+export const HapCharacteristic = {
+  Manufacturer: hapType('20'),
+  Model: hapType('21'),
+  Name: hapType('23'),
+  SerialNumber: hapType('30'),
+  MotionDetected: hapType('22'),
+  StatusFault: hapType('77'),
+} as const;
+
+/** Where a characteristic lives (accessory and characteristic instance ids), and its value format. */
+export interface CharacteristicRef {
+  aid: number;
+  iid: number;
+  format: string | undefined;
+}
+
+/** A value change as the bridge sent it. */
+export interface CharacteristicEvent {
+  aid: number;
+  iid: number;
+  value: unknown;
+}
+
+/** hap-controller names characteristics as `"aid.iid"` strings. */
+function characteristicId({ aid, iid }: { aid: number; iid: number }): string {
+  return `${aid}.${iid}`;
+}
+
+/** hap-nodejs sends `bool` values as 1 and 0, which HAP allows; the Home app sees true and false. */
+function decodeValue({ format }: CharacteristicRef, value: unknown): unknown {
+  return format === 'bool' && typeof value === 'number' ? value !== 0 : value;
+}
+
+/** For nextEvent: the characteristic changed to `value` (a boolean for `bool` characteristics). */
+export function changeOf(characteristic: CharacteristicRef, value: unknown): (event: CharacteristicEvent) => boolean {
+  return (event) =>
+    event.aid === characteristic.aid && event.iid === characteristic.iid && decodeValue(characteristic, event.value) === value;
+}
+
+/** One accessory of the bridge's attribute database, as `GET /accessories` returned it. */
+export class HapAccessory {
+  constructor(
+    readonly aid: number,
+    readonly services: ServiceObject[],
+  ) {}
+
+  get name(): unknown {
+    return this.valueOf(HapService.AccessoryInformation, HapCharacteristic.Name);
+  }
+
+  get serialNumber(): unknown {
+    return this.valueOf(HapService.AccessoryInformation, HapCharacteristic.SerialNumber);
+  }
+
+  /** The characteristic, to read or subscribe to; throws when the accessory lacks it. */
+  characteristic(serviceType: string, characteristicType: string): CharacteristicRef {
+    const found = this.findCharacteristic(serviceType, characteristicType);
+    if (found?.iid === undefined) {
+      throw new Error(`Accessory ${this.aid} has no characteristic ${characteristicType} in service ${serviceType}`);
+    }
+    return { aid: this.aid, iid: found.iid, format: found.format };
+  }
+
+  /** The value at the time of listing; read the characteristic for the current one. */
+  valueOf(serviceType: string, characteristicType: string): unknown {
+    return this.findCharacteristic(serviceType, characteristicType)?.value;
+  }
+
+  private findCharacteristic(serviceType: string, characteristicType: string) {
+    return this.services
+      .find((service) => service.type === serviceType)
+      ?.characteristics.find((characteristic) => characteristic.type === characteristicType);
+  }
+}
+
+export interface BridgeAddress {
+  port: number;
+  /** The bridge's `username`, its HAP device id. */
+  username: string;
+}
+
+export class HapTestClient {
+  /** Characteristic changes the bridge sent and nextEvent has not handed out yet, oldest first. */
+  private readonly unclaimedEvents: CharacteristicEvent[] = [];
+  private readonly eventArrived = new EventEmitter();
+
+  private constructor(private readonly client: HttpClient) {
+    client.on('event', (body: { characteristics: CharacteristicEvent[] }) => {
+      this.unclaimedEvents.push(...body.characteristics);
+      this.eventArrived.emit('event');
+    });
+  }
+
+  /** Adds a new controller to the bridge with its setup PIN (pair-setup), as adding it in Home does. */
+  static async pair(bridge: BridgeAddress, pin: string): Promise<HapTestClient> {
+    const controller = new HapTestClient(newHttpClient(bridge));
+    try {
+      await controller.request(controller.client.pairSetup(pin), 'pair-setup');
+    } catch (error) {
+      await controller.close();
+      throw error;
+    }
+    return controller;
+  }
+
+  async accessories(): Promise<HapAccessory[]> {
+    const { accessories } = await this.request(this.client.getAccessories(), 'GET /accessories');
+    return accessories.map(({ aid, services }) => new HapAccessory(aid, services));
+  }
+
+  /** The accessory with this serial number (a doorbell's is its device id); throws when there is none. */
+  async accessoryWithSerialNumber(serialNumber: string): Promise<HapAccessory> {
+    const accessories = await this.accessories();
+    const found = accessories.find((accessory) => accessory.serialNumber === serialNumber);
+    if (found === undefined) {
+      const listed = accessories.map((accessory) => `${accessory.aid}: ${String(accessory.serialNumber)}`).join(', ');
+      throw new Error(`No accessory has serial number ${serialNumber}; the bridge lists ${listed}`);
+    }
+    return found;
+  }
+
+  /** The current values, in the order asked, as the Home app sees them (booleans for `bool`). */
+  async read(...characteristics: CharacteristicRef[]): Promise<unknown[]> {
+    const ids = characteristics.map(characteristicId);
+    const response = await this.request(this.client.getCharacteristics(ids), 'GET /characteristics');
+    const valueById = new Map(response.characteristics.map((read) => [characteristicId(read as CharacteristicEvent), read.value]));
+    return characteristics.map((characteristic) => decodeValue(characteristic, valueById.get(characteristicId(characteristic))));
+  }
+
+  /** Asks for change events, which nextEvent then hands out. */
+  async subscribe(...characteristics: CharacteristicRef[]): Promise<void> {
+    await this.request(this.client.subscribeCharacteristics(characteristics.map(characteristicId)), 'subscribe');
+  }
+
+  /**
+   * The oldest event received since subscribing that matches (see changeOf), waiting up to
+   * `timeoutMs` for one. Events before it that do not match are dropped: each call moves forward.
+   */
+  nextEvent(matches: (event: CharacteristicEvent) => boolean, timeoutMs: number): Promise<CharacteristicEvent> {
+    return new Promise((resolve, reject) => {
+      const settle = (finish: () => void): void => {
+        clearTimeout(timer);
+        this.eventArrived.off('event', claim);
+        finish();
+      };
+      const claim = (): void => {
+        while (this.unclaimedEvents.length > 0) {
+          const event = this.unclaimedEvents.shift() as CharacteristicEvent;
+          if (matches(event)) {
+            settle(() => resolve(event));
+            return;
+          }
+        }
+      };
+      const timer = setTimeout(() => settle(() => reject(new Error(`No matching HAP event within ${timeoutMs} ms`))), timeoutMs);
+      this.eventArrived.on('event', claim);
+      claim();
+    });
+  }
+
+  /**
+   * Closes every connection this controller opened: requests, pairing and events. Do it before the
+   * bridge stops: a later request then connects and pair-verifies again, as the Home app does after
+   * a restart, while a connection the bridge dropped would keep its dead session keys.
+   */
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  private request<T>(operation: Promise<T>, what: string): Promise<T> {
+    return withTimeout(operation, REQUEST_TIMEOUT_MS, `HAP ${what}`);
+  }
+}
+
+function newHttpClient({ username, port }: BridgeAddress): HttpClient {
+  // One persistent, verified connection for requests, as the Home app keeps: without it every
+  // request would pair-verify again on a new connection.
+  return new HttpClient(username, LOOPBACK, port, undefined, { usePersistentConnections: true });
+}

@@ -1,0 +1,70 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { json, send } from './http.js';
+import type { Response, SendOptions } from './http.js';
+import type { Simulator } from '../../simulator/index.js';
+
+/** Valid requests of each route, built by hand so the tests do not depend on the plugin's clients. */
+
+export const ACCOUNT = { email: 'a+b@example.com', code: '012345', country: 'DE', countryCode: '49' };
+
+export function regionUrl(simulator: Simulator, query = `email=${encodeURIComponent(ACCOUNT.email)}&needtwostepauth=false`): string {
+  return `${simulator.accountUrl}/api/v1/getUrlByEmail?${query}`;
+}
+
+const LETTERS_AND_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+export function freshMercyKs(): string {
+  return [...randomBytes(16)].map((byte) => LETTERS_AND_DIGITS[byte % LETTERS_AND_DIGITS.length]).join('');
+}
+
+/** The seven client headers with a fresh x-mercy-ks; `overrides` replace or (undefined) drop headers. */
+export function loginHeaders(overrides: OutgoingHttpHeaders = {}): OutgoingHttpHeaders {
+  const ks = freshMercyKs();
+  const headers: OutgoingHttpHeaders = {
+    header_clientid: 'test-client-1',
+    header_clientlang: 'en',
+    'x-mercy-ks': ks,
+    'x-mercy-k': createHash('sha256').update(ks).digest('hex'),
+    header_appversion: '4.54.02',
+    header_phonesystem: 'Android',
+    header_phonemodel: 'Pixel 7',
+    'content-type': 'application/x-www-form-urlencoded',
+    ...overrides,
+  };
+  return Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== undefined));
+}
+
+export function loginForm(overrides: Record<string, string> = {}): string {
+  const fields = { code: ACCOUNT.code, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode, email: ACCOUNT.email, majorVersion: '14', minorVersion: '0', ...overrides };
+  return new URLSearchParams(fields).toString();
+}
+
+export function login(simulator: Simulator, options: { headers?: OutgoingHttpHeaders; body?: string } = {}): Promise<Response> {
+  return send(`${simulator.regionUrl}/api/v4/auth/email/login/code`, { headers: options.headers ?? loginHeaders(), body: options.body ?? loginForm() });
+}
+
+/** Signs ACCOUNT in (it must have an unspent code) and returns the session token. */
+export async function signIn(simulator: Simulator): Promise<string> {
+  const response = await login(simulator);
+  return (json(response).data as { token: string }).token;
+}
+
+export function registrationBody(pushToken: string): string {
+  return JSON.stringify({ device: { metadata: { pn_dict_version: '2.0.0', pn_service: 'webhook' }, os: 'linux', push_notification_token: pushToken } });
+}
+
+export function register(simulator: Simulator, token: string, body = registrationBody('http://127.0.0.1:9/push/secret'), contentType = 'application/json'): Promise<Response> {
+  return send(`${simulator.doorbellUrl}/clients_api/device`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+    body,
+  });
+}
+
+export function subscribe(simulator: Simulator, token: string, deviceId: string, extra: SendOptions = {}): Promise<Response> {
+  return send(`${simulator.doorbellUrl}/clients_api/doorbots/${deviceId}/motions_subscribe`, {
+    body: extra.body,
+    headers: { authorization: `Bearer ${token}`, ...extra.headers },
+  });
+}
