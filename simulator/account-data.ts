@@ -22,7 +22,7 @@ export interface AccountIdentity {
   rriot: { h: string; k: string; s: string; u: string };
 }
 
-export const SUCCESS_CODE = 200;
+const SUCCESS_CODE = 200;
 
 function randomText(bytes: number): string {
   return randomBytes(bytes).toString('base64url');

@@ -13,6 +13,9 @@ import type { DeliveryResult } from './types.js';
  *   GET  /__simulator/state              answers ControlState
  */
 
+/** Requests under this path are the tester's, answered only by the doorbell server and never recorded. */
+export const CONTROL_PREFIX = '/__simulator/';
+
 export interface ControlState {
   /** Only the origin is shown: the rest of a push token is the receiver's secret. */
   pushToken: string | null;
@@ -40,11 +43,12 @@ export async function answerControl(request: IncomingRequest, target: ControlTar
   if (!isLoopbackAddress(request.remoteAddress)) {
     return jsonReply(403, { reason: 'the control API answers loopback clients only' });
   }
-  const motion = /^\/__simulator\/motion\/([^/]+)$/.exec(request.path);
+  const route = request.path.slice(CONTROL_PREFIX.length);
+  const motion = /^motion\/([^/]+)$/.exec(route);
   if (motion) {
     return request.method === 'POST' ? deliverFromControl(request.body, motion[1], target) : wrongMethod('POST');
   }
-  if (request.path === '/__simulator/state') {
+  if (route === 'state') {
     return request.method === 'GET' ? jsonReply(200, target.controlState()) : wrongMethod('GET');
   }
   return jsonReply(404, { reason: `no control route ${request.path}` });

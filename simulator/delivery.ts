@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { readBoundedText } from './bounded-read.js';
 import { isDeviceIdText } from './field-checks.js';
 import { isLoopbackHost } from './loopback.js';
 import type { DeliveryResult } from './types.js';
@@ -78,22 +78,10 @@ export async function deliverNotification(
       headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
     });
     request.on('response', (response) => {
-      readReply(response).then((text) => resolve({ status: response.statusCode ?? 0, body: text }), unreachable);
+      readBoundedText(response, MAX_REPLY_BYTES).then(({ text }) => resolve({ status: response.statusCode ?? 0, body: text }), unreachable);
     });
     request.on('timeout', () => request.destroy());
     request.on('error', unreachable);
     request.end(body);
   });
-}
-
-async function readReply(response: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= MAX_REPLY_BYTES) {
-      chunks.push(chunk);
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CONTROL_PREFIX } from './control-api.js';
 import { faultAnswer } from './faults.js';
 import type { FaultQueue } from './faults.js';
 import { jsonReply, readIncoming, writeReply } from './incoming.js';
@@ -9,9 +10,6 @@ import type { RouteContext } from './route-context.js';
 import { matchRoute } from './router.js';
 import type { RouteMatch } from './router.js';
 import type { RecordedRequest, SimulatedService } from './types.js';
-
-/** The path prefix of the control API; such requests are the tester's, never recorded. */
-export const CONTROL_PREFIX = '/__simulator/';
 
 export interface DispatchContext {
   recorder: Recorder;
@@ -25,7 +23,8 @@ export interface DispatchContext {
 
 export function createRequestHandler(service: SimulatedService, context: DispatchContext): RequestListener {
   return (message, response) => {
-    void handleRequest(service, message, response, context);
+    // Last line of defence: whatever goes wrong, the simulator drops the connection rather than crash.
+    handleRequest(service, message, response, context).catch(() => message.socket.destroy());
   };
 }
 

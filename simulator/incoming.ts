@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { readBoundedText } from './bounded-read.js';
 import type { SimulatedService } from './types.js';
 
 /** Nothing the services accept comes close; a larger body is cut off and refused. */
@@ -21,14 +22,7 @@ export interface IncomingRequest {
 }
 
 export async function readIncoming(service: SimulatedService, message: IncomingMessage): Promise<IncomingRequest> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of message as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= MAX_BODY_BYTES) {
-      chunks.push(chunk);
-    }
-  }
+  const body = await readBoundedText(message, MAX_BODY_BYTES);
   const target = message.url ?? '';
   const queryStart = target.indexOf('?');
   return {
@@ -38,8 +32,8 @@ export async function readIncoming(service: SimulatedService, message: IncomingM
     rawQuery: queryStart === -1 ? '' : target.slice(queryStart + 1),
     headers: message.headers,
     rawHeaders: message.rawHeaders,
-    body: Buffer.concat(chunks).toString('utf8'),
-    bodyTooLarge: size > MAX_BODY_BYTES,
+    body: body.text,
+    bodyTooLarge: body.overflowed,
     remoteAddress: message.socket.remoteAddress,
   };
 }
@@ -68,8 +62,8 @@ export function jsonReply(status: number, value: unknown, headers: Record<string
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };
 }
 
-export function emptyReply(status: number, headers: Record<string, string> = {}): Reply {
-  return { status, headers };
+export function emptyReply(status: number): Reply {
+  return { status };
 }
 
 /** RFC 9110 forbids Content-Length on these statuses. */

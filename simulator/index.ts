@@ -27,7 +27,7 @@ export type { ControlState } from './control-api.js';
 
 const DEFAULT_HOST = '127.0.0.1';
 
-/** Listening order; also the order servers are closed in. */
+/** In listening order. */
 const SERVICES: readonly SimulatedService[] = ['account', 'region', 'doorbell'];
 
 /** Starts the three loopback servers of the simulated account, regional and doorbell services. */

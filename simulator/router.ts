@@ -4,8 +4,7 @@ import type { IncomingRequest } from './incoming.js';
 import type { RouteContext, RouteEvaluator } from './route-context.js';
 import type { RouteName, SimulatedService } from './types.js';
 import { refusedOutright } from './verdict.js';
-import type { Refusal } from './verdict.js';
-import type { Evaluation } from './verdict.js';
+import type { Evaluation, Refusal } from './verdict.js';
 
 interface Route {
   name: RouteName;
@@ -43,7 +42,7 @@ export interface RouteMatch {
   evaluate(context: RouteContext): Evaluation;
 }
 
-/** Requests larger than this never reach a route. */
+/** A body over the size limit never reaches a route. */
 const TOO_LARGE: Refusal = { status: 413, reason: 'request body larger than 64 KiB' };
 
 export function matchRoute(request: IncomingRequest): RouteMatch {

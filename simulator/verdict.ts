@@ -3,7 +3,7 @@ import type { Reply } from './incoming.js';
 import type { SimulatedService } from './types.js';
 
 /** The envelope code the account service uses for a malformed request. */
-export const PARAMETER_ERROR = 1002;
+const PARAMETER_ERROR = 1002;
 
 export interface Refusal {
   status: number;
@@ -38,10 +38,6 @@ export class Verdict {
     this.refusal ??= { status, reason, headers };
   }
 
-  get refused(): boolean {
-    return this.refusal !== undefined;
-  }
-
   /** `accept` runs the route's effect; it is called only when nothing refused the request. */
   conclude(accept: () => Reply): Evaluation {
     const { refusal, problems, service } = this;
@@ -50,7 +46,7 @@ export class Verdict {
 }
 
 /** The account services answer in their {code, msg, data} envelope; the doorbell service in plain JSON. */
-export function refusalReply(service: SimulatedService, refusal: Refusal, problems: readonly string[]): Reply {
+function refusalReply(service: SimulatedService, refusal: Refusal, problems: readonly string[]): Reply {
   const body =
     service === 'doorbell'
       ? { reason: refusal.reason, problems }

@@ -106,7 +106,7 @@ function asEventId(value: unknown): string | undefined {
   return value instanceof JsonNumber && value.isInteger() ? value.source : undefined;
 }
 
-/** Arrays, null and numbers (now JsonNumber objects) are not. */
+/** A plain JSON object: not an array, not null, and not a number (which the reviver made a JsonNumber). */
 function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }

@@ -24,6 +24,9 @@ export const MAX_BODY_BYTES = 16 * 1024;
 
 const PUSH_PATH_PREFIX = '/push/';
 
+/** The secret is the only authorisation: a short one could be guessed. Ours are 43 characters. */
+const MIN_SECRET_LENGTH = 16;
+
 /** Generous for a small body, short enough that a trickling client cannot hold a socket for minutes. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -54,6 +57,9 @@ export class PushReceiver {
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: PushReceiverOptions) {
+    if (options.secret.length < MIN_SECRET_LENGTH) {
+      throw new Error(`Push receiver secret must be at least ${MIN_SECRET_LENGTH} characters`);
+    }
     this.duplicates = new DuplicateFilter(options.now === undefined ? {} : { now: options.now });
     this.pushPathDigest = sha256(PUSH_PATH_PREFIX + options.secret);
   }
@@ -63,12 +69,12 @@ export class PushReceiver {
     if (this.server !== undefined) {
       throw new Error('Push receiver can only be started once');
     }
-    const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
-      void this.handle(req, res);
-    });
+    const timeouts = { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS };
+    const server = createServer(timeouts, (req, res) => void this.handle(req, res));
     this.server = server;
     this.listening = this.listen(server);
     await this.listening;
+    // Without a listener, a later server error (such as running out of file descriptors) would crash Homebridge.
     server.on('error', (error) => this.options.log.warn(`Push receiver error: ${error.message}`));
     const { port } = server.address() as AddressInfo;
     return { host: this.options.host, port };
@@ -94,7 +100,7 @@ export class PushReceiver {
       const onError = (error: NodeJS.ErrnoException): void => {
         const inUse = error.code === 'EADDRINUSE';
         if (inUse) {
-          this.options.log.warn(`Push receiver port ${port} on ${host} is already in use; set push.port to a free port`);
+          this.options.log.warn(`Push receiver port ${port} on ${host} is already in use: set push.port to a free one`);
         }
         const problem = inUse ? 'the port is already in use' : (error.code ?? error.message);
         reject(new Error(`Push receiver cannot listen on ${host}:${port}: ${problem}`, { cause: error }));

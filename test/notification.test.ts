@@ -20,7 +20,8 @@ function rejection(text: string): string {
 
 describe('parseNotification', () => {
   it('reads the flat shape', () => {
-    expect(parsed('{"device_id": 1234567, "kind": "motion", "id": "evt-1", "created_at": "2026-11-22T10:00:00Z"}')).toEqual({
+    const flat = '{"device_id": 1234567, "kind": "motion", "id": "evt-1", "created_at": "2026-11-22T10:00:00Z"}';
+    expect(parsed(flat)).toEqual({
       deviceId: '1234567',
       kind: 'motion',
       id: 'evt-1',
@@ -36,7 +37,7 @@ describe('parseNotification', () => {
   });
 
   it('tolerates other keys, nested objects included', () => {
-    const text = '{"action": "x", "ding": {"doorbot_id": "42", "kind": "ding", "extra": {"a": [1, 2.5, null]}}, "n": 1e400}';
+    const text = '{"action": "x", "ding": {"doorbot_id": "42", "kind": "ding", "extra": {"a": [1, 2.5]}}, "n": 1e400}';
     expect(parsed(text)).toEqual({ deviceId: '42', kind: 'ding' });
   });
 
@@ -60,7 +61,7 @@ describe('parseNotification', () => {
   });
 
   it('rejects a missing, empty or non-string kind', () => {
-    for (const kind of ['', ', "kind": ""', ', "kind": 5', ', "kind": null', ', "kind": ["motion"]', ', "subtype": {}']) {
+    for (const kind of ['', ', "kind": ""', ', "kind": 5', ', "kind": null', ', "kind": ["x"]', ', "subtype": {}']) {
       expect(rejection(`{"device_id": 1${kind}}`)).toMatch(/kind/);
     }
   });
@@ -84,7 +85,8 @@ describe('parseNotification', () => {
   });
 
   it('rejects invalid JSON without echoing it', () => {
-    for (const text of ['', '{', '{"device_id": 1, "kind": "motion",}', "{'a': 1}", 'NaN', '{"a": 01}', 'secret-token-in-body']) {
+    const invalidJson = ['', '{', '{"device_id": 1, "kind": "motion",}', "{'a': 1}", 'NaN', '{"a": 01}', 'plain words'];
+    for (const text of invalidJson) {
       expect(rejection(text)).toBe('body is not valid JSON');
     }
   });

@@ -67,7 +67,9 @@ async function waitUntilFree(port: number): Promise<boolean> {
   return false;
 }
 
-const subscribedAll = (): boolean => sim.subscribedDoorbells.size === DOORBELLS.length;
+/** HomeKit's view, not the simulator's: the service records a subscription before the plugin hears back. */
+const allConfirmed = ({ test }: RunningPlatform): boolean =>
+  DOORBELLS.every(({ deviceId }) => sensorValue(test, deviceId, 'StatusFault') === 0);
 const logged = (platform: RunningPlatform, text: string): boolean => platform.log.lines.some((line) => line.message.includes(text));
 
 describe('start-up', () => {
@@ -82,7 +84,7 @@ describe('start-up', () => {
 
   it('signs in, registers, subscribes every doorbell, then clears the fault; each call exactly once and valid', async () => {
     const platform = launch();
-    await waitFor(() => sensorValue(platform.test, BACK, 'StatusFault') === 0 && sensorValue(platform.test, FRONT, 'StatusFault') === 0, 'no fault');
+    await waitFor(() => allConfirmed(platform), 'no fault');
 
     expect(sim.requestsTo('region')).toHaveLength(1);
     expect(sim.requestsTo('login')).toHaveLength(1);
@@ -99,7 +101,7 @@ describe('start-up', () => {
 
   it('turns a delivered motion notification into MotionDetected, exactly for an id above 2^53', async () => {
     const platform = launch();
-    await waitFor(subscribedAll, 'subscriptions');
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
 
     expect((await sim.deliverMotion(BACK)).status).toBe(202);
     expect(sensorValue(platform.test, BACK, 'MotionDetected')).toBe(true);
@@ -114,12 +116,12 @@ describe('start-up', () => {
 describe('restart', () => {
   it('reuses the stored session: no login request, registration and subscriptions again, same accessories', async () => {
     const first = launch();
-    await waitFor(subscribedAll, 'first subscriptions');
+    await waitFor(() => allConfirmed(first), 'first subscriptions');
     await stop(first);
     sim.reset();
 
     const second = launch({}, first.test.registered);
-    await waitFor(() => sim.requestsTo('subscribe').length === 2, 'second subscriptions');
+    await waitFor(() => allConfirmed(second), 'second subscriptions');
 
     expect(sim.requestsTo('region')).toHaveLength(0);
     expect(sim.requestsTo('login')).toHaveLength(0);
@@ -181,17 +183,17 @@ describe('failures', () => {
     sim.injectFault('register', { status: 503, times: 5 });
     const platform = launch();
     await waitFor(() => logged(platform, 'Trying again in'), 'the retry notice');
-    await waitFor(subscribedAll, 'subscriptions after the retry');
+    await waitFor(() => allConfirmed(platform), 'subscriptions after the retry');
 
     expect(sim.requestsTo('register')).toHaveLength(6);
-    expect(sensorValue(platform.test, FRONT, 'StatusFault')).toBe(0);
+    expect(sim.subscribedDoorbells.size).toBe(2);
   });
 
   it('faults only the doorbell whose subscription failed, and retries only that one', async () => {
     sim.injectFault('subscribe', { status: 404, times: 1 });
     const platform = launch();
     await waitFor(() => logged(platform, '1 of 2 doorbells subscribed'), 'the partial subscription');
-    await waitFor(subscribedAll, 'both subscribed after the retry');
+    await waitFor(() => allConfirmed(platform), 'both subscribed after the retry');
 
     expect(sim.requestsTo('subscribe')).toHaveLength(3);
     expect(sim.requestsTo('register')).toHaveLength(1);

@@ -43,7 +43,9 @@ function send(port: number, exchange: Exchange = {}): Promise<Reply> {
     const req = request({ host: HOST, port, method, path, headers, agent: agent ?? false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() });
+      });
     });
     req.on('error', reject);
     if (body !== undefined && !chunked) {
@@ -51,6 +53,12 @@ function send(port: number, exchange: Exchange = {}): Promise<Reply> {
     }
     req.end(body);
   });
+}
+
+/** The head of a JSON POST written by hand, so that Content-Length can disagree with the body. */
+function rawHead(path: string, contentLength: number): string {
+  const headers = `Host: x\r\nContent-Type: application/json\r\nContent-Length: ${contentLength}`;
+  return `POST ${path} HTTP/1.1\r\n${headers}\r\n\r\n`;
 }
 
 /** Resolves when the socket is closed, however: a reset by the server is an expected way to end. */
@@ -84,6 +92,19 @@ async function sendRaw(port: number, bytes: string | Buffer): Promise<string> {
 /** A valid notification padded with spaces to exactly `size` bytes. */
 function paddedBody(size: number): string {
   return MOTION.padEnd(size, ' ');
+}
+
+/** A receiver for lifecycle tests that need a second one; its notifications are not looked at. */
+function otherReceiver(port: number, lines: string[] = []): PushReceiver {
+  const log = recordingLogger(lines);
+  return new PushReceiver({ host: HOST, port, secret: SECRET, log, onNotification: () => undefined });
+}
+
+/** Proves a port is free by listening on it again. */
+async function expectPortFree(port: number): Promise<void> {
+  const successor = otherReceiver(port);
+  expect(await successor.start()).toEqual({ host: HOST, port });
+  await successor.close();
 }
 
 function recordingLogger(lines: string[]): Logger {
@@ -132,7 +153,8 @@ describe('PushReceiver', () => {
 
   describe('path and secret (404)', () => {
     it('answers 404 to other paths and wrong secrets, whatever the method', async () => {
-      const paths = ['/', '/push', '/push/', `/push/${SECRET}/`, `/push/${SECRET}x`, `/push/${SECRET.slice(0, -1)}`, `/other/${SECRET}`];
+      const paths = ['/', '/push', '/push/', `/push/${SECRET}/`, `/push/${SECRET}x`, `/push/${SECRET.slice(0, -1)}`];
+      paths.push(`/other/${SECRET}`, `/PUSH/${SECRET}`);
       for (const path of paths) {
         expect((await send(port, { path, body: MOTION })).status).toBe(404);
       }
@@ -179,7 +201,8 @@ describe('PushReceiver', () => {
     });
 
     it('accepts parameters and any letter case', async () => {
-      for (const contentType of ['application/json; charset=utf-8', 'Application/JSON', ' application/json ;charset=UTF-8']) {
+      const contentTypes = ['application/json; charset=utf-8', 'Application/JSON', ' application/json ;charset=UTF-8'];
+      for (const contentType of contentTypes) {
         expect((await send(port, { headers: { 'content-type': contentType }, body: MOTION })).status).toBe(202);
       }
     });
@@ -197,7 +220,7 @@ describe('PushReceiver', () => {
 
     it('answers a declared oversized body at once, before any of it is sent', async () => {
       const socket = await openSocket(port);
-      socket.write(`POST ${PUSH_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n`);
+      socket.write(rawHead(PUSH_PATH, 1_000_000));
       const [answer] = (await once(socket, 'data')) as [Buffer];
       expect(answer.toString()).toMatch(/^HTTP\/1\.1 413 /);
       socket.destroy();
@@ -206,7 +229,8 @@ describe('PushReceiver', () => {
     it('answers an endless chunked body with 413 while the client is still sending', async () => {
       const chunk = Buffer.alloc(16 * 1024, 'x');
       let status: number | undefined;
-      const req = request({ host: HOST, port, method: 'POST', path: PUSH_PATH, headers: JSON_TYPE, agent: false }, (res) => {
+      const req = request({ host: HOST, port, method: 'POST', path: PUSH_PATH, headers: JSON_TYPE, agent: false });
+      req.on('response', (res) => {
         status = res.statusCode;
         res.resume();
       });
@@ -224,10 +248,10 @@ describe('PushReceiver', () => {
 
     it('stays consistent when Content-Length lies', async () => {
       // Shorter than the body: the rest is parsed as a next request, which is garbage.
-      const short = await sendRaw(port, `POST ${PUSH_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n${MOTION}`);
+      const short = await sendRaw(port, rawHead(PUSH_PATH, 10) + MOTION);
       expect(short).toMatch(/^HTTP\/1\.1 400 /);
       // Longer than the body, then the client gives up: nothing to deliver, nothing to crash.
-      await sendRaw(port, `POST ${PUSH_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n${MOTION}`);
+      await sendRaw(port, rawHead(PUSH_PATH, 500) + MOTION);
       expect(delivered).toEqual([]);
       expect((await send(port, { body: MOTION })).status).toBe(202);
     });
@@ -256,8 +280,10 @@ describe('PushReceiver', () => {
 
   describe('accepted (202)', () => {
     it('delivers both shapes', async () => {
-      expect((await send(port, { body: '{"device_id": 1234567, "kind": "motion", "id": "evt-1", "created_at": "2026-11-22T10:00:00Z"}' })).status).toBe(202);
-      expect((await send(port, { body: '{"ding": {"doorbot_id": 7654321, "kind": "motion", "id": 6975233002112450000}}' })).status).toBe(202);
+      const flat = '{"device_id": 1234567, "kind": "motion", "id": "evt-1", "created_at": "2026-11-22T10:00:00Z"}';
+      const nested = '{"ding": {"doorbot_id": 7654321, "kind": "motion", "id": 6975233002112450000}}';
+      expect((await send(port, { body: flat })).status).toBe(202);
+      expect((await send(port, { body: nested })).status).toBe(202);
       expect(delivered).toEqual([
         { deviceId: '1234567', kind: 'motion', id: 'evt-1' },
         { deviceId: '7654321', kind: 'motion', id: '6975233002112450000' },
@@ -293,7 +319,8 @@ describe('PushReceiver', () => {
     it('drops the same doorbell and id, "7" and 7 alike, but still answers 202', async () => {
       expect((await send(port, { body: withId('"7"') })).status).toBe(202);
       expect((await send(port, { body: withId('7') })).status).toBe(202);
-      expect((await send(port, { body: `{"ding": {"doorbot_id": "1234567", "kind": "motion", "id": 7}}` })).status).toBe(202);
+      const nested = '{"ding": {"doorbot_id": "1234567", "kind": "motion", "id": 7}}';
+      expect((await send(port, { body: nested })).status).toBe(202);
       expect(delivered).toHaveLength(1);
     });
 
@@ -302,7 +329,8 @@ describe('PushReceiver', () => {
       await send(port, { body: withId('7', '7654321') });
       await send(port, { body: MOTION });
       await send(port, { body: MOTION });
-      expect(delivered.map((notification) => notification.deviceId)).toEqual(['1234567', '7654321', '1234567', '1234567']);
+      const deviceIds = delivered.map((notification) => notification.deviceId);
+      expect(deviceIds).toEqual(['1234567', '7654321', '1234567', '1234567']);
     });
 
     it('drops a repeat within 10 minutes of the first delivery and accepts it after', async () => {
@@ -319,7 +347,7 @@ describe('PushReceiver', () => {
   describe('robustness', () => {
     it('survives a client that aborts mid-body', async () => {
       const socket = await openSocket(port);
-      socket.write(`POST ${PUSH_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"device_`);
+      socket.write(`${rawHead(PUSH_PATH, 100)}{"device_`);
       await nextTurn();
       const socketClosed = closed(socket);
       socket.destroy();
@@ -332,13 +360,14 @@ describe('PushReceiver', () => {
       const socket = await openSocket(port);
       const socketClosed = closed(socket);
       const answer = once(socket, 'data') as Promise<[Buffer]>;
-      socket.write(`POST /wrong HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n`);
+      socket.write(rawHead('/wrong', 100_000_000));
       expect((await answer)[0].toString()).toMatch(/^HTTP\/1\.1 404 [^]*\r\nConnection: close\r\n/i);
       await socketClosed;
     });
 
     it('survives huge headers', async () => {
-      const reply = await sendRaw(port, `POST ${PUSH_PATH} HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`);
+      const head = `POST ${PUSH_PATH} HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`;
+      const reply = await sendRaw(port, head);
       expect(reply).toMatch(/^HTTP\/1\.1 431 /);
       expect((await send(port, { body: MOTION })).status).toBe(202);
     });
@@ -394,26 +423,23 @@ describe('PushReceiver', () => {
       await receiver.close();
       await socketClosed;
       agent.destroy();
-
-      const successor = new PushReceiver({ host: HOST, port, secret: SECRET, log: recordingLogger([]), onNotification: () => undefined });
-      expect(await successor.start()).toEqual({ host: HOST, port });
-      await successor.close();
+      await expectPortFree(port);
     });
 
     it('frees the port at once with a request still sending its body', async () => {
       const socket = await openSocket(port);
       const socketClosed = closed(socket);
-      socket.write(`POST ${PUSH_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+      socket.write(`${rawHead(PUSH_PATH, 100)}{`);
       await nextTurn();
       await receiver.close();
       await socketClosed;
+      await expectPortFree(port);
     });
 
     it('closes idempotently, and closing a receiver never started does nothing', async () => {
       await Promise.all([receiver.close(), receiver.close()]);
       await receiver.close();
-      const unstarted = new PushReceiver({ host: HOST, port: 0, secret: SECRET, log: recordingLogger([]), onNotification: () => undefined });
-      await expect(unstarted.close()).resolves.toBeUndefined();
+      await expect(otherReceiver(0).close()).resolves.toBeUndefined();
     });
 
     it('rejects with a clear error and warns once when the port is taken', async () => {
@@ -422,10 +448,11 @@ describe('PushReceiver', () => {
       await once(occupant, 'listening');
       const takenPort = (occupant.address() as { port: number }).port;
       const lines: string[] = [];
-      const blocked = new PushReceiver({ host: HOST, port: takenPort, secret: SECRET, log: recordingLogger(lines), onNotification: () => undefined });
+      const blocked = otherReceiver(takenPort, lines);
       try {
         const failure = blocked.start();
-        await expect(failure).rejects.toThrow(`Push receiver cannot listen on ${HOST}:${takenPort}: the port is already in use`);
+        const message = `Push receiver cannot listen on ${HOST}:${takenPort}: the port is already in use`;
+        await expect(failure).rejects.toThrow(message);
         expect(lines).toEqual([expect.stringMatching(new RegExp(`^warn .*port ${takenPort}.*already in use`))]);
         await expect(failure.catch((error: unknown) => String(error))).resolves.not.toContain(SECRET);
       } finally {
@@ -437,6 +464,15 @@ describe('PushReceiver', () => {
 
     it('refuses a second start', async () => {
       await expect(receiver.start()).rejects.toThrow('Push receiver can only be started once');
+    });
+
+    it('refuses a secret short enough to guess', () => {
+      const options = { host: HOST, port: 0, log: recordingLogger([]), onNotification: () => undefined };
+      const message = 'Push receiver secret must be at least 16 characters';
+      for (const secret of ['', 'fifteen-chars15']) {
+        expect(() => new PushReceiver({ ...options, secret })).toThrow(message);
+      }
+      expect(() => new PushReceiver({ ...options, secret: 'sixteen-chars-16' })).not.toThrow();
     });
   });
 });
@@ -521,7 +557,14 @@ function fuzzCase(random: () => number): FuzzCase {
     `/${randomText(random, PATH_CHARACTERS, 200)}`,
   ]);
   const method = random() < 0.75 ? 'POST' : pick(random, ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
-  const contentType = pick(random, ['application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/xml', undefined]);
+  const contentType = pick(random, [
+    'application/json',
+    'application/json',
+    'application/json; charset=utf-8',
+    'text/plain',
+    'application/xml',
+    undefined,
+  ]);
   const headers: OutgoingHttpHeaders = contentType === undefined ? {} : { 'content-type': contentType };
   const { body, valid } = fuzzBody(random);
   // Node's client sends a GET or DELETE body without framing (a malformed request), so only POST is chunked.
@@ -542,8 +585,10 @@ function fuzzBody(random: () => number): { body: string | Buffer; valid: boolean
       return { body: randomBytesFrom(random, Math.floor(random() * 300)), valid: undefined };
     case 4:
       return { body: paddedBody(MAX_BODY_BYTES - 200 + Math.floor(random() * 400)), valid: true };
-    default:
-      return { body: '['.repeat(Math.floor(random() * 20_000)), valid: false };
+    default: {
+      const depth = Math.floor(random() * 8000);
+      return { body: `{"a": ${'['.repeat(depth)}${']'.repeat(depth)}}`, valid: false };
+    }
   }
 }
 

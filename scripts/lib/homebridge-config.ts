@@ -5,6 +5,16 @@ import { join } from 'node:path';
 
 const LOOPBACK = '127.0.0.1';
 
+const LOOPBACK_ADVERTISING = {
+  // Restricts the mDNS advertisement to loopback. hap-nodejs still listens on the unspecified
+  // address whatever `bind` says; the loopback guard moves that listener.
+  bind: [LOOPBACK],
+  // hap-nodejs's own advertiser: it needs no system daemon. "avahi" and "resolved" need D-Bus
+  // services this machine lacks (hap-nodejs then falls back to ciao with an error line), and
+  // controllers here connect by address and port, so nothing depends on discovery working.
+  advertiser: 'ciao',
+};
+
 export interface BridgeSettings {
   name: string;
   /** The bridge's HAP identity, a MAC-address-like string such as `0E:42:00:00:00:01`. */
@@ -18,21 +28,17 @@ export interface HomebridgeConfig {
   bridge: BridgeSettings;
   /** Platform blocks as they appear in config.json; none means no plugin is started. */
   platforms?: Array<Record<string, unknown>>;
+  /** On unless turned off: off leaves mDNS to Homebridge's defaults, advertising on every network. */
+  loopbackOnly?: boolean;
 }
 
 /** Writes `<storagePath>/config.json`, creating the folder when needed. */
-export async function writeHomebridgeConfig(storagePath: string, { bridge, platforms = [] }: HomebridgeConfig): Promise<void> {
+export async function writeHomebridgeConfig(
+  storagePath: string,
+  { bridge, platforms = [], loopbackOnly = true }: HomebridgeConfig,
+): Promise<void> {
   const config = {
-    bridge: {
-      ...bridge,
-      // Restricts the mDNS advertisement to loopback. hap-nodejs still listens on the unspecified
-      // address whatever `bind` says; the loopback guard moves that listener.
-      bind: [LOOPBACK],
-      // hap-nodejs's own advertiser: it needs no system daemon. "avahi" and "resolved" need D-Bus
-      // services this machine lacks (hap-nodejs then falls back to ciao with an error line), and
-      // controllers here connect by address and port, so nothing depends on discovery working.
-      advertiser: 'ciao',
-    },
+    bridge: loopbackOnly ? { ...bridge, ...LOOPBACK_ADVERTISING } : bridge,
     accessories: [],
     platforms,
   };

@@ -41,6 +41,11 @@ export interface HomebridgeLaunch {
   cwd?: string;
   /** Every output line is also appended here. */
   logFile?: string;
+  /**
+   * On unless turned off: preloads the loopback guard. Off only where Homebridge is meant to be
+   * reachable from the network, as the demo is for pairing a phone.
+   */
+  loopbackOnly?: boolean;
 }
 
 export interface StopResult {
@@ -59,7 +64,8 @@ interface ExitStatus {
 }
 
 export function startHomebridge(launch: HomebridgeLaunch): HomebridgeProcess {
-  const args = ['--import', LOOPBACK_GUARD_URL, launch.homebridgeBin, ...homebridgeFlags(launch), ...(launch.extraArgs ?? [])];
+  const preload = launch.loopbackOnly === false ? [] : ['--import', LOOPBACK_GUARD_URL];
+  const args = [...preload, launch.homebridgeBin, ...homebridgeFlags(launch), ...(launch.extraArgs ?? [])];
   const child = spawn(launch.nodeBinary, args, {
     cwd: launch.cwd,
     env: { ...process.env, ...launch.env },
@@ -90,8 +96,9 @@ function homebridgeFlags({ storagePath, pluginPath, debug = true }: HomebridgeLa
 export class HomebridgeProcess {
   /** Every stdout and stderr line so far, colour codes removed, in arrival order. */
   readonly lines: string[] = [];
+  /** Resolves once the process has exited, however it ended, and all its output is read. */
+  readonly closed: Promise<void>;
   private readonly events = new EventEmitter();
-  private readonly closed: Promise<void>;
   private exitStatus: ExitStatus | undefined;
   private isClosed = false;
 
@@ -131,6 +138,11 @@ export class HomebridgeProcess {
   /** The exit code; null while running and after death by a signal. */
   get exitCode(): number | null {
     return this.exitStatus?.code ?? null;
+  }
+
+  /** Calls `listener` with every line that arrives from now on, as it is added to `lines`. */
+  onLine(listener: (line: string) => void): void {
+    this.events.on('line', listener);
   }
 
   /**

@@ -1,15 +1,23 @@
 /**
- * Preloaded with `node --import` into every Homebridge that startHomebridge runs.
+ * Preloaded with `node --import` into every Homebridge that startHomebridge runs, to keep its traffic
+ * on this machine.
  *
  * Homebridge cannot be told to serve on loopback only: hap-nodejs always listens on the unspecified
  * address (`bridge.bind` narrows only the mDNS advertisement) and ciao binds its mDNS socket to all
  * addresses. Where these tests run, servers may listen on loopback only, so every TCP listen and UDP
- * bind that asks for another address, or for none, is moved to loopback. Each move is reported on
- * stderr, so the output shows it happened.
+ * bind that asks for another address, or for none, is moved to loopback.
+ *
+ * Tests also give the plugin server names that must not resolve (`*.invalid`). RFC 6761 reserves that
+ * domain so that no resolver ever answers it, but asking still sends a query to this machine's
+ * resolver, which is elsewhere. Such lookups are answered here, with the resolver's own ENOTFOUND.
+ *
+ * Each move and each answer is reported on stderr, so the output shows it happened.
  *
  * Plain JavaScript: it runs inside the Node that runs Homebridge, where no TypeScript tooling is.
  */
 import dgram from 'node:dgram';
+import dns from 'node:dns';
+import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
 import process from 'node:process';
 
@@ -80,3 +88,33 @@ dgram.Socket.prototype.bind = function bindToLoopback(...args) {
   const [, callback] = splitCallback(args);
   return originalBind.call(this, { ...options, address: loopback }, callback);
 };
+
+/** RFC 6761 §6.4: `invalid.` and every name under it; a trailing dot is the same name. */
+function isInvalidName(hostname) {
+  return typeof hostname === 'string' && /(^|\.)invalid\.?$/i.test(hostname);
+}
+
+/** The error getaddrinfo's NXDOMAIN becomes in Node, so callers handle it as they would the real one. */
+function notFound(hostname) {
+  process.stderr.write(`[loopback-guard] DNS lookup of ${hostname} answered ENOTFOUND here: .invalid never resolves\n`);
+  return Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', syscall: 'getaddrinfo', hostname });
+}
+
+// net and tls read dns.lookup when they connect, so replacing the property covers http, https and
+// axios; syncBuiltinESMExports carries it to `import { lookup } from 'node:dns'` too.
+const originalLookup = dns.lookup;
+dns.lookup = function lookupOrRefuseInvalid(hostname, ...rest) {
+  if (!isInvalidName(hostname)) {
+    return originalLookup.call(this, hostname, ...rest);
+  }
+  const [, callback] = splitCallback(rest);
+  process.nextTick(callback, notFound(hostname));
+  return {};
+};
+
+const originalPromisesLookup = dns.promises.lookup;
+dns.promises.lookup = function lookupOrRefuseInvalid(hostname, ...rest) {
+  return isInvalidName(hostname) ? Promise.reject(notFound(hostname)) : originalPromisesLookup.call(this, hostname, ...rest);
+};
+
+syncBuiltinESMExports();

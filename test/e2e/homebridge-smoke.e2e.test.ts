@@ -5,26 +5,18 @@
  * plugin idle.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync } from 'node:fs';
 import type { HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
 import { changedFiles, snapshotFiles } from './support/file-snapshot.js';
 import { changeOf, HapCharacteristic, HapService, HapTestClient } from './support/hap-client.js';
+import { itWithBuiltPlugin } from './support/built-plugin.js';
 import { HomebridgeSandbox, RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
-import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
-import { MOTION_FIXTURE_PLUGIN, PLUGIN_ENTRY, REPO_ROOT } from './support/paths.js';
+import { HOMEBRIDGE_RUNTIMES, RUNTIME_SETUP_TIMEOUT_MS } from './support/homebridge-versions.js';
+import { MOTION_FIXTURE_PLUGIN, REPO_ROOT } from './support/paths.js';
 
-/** Covers a first install of Homebridge 1 into the cache. */
-const SETUP_TIMEOUT_MS = 200_000;
 const STEP_TIMEOUT_MS = START_TIMEOUT_MS + STOP_TIMEOUT_MS;
 
 /** The fixture flips its sensor every 300 ms. */
 const EVENT_TIMEOUT_MS = 5_000;
-
-/**
- * A working tree may not be built yet, so these steps skip without `dist/`; CI builds before testing,
- * so there a missing build fails them instead of passing unnoticed.
- */
-const itWithBuiltPlugin = existsSync(PLUGIN_ENTRY) || process.env.CI ? it : it.skip;
 
 /**
  * Left out of the plugin folder's snapshot: dependencies and git's data (large, and nothing the plugin
@@ -41,7 +33,7 @@ describe.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
     await runtime.binary();
     sandbox = await HomebridgeSandbox.create();
     await sandbox.writeConfig();
-  }, SETUP_TIMEOUT_MS);
+  }, RUNTIME_SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     await controller?.close();

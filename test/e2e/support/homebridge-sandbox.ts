@@ -73,6 +73,11 @@ export class HomebridgeSandbox {
     return homebridge;
   }
 
+  /** Every output line of every Homebridge this sandbox started, run after run. */
+  get outputLines(): string[] {
+    return this.started.flatMap((homebridge) => homebridge.lines);
+  }
+
   /** Whatever appeared in the home, working, temp or empty plugin folder: written outside storage. */
   async writesOutsideStorage(): Promise<string[]> {
     const snapshots = await Promise.all(OUTSIDE_STORAGE.map((folder) => snapshotFiles(join(this.root, folder))));

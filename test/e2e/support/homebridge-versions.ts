@@ -20,6 +20,9 @@ const HOMEBRIDGE_1_ROOT = join(HOMEBRIDGE_1_PREFIX, 'node_modules', 'homebridge'
 /** Usually 5 s from the npm cache; a cold registry fetch gets more, but not forever. */
 const INSTALL_TIMEOUT_MS = 180_000;
 
+/** For a beforeAll that asks for a runtime's binary: covers a first install of Homebridge 1. */
+export const RUNTIME_SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS + 20_000;
+
 const execFileAsync = promisify(execFile);
 
 export interface HomebridgeRuntime {

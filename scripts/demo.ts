@@ -1,0 +1,258 @@
+/**
+ * The demo (`npm start`): the simulated account and doorbell services inside this process, and a
+ * real Homebridge with this plugin loaded from the working folder and its storage in the demo folder.
+ * `npm run motion -- <deviceId>` (scripts/motion.ts) then delivers motion alerts to it.
+ *
+ * Every run starts a fresh simulator, which knows nothing of earlier runs. So each run gives the
+ * demo account a new one-time code and forgets the plugin's stored session; everything else in the
+ * folder is kept, the HomeKit pairing included.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startSimulator, type Simulator } from '../simulator/index.js';
+import {
+  demoDir,
+  forgetPreviousSession,
+  isDefaultDemoDir,
+  readBridgeIdentity,
+  removeDemoInfo,
+  REPO_ROOT,
+  writeDemoInfo,
+} from './lib/demo-folder.js';
+import { BRIDGE_NAME, DEMO_DOORBELLS, DEMO_EMAIL, demoPlatform, newBridgeIdentity, newVerificationCode } from './lib/demo-setup.js';
+import {
+  freeLoopbackPort,
+  resolveNode22Binary,
+  startHomebridge,
+  writeHomebridgeConfig,
+  type BridgeSettings,
+  type HomebridgeProcess,
+} from './lib/homebridge-process.js';
+
+const USAGE = [
+  'usage: npm start -- [--loopback] [--dir PATH]',
+  '  --loopback  keep Homebridge on this machine (also DEMO_LOOPBACK=1): nothing is advertised on',
+  '              the network, so the Home app cannot pair with it',
+  '  --dir PATH  the demo folder; default .demo/ in this repository',
+].join('\n');
+
+const HOMEBRIDGE_BIN = join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
+const PLUGIN_ENTRY = join(REPO_ROOT, 'dist', 'index.js');
+
+/** What resolveNode22Binary provides when this Node is older. */
+const HOMEBRIDGE_NODE_MAJOR = 22;
+
+/** Homebridge publishes within seconds; a first start on a slow machine gets more. */
+const PUBLISH_TIMEOUT_MS = 60_000;
+/** Against the local simulator, sign-in to subscription takes well under a second. */
+const SUBSCRIBE_TIMEOUT_MS = 15_000;
+/** Homebridge forces its own exit 5 s after SIGTERM; stop() falls back to SIGKILL after this. */
+const STOP_TIMEOUT_MS = 12_000;
+
+const PUBLISHED_LINE = /is running on port (\d+)/;
+const SUBSCRIBED_LINE = new RegExp(`${DEMO_DOORBELLS.length} of ${DEMO_DOORBELLS.length} doorbells subscribed`);
+/** Printed by Homebridge under "Setup Payload:"; a QR code of it pairs as the code does. */
+const SETUP_PAYLOAD_LINE = /^X-HM:\/\/\S+$/;
+
+interface DemoOptions {
+  dir: string;
+  loopbackOnly: boolean;
+}
+
+interface ReadyBridge {
+  settings: BridgeSettings;
+  setupPayload: string | undefined;
+}
+
+function parseOptions(args: string[]): DemoOptions {
+  const { values } = parseArgs({
+    args,
+    options: { loopback: { type: 'boolean' }, dir: { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  return { dir: demoDir(values.dir), loopbackOnly: values.loopback === true || process.env.DEMO_LOOPBACK === '1' };
+}
+
+/**
+ * Aborted by the first SIGINT or SIGTERM. Later ones are ignored: under `tsx`, one Ctrl-C can arrive
+ * twice (from the terminal and relayed by tsx), and the stop is bounded anyway. Handling them at all
+ * keeps Node from dying before Homebridge is stopped.
+ */
+function stopSignal(): AbortSignal {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!controller.signal.aborted) {
+      console.log(`\n${signal}: stopping the demo…`);
+      controller.abort();
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return controller.signal;
+}
+
+function whenAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+    } else {
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    }
+  });
+}
+
+/** Settles like `promise`, or rejects as soon as a stop is requested, so start-up never delays it. */
+function unlessStopped<T>(promise: Promise<T>, stop: AbortSignal): Promise<T> {
+  return Promise.race([promise, whenAborted(stop).then(() => Promise.reject(stop.reason as Error))]);
+}
+
+/** What a run has started so far: all of it is stopped at the end, however the run ends. */
+interface Started {
+  simulator?: Simulator;
+  homebridge?: HomebridgeProcess;
+}
+
+/** Runs the demo until a stop signal or Homebridge's own exit; resolves with the exit code. */
+async function runDemo(options: DemoOptions, stop: AbortSignal): Promise<number> {
+  const started: Started = {};
+  try {
+    const homebridge = await startDemo(options, stop, started);
+    const ending = await Promise.race([homebridge.closed.then(() => 'exited' as const), whenAborted(stop).then(() => 'stopped' as const)]);
+    if (ending === 'exited') {
+      console.error(`\nHomebridge exited on its own (${describeExit(homebridge)}); its log is above.`);
+      return 1;
+    }
+    return 0;
+  } catch (error) {
+    if (stop.aborted) {
+      return 0;
+    }
+    console.error(`\nThe demo could not start: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await release(started, options.dir);
+  }
+}
+
+/** Starts the simulator and Homebridge, recording each in `started`, and prints the banner once ready. */
+async function startDemo(options: DemoOptions, stop: AbortSignal, started: Started): Promise<HomebridgeProcess> {
+  if (Number(process.versions.node.split('.')[0]) < HOMEBRIDGE_NODE_MAJOR) {
+    console.log(`Homebridge 2 needs Node ${HOMEBRIDGE_NODE_MAJOR}: getting it through npx (the first time, this downloads it)…`);
+  }
+  const nodeBinary = await resolveNode22Binary();
+  stop.throwIfAborted();
+  const code = newVerificationCode();
+  const simulator = await startSimulator({
+    accounts: [{ email: DEMO_EMAIL, code }],
+    doorbells: DEMO_DOORBELLS.map(({ deviceId }) => deviceId),
+  });
+  started.simulator = simulator;
+  stop.throwIfAborted();
+  console.log(`Simulated cloud: account service ${simulator.accountUrl}, doorbell service ${simulator.doorbellUrl}`);
+  const bridge = await prepareDemoFolder(options, simulator, code);
+  const homebridge = startHomebridge({
+    homebridgeBin: HOMEBRIDGE_BIN,
+    nodeBinary,
+    storagePath: options.dir,
+    pluginPath: REPO_ROOT,
+    loopbackOnly: options.loopbackOnly,
+  });
+  started.homebridge = homebridge;
+  homebridge.onLine((line) => console.log(`[homebridge] ${line}`));
+  console.log(`Starting Homebridge (pid ${homebridge.pid}) with this plugin, storage in ${options.dir}`);
+  printReady(await unlessStopped(waitUntilReady(homebridge, bridge), stop), options);
+  return homebridge;
+}
+
+/** Homebridge first: the plugin then shuts down while the services it talks to still answer. */
+async function release({ simulator, homebridge }: Started, dir: string): Promise<void> {
+  try {
+    await homebridge?.stop(STOP_TIMEOUT_MS);
+  } finally {
+    await simulator?.close();
+    await removeDemoInfo(dir);
+  }
+}
+
+function describeExit(homebridge: HomebridgeProcess): string {
+  return homebridge.exitCode === null ? 'killed by a signal' : `exit code ${homebridge.exitCode}`;
+}
+
+/** Writes this run's config.json and demo.json, keeping the bridge identity of an earlier run. */
+async function prepareDemoFolder({ dir, loopbackOnly }: DemoOptions, simulator: Simulator, code: string): Promise<BridgeSettings> {
+  const identity = await readBridgeIdentity(dir);
+  const bridge = { name: BRIDGE_NAME, ...(identity ?? newBridgeIdentity()), port: await freeLoopbackPort() };
+  if (await forgetPreviousSession(dir)) {
+    console.log('Reusing the demo folder: the plugin signs in to this fresh simulator with a new one-time code; the HomeKit pairing is kept.');
+  }
+  const platform = demoPlatform(simulator, code, await freeLoopbackPort());
+  await writeHomebridgeConfig(dir, { bridge, platforms: [platform], loopbackOnly });
+  await writeDemoInfo(dir, { controlUrl: simulator.doorbellUrl, doorbells: [...DEMO_DOORBELLS] });
+  return bridge;
+}
+
+/** Resolves once the bridge is published and the plugin has subscribed every demo doorbell. */
+async function waitUntilReady(homebridge: HomebridgeProcess, bridge: BridgeSettings): Promise<ReadyBridge> {
+  await expectLine(homebridge, PUBLISHED_LINE, PUBLISH_TIMEOUT_MS, 'Homebridge did not publish the bridge');
+  await expectLine(homebridge, SUBSCRIBED_LINE, SUBSCRIBE_TIMEOUT_MS, 'The plugin did not subscribe the demo doorbells');
+  return { settings: bridge, setupPayload: homebridge.lines.find((line) => SETUP_PAYLOAD_LINE.test(line)) };
+}
+
+/** The log above already shows what went wrong, so the error only names the step that failed. */
+async function expectLine(homebridge: HomebridgeProcess, pattern: RegExp, timeoutMs: number, failure: string): Promise<void> {
+  try {
+    await homebridge.waitForLine(pattern, timeoutMs);
+  } catch {
+    const why = homebridge.running ? ` within ${timeoutMs / 1000} s` : `: Homebridge exited (${describeExit(homebridge)})`;
+    throw new Error(`${failure}${why}; see the Homebridge log above.`);
+  }
+}
+
+function printReady({ settings, setupPayload }: ReadyBridge, { dir, loopbackOnly }: DemoOptions): void {
+  const dirFlag = isDefaultDemoDir(dir) ? '' : ` --dir ${dir}`;
+  const [first, second] = DEMO_DOORBELLS;
+  const pairing = loopbackOnly
+    ? 'not advertised on the network (--loopback): run without --loopback to pair with the Home app'
+    : `in the Home app on this network: Add Accessory, More options…, "${settings.name}", then the code above`;
+  const lines = [
+    '',
+    '================ The Doorbell Motion demo is running ================',
+    `  HomeKit pairing code  ${settings.pin}`,
+    ...(setupPayload === undefined ? [] : [`  Setup payload         ${setupPayload}  (as a QR code, it pairs too)`]),
+    `  Bridge                "${settings.name}" on port ${settings.port}`,
+    `  Pairing               ${pairing}`,
+    `  Doorbells             ${DEMO_DOORBELLS.map(({ deviceId, name }) => `${deviceId} ${name}`).join(', ')} (simulated)`,
+    '',
+    '  Trigger motion from a second terminal:',
+    `      npm run motion -- ${first.deviceId}${dirFlag}`,
+    `  and watch for "Motion at ${first.name}" here. The ${second.name} is ${second.deviceId}; --kind ding sends a ring.`,
+    '  Ctrl-C stops everything.',
+    '=====================================================================',
+    '',
+  ];
+  console.log(lines.join('\n'));
+}
+
+async function main(): Promise<void> {
+  let options: DemoOptions;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (!existsSync(PLUGIN_ENTRY)) {
+    console.error('The plugin is not built yet: run `npm run build` first (`npm start` does both).');
+    process.exitCode = 1;
+    return;
+  }
+  process.exitCode = await runDemo(options, stopSignal());
+  if (process.exitCode === 0) {
+    console.log('Demo stopped. `npm start` continues where you left off: the HomeKit pairing is kept.');
+  }
+}
+
+await main();

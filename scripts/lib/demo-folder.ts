@@ -1,0 +1,106 @@
+/**
+ * The demo folder (`.demo/` by default): Homebridge's storage for the demo, kept between runs so the
+ * HomeKit pairing survives, plus `demo.json`, which exists while a demo runs and tells
+ * `npm run motion` where that demo's simulator is.
+ */
+import { readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BridgeSettings } from './homebridge-config.js';
+
+/** The plugin's own folder: what Homebridge loads the plugin from (`-P`). */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const DEFAULT_DEMO_DIR = join(REPO_ROOT, '.demo');
+
+export interface DemoDoorbell {
+  deviceId: string;
+  name: string;
+}
+
+/** The contents of `demo.json`. */
+export interface DemoInfo {
+  /** The simulator's doorbell server, which also serves the control API. */
+  controlUrl: string;
+  doorbells: DemoDoorbell[];
+}
+
+/** What a reused folder keeps of its bridge: the HomeKit pairing belongs to this identity. */
+export type BridgeIdentity = Pick<BridgeSettings, 'username' | 'pin'>;
+
+/** The `--dir` value as an absolute path, or the default `.demo/` of this repository. */
+export function demoDir(dirFlag: string | undefined): string {
+  return dirFlag === undefined ? DEFAULT_DEMO_DIR : resolve(dirFlag);
+}
+
+/** True for the default folder, which `npm start` and `npm run motion` find without `--dir`. */
+export function isDefaultDemoDir(dir: string): boolean {
+  return dir === DEFAULT_DEMO_DIR;
+}
+
+export function writeDemoInfo(dir: string, info: DemoInfo): Promise<void> {
+  return writeFile(demoInfoPath(dir), `${JSON.stringify(info, null, 2)}\n`);
+}
+
+/** Undefined when no demo is running from this folder (or one ended without cleaning up). */
+export async function readDemoInfo(dir: string): Promise<DemoInfo | undefined> {
+  const info = await readJson(demoInfoPath(dir));
+  return isDemoInfo(info) ? info : undefined;
+}
+
+export function removeDemoInfo(dir: string): Promise<void> {
+  return rm(demoInfoPath(dir), { force: true });
+}
+
+/** The bridge identity of the previous run's config.json, if there was one. */
+export async function readBridgeIdentity(dir: string): Promise<BridgeIdentity | undefined> {
+  const config = await readJson(join(dir, 'config.json'));
+  const bridge = isObject(config) ? config.bridge : undefined;
+  if (isObject(bridge) && typeof bridge.username === 'string' && typeof bridge.pin === 'string') {
+    return { username: bridge.username, pin: bridge.pin };
+  }
+  return undefined;
+}
+
+/**
+ * Deletes the plugin's stored session. Each run starts a fresh simulator, which never issued the
+ * previous run's token: reusing it would end in "no longer accepts this session".
+ * Resolves whether there was one.
+ */
+export async function forgetPreviousSession(dir: string): Promise<boolean> {
+  try {
+    await unlink(join(dir, 'doorbell-motion', 'session.json'));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return false;
+    }
+    throw error;
+  }
+}
+
+function demoInfoPath(dir: string): string {
+  return join(dir, 'demo.json');
+}
+
+/** A missing or unreadable file reads as undefined: both mean "nothing usable here". */
+async function readJson(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isDemoInfo(value: unknown): value is DemoInfo {
+  return (
+    isObject(value) &&
+    typeof value.controlUrl === 'string' &&
+    Array.isArray(value.doorbells) &&
+    value.doorbells.every((doorbell) => isObject(doorbell) && typeof doorbell.deviceId === 'string' && typeof doorbell.name === 'string')
+  );
+}

@@ -1,0 +1,134 @@
+/**
+ * `npm run motion -- <deviceId>`: has the running demo's simulator deliver a notification to the
+ * plugin's push receiver, as the push delivery service would, and says what the receiver answered.
+ */
+import { parseArgs } from 'node:util';
+import { demoDir, readDemoInfo, type DemoDoorbell, type DemoInfo } from './lib/demo-folder.js';
+
+const USAGE = [
+  'usage: npm run motion -- <deviceId> [--kind motion|ding] [--id EVENT_ID] [--dir PATH]',
+  '  --kind  motion (default) drives the motion sensor; ding is accepted and ignored by the plugin',
+  '  --id    the event id; the plugin drops a repeated id within 10 minutes as a duplicate',
+  '  --dir   the demo folder given to `npm start`; default .demo/',
+].join('\n');
+
+const KINDS = ['motion', 'ding'];
+
+/** The simulator gives the receiver 5 s to answer; this covers that and the control request. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/** From the control API when no push receiver is registered yet. */
+const NOT_REGISTERED = 409;
+
+const ACCEPTED = 202;
+
+interface MotionRequest {
+  deviceId: string;
+  kind: string;
+  id: string | undefined;
+  dir: string;
+}
+
+/** The push receiver's reply as the control API reports it; status 0 when it was unreachable. */
+interface Delivery {
+  status: number;
+  body: string;
+}
+
+/** A failure this script explains in full; anything else is a bug and keeps its stack. */
+class MotionFailure extends Error {}
+
+function parseRequest(args: string[]): MotionRequest {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { kind: { type: 'string', default: 'motion' }, id: { type: 'string' }, dir: { type: 'string' } },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) {
+    throw new Error('Give exactly one doorbell device id.');
+  }
+  if (!KINDS.includes(values.kind)) {
+    throw new Error(`--kind must be one of ${KINDS.join(', ')}.`);
+  }
+  return { deviceId: positionals[0], kind: values.kind, id: values.id, dir: demoDir(values.dir) };
+}
+
+async function runningDemo(dir: string): Promise<DemoInfo> {
+  const info = await readDemoInfo(dir);
+  if (info === undefined) {
+    throw new MotionFailure(`The demo is not running (no demo.json in ${dir}). Start it with \`npm start\` and try again.`);
+  }
+  return info;
+}
+
+function demoDoorbell(info: DemoInfo, deviceId: string): DemoDoorbell {
+  const doorbell = info.doorbells.find((candidate) => candidate.deviceId === deviceId);
+  if (doorbell === undefined) {
+    const known = info.doorbells.map(({ deviceId: id, name }) => `${id} (${name})`).join(', ');
+    throw new MotionFailure(`${deviceId} is not one of the demo's doorbells: ${known}.`);
+  }
+  return doorbell;
+}
+
+async function deliver(controlUrl: string, { deviceId, kind, id }: MotionRequest): Promise<Delivery> {
+  let response: Response;
+  try {
+    response = await fetch(`${controlUrl}/__simulator/motion/${deviceId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind, id }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch {
+    throw new MotionFailure(`The demo is not running: nothing answers at ${controlUrl}. Start it with \`npm start\` and try again.`);
+  }
+  const answer = (await response.json()) as Delivery & { reason?: string };
+  if (response.status === NOT_REGISTERED) {
+    throw new MotionFailure('The plugin has not registered for push notifications yet: wait until the demo prints the pairing code.');
+  }
+  if (!response.ok) {
+    throw new MotionFailure(`The simulator refused the delivery (${response.status}): ${answer.reason ?? 'no reason given'}`);
+  }
+  return answer;
+}
+
+function describeDelivery({ status, body }: Delivery): string {
+  if (status === 0) {
+    return 'the push receiver could not be reached';
+  }
+  const reply = body.trim();
+  return `receiver answered ${status}${reply === '' ? '' : ` ${reply}`}`;
+}
+
+async function main(): Promise<void> {
+  let request: MotionRequest;
+  try {
+    request = parseRequest(process.argv.slice(2));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  try {
+    const info = await runningDemo(request.dir);
+    const doorbell = demoDoorbell(info, request.deviceId);
+    const delivery = await deliver(info.controlUrl, request);
+    const outcome = `${request.kind} for ${doorbell.deviceId} (${doorbell.name}): ${describeDelivery(delivery)}`;
+    if (delivery.status !== ACCEPTED) {
+      throw new MotionFailure(`Could not deliver ${outcome}`);
+    }
+    console.log(`Delivered ${outcome}`);
+    if (request.kind === 'motion') {
+      console.log(`The demo logs "Motion at ${doorbell.name}"; the sensor turns off again after the motion timeout.`);
+    }
+  } catch (error) {
+    if (!(error instanceof MotionFailure)) {
+      throw error;
+    }
+    console.error(error.message);
+    process.exitCode = 1;
+  }
+}
+
+await main();

@@ -1,0 +1,215 @@
+/**
+ * The demo as a newcomer uses it: `npm start` (here on loopback, in a temporary folder instead of
+ * `.demo/`), `npm run motion -- 1234567` from a second process, Ctrl-C, and `npm start` again.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { withTimeout } from '../../scripts/lib/timeout.js';
+import { PLUGIN_ENTRY, REPO_ROOT } from './support/paths.js';
+
+const DEMO_SCRIPT = join(REPO_ROOT, 'scripts', 'demo.ts');
+const MOTION_SCRIPT = join(REPO_ROOT, 'scripts', 'motion.ts');
+
+/** Homebridge publishes and the plugin subscribes within a few seconds. */
+const READY_TIMEOUT_MS = 20_000;
+/** Mostly tsx starting up. */
+const MOTION_TIMEOUT_MS = 10_000;
+/** The plugin logs a delivered motion within milliseconds. */
+const LOG_TIMEOUT_MS = 5_000;
+/** Homebridge here takes its own 5 s forced-exit delay after SIGTERM. */
+const EXIT_TIMEOUT_MS = 15_000;
+
+/** The demo needs `dist/`; as in the smoke test, CI (which builds first) fails instead of skipping. */
+const describeWithBuiltPlugin = existsSync(PLUGIN_ENTRY) || process.env.CI ? describe : describe.skip;
+
+/**
+ * Both scripts run as `node --import tsx <script>`, which is what `tsx <script>` does, minus tsx's
+ * wrapper process: the pid signalled is the demo itself.
+ */
+function scriptArgs(script: string, args: string[]): string[] {
+  return ['--import', 'tsx', script, ...args];
+}
+
+interface MotionOutcome {
+  code: number | null;
+  output: string;
+}
+
+/** `npm run motion -- <args>`: resolves with its exit code and output, whatever the code. */
+function runMotion(args: string[]): Promise<MotionOutcome> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, scriptArgs(MOTION_SCRIPT, args), { cwd: REPO_ROOT, timeout: MOTION_TIMEOUT_MS }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : (error.code as number | null), output: stdout + stderr });
+    });
+  });
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One `npm start`: the demo as a child process, its output lines (both streams) and its exit. */
+class DemoRun {
+  readonly lines: string[] = [];
+  readonly exitCode: Promise<number | null>;
+  private readonly events = new EventEmitter();
+  private closed = false;
+
+  private constructor(private readonly child: ChildProcess) {
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream as NodeJS.ReadableStream }).on('line', (line) => {
+        this.lines.push(line);
+        this.events.emit('change');
+      });
+    }
+    // 'close' rather than 'exit': by then every output line is in.
+    this.exitCode = once(child, 'close').then(([code]) => {
+      this.closed = true;
+      this.events.emit('change');
+      return code as number | null;
+    });
+  }
+
+  /** Starts the demo in `dir` and resolves with it and its Homebridge's pid once that is started. */
+  static async start(dir: string): Promise<{ demo: DemoRun; homebridgePid: number }> {
+    const child = spawn(process.execPath, scriptArgs(DEMO_SCRIPT, ['--loopback', '--dir', dir]), {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const demo = new DemoRun(child);
+    const [, pid] = await demo.waitForLine(/^Starting Homebridge \(pid (\d+)\)/, READY_TIMEOUT_MS);
+    return { demo, homebridgePid: Number(pid) };
+  }
+
+  get pid(): number {
+    return this.child.pid as number;
+  }
+
+  /** Ctrl-C; resolves with the exit code. */
+  interrupt(): Promise<number | null> {
+    process.kill(this.pid, 'SIGINT');
+    return withTimeout(this.exitCode, EXIT_TIMEOUT_MS, "the demo's exit");
+  }
+
+  /** The first line matching, waiting for it; fails at once when the demo exits without it. */
+  async waitForLine(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+    let check = (): void => undefined;
+    const found = new Promise<RegExpMatchArray>((resolve, reject) => {
+      check = () => {
+        const match = this.lines.map((line) => line.match(pattern)).find((candidate) => candidate !== null);
+        if (match) {
+          resolve(match);
+        } else if (this.closed) {
+          reject(new Error(`the demo exited without a line matching ${pattern}`));
+        }
+      };
+    });
+    this.events.on('change', check);
+    check();
+    try {
+      return await withTimeout(found, timeoutMs, `a demo line matching ${pattern}`);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}. The demo printed:\n${this.lines.join('\n')}`);
+    } finally {
+      this.events.off('change', check);
+    }
+  }
+}
+
+const PAIRING_CODE_LINE = /^ {2}HomeKit pairing code {2}(\d{3}-\d{2}-\d{3})$/;
+
+describeWithBuiltPlugin('the demo (npm start --loopback) with npm run motion', () => {
+  let dir: string;
+  /** Processes not yet seen to stop; a failed test leaves them to afterAll. */
+  let unstopped: number[] = [];
+  let demo: DemoRun;
+  let homebridgePid: number;
+  let firstPairingCode: string;
+
+  async function startDemo(): Promise<void> {
+    ({ demo, homebridgePid } = await DemoRun.start(dir));
+    unstopped.push(demo.pid, homebridgePid);
+  }
+
+  async function expectCleanStop(): Promise<void> {
+    expect(await demo.interrupt()).toBe(0);
+    expect(isRunning(homebridgePid)).toBe(false);
+    expect(existsSync(join(dir, 'demo.json'))).toBe(false);
+    unstopped = [];
+  }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'doorbell-demo-'));
+    await startDemo();
+  }, READY_TIMEOUT_MS);
+
+  afterAll(async () => {
+    for (const pid of unstopped.filter(isRunning)) {
+      process.kill(pid, 'SIGKILL');
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it(
+    'prints the pairing code and how to trigger motion once Homebridge runs',
+    async () => {
+      [, firstPairingCode] = await demo.waitForLine(PAIRING_CODE_LINE, READY_TIMEOUT_MS);
+      expect(demo.lines).toContain(`      npm run motion -- 1234567 --dir ${dir}`);
+    },
+    READY_TIMEOUT_MS,
+  );
+
+  it(
+    'delivers motion to the plugin: the receiver answers 202 and Homebridge logs "Motion at Front Door"',
+    async () => {
+      const motion = await runMotion(['1234567', '--dir', dir]);
+
+      expect(motion).toEqual({ code: 0, output: expect.stringMatching(/^Delivered motion for 1234567 \(Front Door\): receiver answered 202/) });
+      await demo.waitForLine(/^\[homebridge\] \[Doorbell Motion\] Motion at Front Door$/, LOG_TIMEOUT_MS);
+    },
+    MOTION_TIMEOUT_MS + LOG_TIMEOUT_MS,
+  );
+
+  it(
+    'refuses an id that is not a demo doorbell',
+    async () => {
+      expect(await runMotion(['42', '--dir', dir])).toEqual({ code: 1, output: expect.stringContaining("42 is not one of the demo's doorbells") });
+    },
+    MOTION_TIMEOUT_MS,
+  );
+
+  it('stops on SIGINT with exit code 0, leaving no Homebridge and no demo.json behind', expectCleanStop, EXIT_TIMEOUT_MS + 1_000);
+
+  it(
+    'then tells npm run motion that the demo is not running',
+    async () => {
+      expect(await runMotion(['1234567', '--dir', dir])).toEqual({ code: 1, output: expect.stringContaining('The demo is not running') });
+    },
+    MOTION_TIMEOUT_MS,
+  );
+
+  it(
+    'runs again in the same folder: same bridge and pairing code, signed in to the fresh simulator with a new code',
+    async () => {
+      await startDemo();
+      const [, pairingCode] = await demo.waitForLine(PAIRING_CODE_LINE, READY_TIMEOUT_MS);
+
+      expect(pairingCode).toBe(firstPairingCode);
+      expect(demo.lines).toContain('[homebridge] [Doorbell Motion] Signed in as demo (demo@example.com)');
+      expect(demo.lines).toContain('[homebridge] [Doorbell Motion] 2 of 2 doorbells subscribed to motion alerts');
+      await expectCleanStop();
+    },
+    READY_TIMEOUT_MS + EXIT_TIMEOUT_MS,
+  );
+});

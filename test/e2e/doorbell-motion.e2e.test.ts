@@ -1,0 +1,143 @@
+/**
+ * The plugin doing its job on real Homebridge 2 and 1 against the strict simulator: it signs in,
+ * registers and subscribes three doorbells, publishes them as MotionSensors, turns a delivered
+ * notification into a MotionDetected event at a paired controller, and after a restart carries on
+ * from its stored session.
+ */
+import { expect, it } from '@jest/globals';
+import type { RecordedRequest } from '../../simulator/index.js';
+import { describeWithBuiltPlugin } from './support/built-plugin.js';
+import { changeOf } from './support/hap-client.js';
+import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { DOORBELLS, MOTION_TIMEOUT_S, SERIAL_NUMBERS } from './support/plugin-config.js';
+import { expectStoppedInTime, itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
+
+/** Sign-in, registration and three subscriptions take well under a second against the simulator. */
+const SUBSCRIBED_TIMEOUT_MS = 10_000;
+
+/** From the simulator's delivery to the controller's MotionDetected event. */
+const MOTION_LATENCY_BUDGET_MS = 1_000;
+
+/** Waits this much longer than the budget, so a slow event fails on its measured latency instead. */
+const MOTION_EVENT_TIMEOUT_MS = 5 * MOTION_LATENCY_BUDGET_MS;
+
+const MOTION_TIMEOUT_MS = MOTION_TIMEOUT_S * 1000;
+
+/** A duplicate that raised motion would have done so within the latency budget. */
+const DUPLICATE_WINDOW_MS = 2 * MOTION_LATENCY_BUDGET_MS;
+
+const RESTART_TIMEOUT_MS = STOP_TIMEOUT_MS + START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS;
+
+const REGISTRATION = 'doorbell PATCH /clients_api/device';
+const SUBSCRIPTIONS = SERIAL_NUMBERS.map((deviceId) => `doorbell POST /clients_api/doorbots/${deviceId}/motions_subscribe`);
+
+describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
+  const rig = useRig(runtime);
+  let firstRunSensors: DoorbellSensor[];
+  /** When each doorbell's MotionDetected event arrived, by serial number. */
+  const raisedAt = new Map<string, number>();
+
+  it(
+    'signs in once at the regional address, registers once and subscribes each doorbell once, every request valid',
+    async () => {
+      await rig().start();
+      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+
+      expect(requestLines(rig().simulator.requests).sort()).toEqual(
+        ['account POST /api/v1/getUrlByEmail', 'region POST /api/v4/auth/email/login/code', REGISTRATION, ...SUBSCRIPTIONS].sort(),
+      );
+      expect(rig().simulator.requestsTo('region')[0]?.rawQuery).toContain('email=e2e%2Bmotion%40example.com');
+      expect(rig().simulator.invalidRequests()).toEqual([]);
+    },
+    START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
+  );
+
+  it('publishes one MotionSensor per doorbell with its configured name and serial number, and no fault', async () => {
+    firstRunSensors = await rig().sensors();
+
+    expect(firstRunSensors.map(({ name, serialNumber }) => ({ name, serialNumber }))).toEqual(
+      DOORBELLS.map(({ name, deviceId }) => ({ name, serialNumber: String(deviceId) })),
+    );
+    expect(await (await rig().controller()).accessories()).toHaveLength(1 + DOORBELLS.length);
+    expect(await rig().statusFaults()).toEqual(DOORBELLS.map(() => NO_FAULT));
+  });
+
+  it('raises MotionDetected at the notified doorbell only, within 1 s of the delivery', async () => {
+    const controller = await rig().controller();
+    await controller.subscribe(...firstRunSensors.map(({ motionDetected }) => motionDetected));
+
+    for (const [index, sensor] of firstRunSensors.entries()) {
+      const sentAt = performance.now();
+      expect(await rig().simulator.deliverMotion(sensor.serialNumber, { id: eventIdOf(sensor) })).toMatchObject({ status: 202 });
+      await controller.nextEvent(changeOf(sensor.motionDetected, true), MOTION_EVENT_TIMEOUT_MS);
+      raisedAt.set(sensor.serialNumber, performance.now());
+
+      expect(performance.now() - sentAt).toBeLessThan(MOTION_LATENCY_BUDGET_MS);
+      const raisedSoFar = firstRunSensors.map((_, other) => other <= index);
+      expect(await controller.read(...firstRunSensors.map(({ motionDetected }) => motionDetected))).toEqual(raisedSoFar);
+    }
+  });
+
+  it(
+    'lets MotionDetected fall back motionTimeout (5 s) after the notification',
+    async () => {
+      const controller = await rig().controller();
+      for (const sensor of firstRunSensors) {
+        await controller.nextEvent(changeOf(sensor.motionDetected, false), MOTION_TIMEOUT_MS + MOTION_EVENT_TIMEOUT_MS);
+        const heldMs = performance.now() - (raisedAt.get(sensor.serialNumber) as number);
+        // Both events reach the controller within the latency budget of the moments they mark.
+        expect(heldMs).toBeGreaterThan(MOTION_TIMEOUT_MS - MOTION_LATENCY_BUDGET_MS);
+        expect(heldMs).toBeLessThan(MOTION_TIMEOUT_MS + MOTION_LATENCY_BUDGET_MS);
+      }
+    },
+    MOTION_TIMEOUT_MS + MOTION_EVENT_TIMEOUT_MS * DOORBELLS.length,
+  );
+
+  it('drops a duplicate notification (same id) without raising MotionDetected, while a new id still does', async () => {
+    const controller = await rig().controller();
+    const garage = firstRunSensors[2] as DoorbellSensor;
+
+    expect(await rig().simulator.deliverMotion(garage.serialNumber, { id: eventIdOf(garage) })).toMatchObject({ status: 202 });
+    await expect(controller.nextEvent(changeOf(garage.motionDetected, true), DUPLICATE_WINDOW_MS)).rejects.toThrow('No matching HAP event');
+    expect(await controller.read(garage.motionDetected)).toEqual([false]);
+
+    expect(await rig().simulator.deliverMotion(garage.serialNumber, { id: `${eventIdOf(garage)}-again` })).toMatchObject({ status: 202 });
+    await controller.nextEvent(changeOf(garage.motionDetected, true), MOTION_EVENT_TIMEOUT_MS);
+  });
+
+  it(
+    'after a restart on the same storage: no login, the same push token registered again, every doorbell subscribed again',
+    async () => {
+      const pushToken = rig().simulator.pushToken;
+      expectStoppedInTime(await rig().stop());
+      rig().simulator.reset();
+
+      const homebridge = await rig().start();
+      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+
+      expect(requestLines(rig().simulator.requests).sort()).toEqual([REGISTRATION, ...SUBSCRIPTIONS].sort());
+      expect(rig().simulator.pushToken).toBe(pushToken);
+      expect(homebridge.lines.filter((line) => line.includes('EADDRINUSE'))).toEqual([]);
+    },
+    RESTART_TIMEOUT_MS,
+  );
+
+  it('keeps every accessory id (aid and serial number) and the controller pairing across the restart', async () => {
+    const idsOf = (sensors: DoorbellSensor[]) => sensors.map(({ aid, serialNumber }) => ({ aid, serialNumber }));
+
+    expect(idsOf(await rig().sensors())).toEqual(idsOf(firstRunSensors));
+  });
+
+  itEndsCleanly(rig);
+});
+
+/** Each doorbell's first notification id: the duplicate check sends one again. */
+function eventIdOf({ serialNumber }: DoorbellSensor): string {
+  return `motion-${serialNumber}`;
+}
+
+/** "service METHOD path" per request: which server got what, with no detail that varies by run. */
+function requestLines(requests: readonly RecordedRequest[]): string[] {
+  return requests.map(({ service, method, path }) => `${service} ${method} ${path}`);
+}

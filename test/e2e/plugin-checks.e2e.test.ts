@@ -1,0 +1,121 @@
+/**
+ * What Homebridge's plugin verification runs a plugin through: no platform block, an empty one, and
+ * credentials for servers that cannot be reached or whose name does not resolve. In every case
+ * Homebridge starts, stays up, publishes what it should and exits in time on SIGTERM.
+ *
+ * The cases are runs of one Homebridge storage in a row, so each run is also the previous run's
+ * restart on the same HAP port; the last case repeats the one before, whose receiver must get its
+ * port back.
+ */
+import { expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
+import { describeWithBuiltPlugin } from './support/built-plugin.js';
+import { RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { DOORBELLS, doorbellMotionPlatform, PLATFORM, pluginLogLine, type PluginEndpoints } from './support/plugin-config.js';
+import { expectRunningOnce, expectStoppedInTime, itLeavesNoTrace, useRig, WATCH_MS } from './support/plugin-rig.js';
+
+/** No real doorbell service issued it; it must stay out of the log all the same. */
+const FAKE_ACCESS_TOKEN = 'e2e-fake-doorbell-access-token';
+
+/** RFC 6761 keeps `.invalid` from ever resolving; the loopback guard answers it without a query. */
+const UNRESOLVABLE = { account: 'account.doorbell-motion.invalid', doorbell: 'doorbell.doorbell-motion.invalid' };
+
+const REGION_CALL_FAILED = pluginLogLine('POST /api/v1/getUrlByEmail network');
+const REGISTRATION_FAILED = pluginLogLine('PATCH /clients_api/device network');
+
+/** Where the plugin is pointed in a case: its receiver's port, and an https address nothing listens on. */
+interface CaseSetup {
+  pushPort: number;
+  closedUrl: string;
+}
+
+interface PluginCheck {
+  title: string;
+  platforms(setup: CaseSetup): Array<Record<string, unknown>>;
+  /** Lines that show the plugin got as far as the case is about, and failed there as it should. */
+  evidence(setup: CaseSetup): RegExp[];
+  /** Accessories on the bridge, the bridge included: the plugin publishes without waiting on the network. */
+  published: number;
+}
+
+function unreachable({ pushPort, closedUrl }: CaseSetup): PluginEndpoints {
+  return { accountUrl: closedUrl, doorbellUrl: closedUrl, pushPort };
+}
+
+const withAccessToken = (setup: CaseSetup) => [doorbellMotionPlatform(unreachable(setup), { doorbellAccessToken: FAKE_ACCESS_TOKEN })];
+const receiverUpRegistrationFailed = ({ pushPort }: CaseSetup) => [
+  pluginLogLine(`Push receiver listening at 127\\.0\\.0\\.1:${pushPort}`),
+  REGISTRATION_FAILED,
+];
+
+const CHECKS: PluginCheck[] = [
+  {
+    title: 'no platform block',
+    platforms: () => [],
+    evidence: () => [/Loaded plugin: homebridge-doorbell-motion/],
+    published: 1,
+  },
+  {
+    title: `a bare { "platform": "${PLATFORM}" }`,
+    platforms: () => [{ platform: PLATFORM }],
+    evidence: () => [pluginLogLine('not configured', PLATFORM)],
+    published: 1,
+  },
+  {
+    title: 'fake credentials, both servers at a closed loopback port',
+    platforms: (setup) => [doorbellMotionPlatform(unreachable(setup))],
+    evidence: () => [REGION_CALL_FAILED],
+    published: 1 + DOORBELLS.length,
+  },
+  {
+    title: 'fake credentials, server names that do not resolve',
+    platforms: ({ pushPort }) => [
+      doorbellMotionPlatform({ accountUrl: `https://${UNRESOLVABLE.account}`, doorbellUrl: `https://${UNRESOLVABLE.doorbell}`, pushPort }),
+    ],
+    evidence: () => [new RegExp(`^\\[loopback-guard\\] DNS lookup of ${UNRESOLVABLE.account.replaceAll('.', '\\.')} answered ENOTFOUND`), REGION_CALL_FAILED],
+    published: 1 + DOORBELLS.length,
+  },
+  {
+    title: 'a fake doorbellAccessToken, doorbell server at a closed loopback port',
+    platforms: withAccessToken,
+    evidence: receiverUpRegistrationFailed,
+    published: 1 + DOORBELLS.length,
+  },
+  {
+    title: 'the same again: its receiver gets the same port back',
+    platforms: withAccessToken,
+    evidence: receiverUpRegistrationFailed,
+    published: 1 + DOORBELLS.length,
+  },
+];
+
+describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
+  const rig = useRig(runtime);
+
+  it.each(CHECKS)(
+    '$title: starts on the HAP port, stays up, publishes, exits within 12 s of SIGTERM',
+    async ({ platforms, evidence, published }) => {
+      const setup = { pushPort: rig().endpoints.pushPort, closedUrl: `https://127.0.0.1:${await freeLoopbackPort()}` };
+      await rig().sandbox.writeConfig(platforms(setup));
+
+      const stopped = await rig().runOnce(async (homebridge) => {
+        for (const line of evidence(setup)) {
+          await homebridge.waitForLine(line, START_TIMEOUT_MS);
+        }
+        await sleep(WATCH_MS);
+
+        const [, hapPort] = await homebridge.waitForLine(RUNNING_LINE, 0);
+        expect(Number(hapPort)).toBe(rig().sandbox.bridge.port);
+        expect(homebridge.lines.filter((line) => line.includes('EADDRINUSE'))).toEqual([]);
+        expectRunningOnce(homebridge);
+        expect(await (await rig().controller()).accessories()).toHaveLength(published);
+      });
+      expectStoppedInTime(stopped);
+    },
+    START_TIMEOUT_MS + WATCH_MS + STOP_TIMEOUT_MS,
+  );
+
+  itLeavesNoTrace(rig, [FAKE_ACCESS_TOKEN]);
+});

@@ -1,0 +1,12 @@
+import { describe, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { PLUGIN_ENTRY } from './paths.js';
+
+/**
+ * A working tree may not be built yet, so tests of the plugin itself skip without `dist/`; CI builds
+ * before testing, so there a missing build fails them instead of passing unnoticed.
+ */
+const runsPlugin = existsSync(PLUGIN_ENTRY) || process.env.CI !== undefined;
+
+export const describeWithBuiltPlugin = runsPlugin ? describe : describe.skip;
+export const itWithBuiltPlugin = runsPlugin ? it : it.skip;

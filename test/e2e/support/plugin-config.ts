@@ -1,0 +1,68 @@
+/**
+ * The DoorbellMotion platform block the e2e scenarios write into config.json, and the simulated
+ * account and doorbells it matches.
+ */
+import type { SimulatorOptions } from '../../../simulator/index.js';
+
+export const PLATFORM = 'DoorbellMotion';
+
+/** The platform's `name`: Homebridge prefixes every plugin log line with it. */
+export const PLATFORM_LOG_NAME = 'Doorbell Motion';
+
+/** A `+` must reach the region call as %2B, where a careless encoder sends a space. */
+export const ACCOUNT = { email: 'e2e+motion@example.com', country: 'US', countryCode: '1', code: '012345' } as const;
+
+/**
+ * A line the plugin logged: Homebridge prefixes each with the platform block's `name`, or with the
+ * platform itself when the block has none.
+ */
+export function pluginLogLine(pattern: string, logName: string = PLATFORM_LOG_NAME): RegExp {
+  return new RegExp(`\\[${logName}\\] .*${pattern}`, 'i');
+}
+
+/** The minimum: scenarios wait this long for motion to fall back. */
+export const MOTION_TIMEOUT_S = 5;
+
+/**
+ * One id per way an id can go wrong: an ordinary string, a JSON integer (which Homebridge hands over
+ * as a number), and one above 2^53 that a JS number would turn into ...992.
+ */
+export const DOORBELLS = [
+  { deviceId: '1234567', name: 'Front Door' },
+  { deviceId: 42, name: 'Back Door' },
+  { deviceId: '9007199254740993', name: 'Garage' },
+] as const;
+
+/** Each doorbell's HomeKit serial number: its device id as a decimal string. */
+export const SERIAL_NUMBERS = DOORBELLS.map(({ deviceId }) => String(deviceId));
+
+/** Where the plugin sends its requests and receives its notifications. */
+export interface PluginEndpoints {
+  accountUrl: string;
+  doorbellUrl: string;
+  /** The receiver's port on 127.0.0.1. */
+  pushPort: number;
+}
+
+/**
+ * The full block for the simulator. The public URL is set because its default is this machine's
+ * first non-loopback address, which the simulator refuses to deliver to.
+ */
+export function doorbellMotionPlatform(endpoints: PluginEndpoints, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    platform: PLATFORM,
+    name: PLATFORM_LOG_NAME,
+    account: { serverUrl: endpoints.accountUrl, ...ACCOUNT },
+    doorbellServerUrl: endpoints.doorbellUrl,
+    doorbells: DOORBELLS,
+    motionTimeout: MOTION_TIMEOUT_S,
+    push: { host: '127.0.0.1', port: endpoints.pushPort, publicUrl: `http://127.0.0.1:${endpoints.pushPort}` },
+    ...overrides,
+  };
+}
+
+/** A simulator that knows exactly this account and these doorbells: any other id is a 404. */
+export const SIMULATOR_OPTIONS: SimulatorOptions = {
+  accounts: [{ email: ACCOUNT.email, code: ACCOUNT.code, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode }],
+  doorbells: SERIAL_NUMBERS,
+};

@@ -1,0 +1,198 @@
+/**
+ * The plugin installed in one Homebridge storage, against the simulator: a HomebridgeSandbox that
+ * runs the built plugin, the simulator in this jest process, the push receiver's port, and a HomeKit
+ * controller. Runs on the same rig share storage, ports and pairing, as restarts of one Homebridge do.
+ */
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { freeLoopbackPort, type HomebridgeProcess, type StopResult } from '../../../scripts/lib/homebridge-process.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
+import { HapCharacteristic, HapService, HapTestClient, type CharacteristicRef } from './hap-client.js';
+import { HomebridgeSandbox, RUNNING_LINE, STOP_TIMEOUT_MS } from './homebridge-sandbox.js';
+import { RUNTIME_SETUP_TIMEOUT_MS, type HomebridgeRuntime } from './homebridge-versions.js';
+import { linesRevealing, storedSecrets } from './log-secrets.js';
+import { REPO_ROOT } from './paths.js';
+import { ACCOUNT, doorbellMotionPlatform, SERIAL_NUMBERS, SIMULATOR_OPTIONS, type PluginEndpoints } from './plugin-config.js';
+import { pollUntil } from './poll.js';
+
+/**
+ * How long a scenario watches a running Homebridge for a crash, a restart or requests that should not
+ * come: the plugin's first retries fall within it (1 to 2 s, then 2 to 4 s after that).
+ */
+export const WATCH_MS = 3_000;
+
+/** HAP's StatusFault values. */
+export const NO_FAULT = 0;
+export const GENERAL_FAULT = 1;
+
+/** One doorbell's MotionSensor as the controller sees it. */
+export interface DoorbellSensor {
+  aid: number;
+  name: unknown;
+  serialNumber: string;
+  motionDetected: CharacteristicRef;
+  statusFault: CharacteristicRef;
+}
+
+export class PluginRig {
+  private pairedController: HapTestClient | undefined;
+  private running: HomebridgeProcess | undefined;
+
+  private constructor(
+    private readonly runtime: HomebridgeRuntime,
+    readonly sandbox: HomebridgeSandbox,
+    readonly simulator: Simulator,
+    readonly endpoints: PluginEndpoints,
+  ) {}
+
+  /** A fresh storage whose config.json holds the full platform block for the simulator. */
+  static async create(runtime: HomebridgeRuntime): Promise<PluginRig> {
+    const sandbox = await HomebridgeSandbox.create();
+    const simulator = await startSimulator(SIMULATOR_OPTIONS);
+    const endpoints = { accountUrl: simulator.accountUrl, doorbellUrl: simulator.doorbellUrl, pushPort: await freeLoopbackPort() };
+    const rig = new PluginRig(runtime, sandbox, simulator, endpoints);
+    await sandbox.writeConfig([doorbellMotionPlatform(endpoints)]);
+    return rig;
+  }
+
+  /** The Homebridge started last; throws before the first start. */
+  get homebridge(): HomebridgeProcess {
+    if (this.running === undefined) {
+      throw new Error('Homebridge has not been started on this rig');
+    }
+    return this.running;
+  }
+
+  /** Starts Homebridge with the built plugin; resolves once the bridge is published. */
+  async start(): Promise<HomebridgeProcess> {
+    this.running = await this.sandbox.start(this.runtime, REPO_ROOT);
+    return this.running;
+  }
+
+  /** Paired with the setup PIN on first use; later runs verify that same pairing, as the Home app does. */
+  async controller(): Promise<HapTestClient> {
+    this.pairedController ??= await HapTestClient.pair(this.sandbox.bridge, this.sandbox.bridge.pin);
+    return this.pairedController;
+  }
+
+  /** Every configured doorbell's sensor, in configuration order; throws when one is not published. */
+  async sensors(): Promise<DoorbellSensor[]> {
+    const accessories = await (await this.controller()).accessories();
+    return SERIAL_NUMBERS.map((serialNumber) => {
+      const accessory = accessories.find((candidate) => candidate.serialNumber === serialNumber);
+      if (accessory === undefined) {
+        throw new Error(`No accessory has serial number ${serialNumber}; the bridge lists ${accessories.map(({ serialNumber: listed }) => String(listed)).join(', ')}`);
+      }
+      return {
+        aid: accessory.aid,
+        name: accessory.name,
+        serialNumber,
+        motionDetected: accessory.characteristic(HapService.MotionSensor, HapCharacteristic.MotionDetected),
+        statusFault: accessory.characteristic(HapService.MotionSensor, HapCharacteristic.StatusFault),
+      };
+    });
+  }
+
+  /** Each sensor's StatusFault, read now, in configuration order. */
+  async statusFaults(): Promise<unknown[]> {
+    const sensors = await this.sensors();
+    return (await this.controller()).read(...sensors.map(({ statusFault }) => statusFault));
+  }
+
+  /** Waits, bounded, until every sensor shows `expected` (the plugin works in the background). */
+  async waitForStatusFaults(expected: number, timeoutMs: number): Promise<void> {
+    await pollUntil(
+      () => this.statusFaults(),
+      (faults) => faults.every((fault) => fault === expected),
+      timeoutMs,
+      `StatusFault ${expected} on every doorbell`,
+    );
+  }
+
+  /**
+   * Starts Homebridge, runs `check` on it, and stops it even when the check fails, since the next run
+   * needs its ports. Resolves with how the stop went; rejects with the check's failure.
+   */
+  async runOnce(check: (homebridge: HomebridgeProcess) => Promise<void>): Promise<StopResult> {
+    const failure = await check(await this.start()).then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
+    const stopped = await this.stop();
+    if (failure !== undefined) {
+      throw failure.error;
+    }
+    return stopped;
+  }
+
+  /** SIGTERM, after closing the controller's connections so that it verifies again on the next run. */
+  async stop(): Promise<StopResult> {
+    await this.pairedController?.close();
+    return this.homebridge.stop(STOP_TIMEOUT_MS);
+  }
+
+  /** Output lines of every run so far that hold the code, a token, the receiver secret or an rriot value. */
+  async linesRevealingSecrets(moreSecrets: readonly string[] = []): Promise<string[]> {
+    const secrets = [ACCOUNT.code, ...this.simulator.issuedTokens, ...(await storedSecrets(this.sandbox.storagePath)), ...moreSecrets];
+    return linesRevealing(this.sandbox.outputLines, secrets);
+  }
+
+  async dispose(): Promise<void> {
+    await this.pairedController?.close();
+    await this.sandbox.dispose();
+    await this.simulator.close();
+  }
+}
+
+/**
+ * A rig for the enclosing describe: created before its tests, with `prepare` run on it (faults to
+ * inject, say) before any test starts Homebridge, and disposed after them.
+ */
+export function useRig(runtime: HomebridgeRuntime, prepare: (rig: PluginRig) => void = () => undefined): () => PluginRig {
+  let rig: PluginRig | undefined;
+  beforeAll(async () => {
+    await runtime.binary();
+    rig = await PluginRig.create(runtime);
+    prepare(rig);
+  }, RUNTIME_SETUP_TIMEOUT_MS);
+  afterAll(() => rig?.dispose(), STOP_TIMEOUT_MS * 2);
+  return () => {
+    if (rig === undefined) {
+      throw new Error('The rig is created in beforeAll; use it inside tests');
+    }
+    return rig;
+  };
+}
+
+/** Still up, and never restarted: a crash under a service manager would print a second running line. */
+export function expectRunningOnce(homebridge: HomebridgeProcess): void {
+  expect(homebridge.running).toBe(true);
+  expect(homebridge.lines.filter((line) => RUNNING_LINE.test(line))).toHaveLength(1);
+}
+
+/** Homebridge left on its own after SIGTERM, well within the time a service manager allows. */
+export function expectStoppedInTime(stopped: StopResult): void {
+  expect(stopped.killed).toBe(false);
+  expect(stopped.exitedAfterMs).toBeLessThan(STOP_TIMEOUT_MS);
+}
+
+/**
+ * The checks every scenario ends with, as the last tests of its describe: the latest run stops in
+ * time, and no run of the rig left a trace it should not have.
+ */
+export function itEndsCleanly(rig: () => PluginRig): void {
+  it(
+    'exits within 12 s of SIGTERM',
+    async () => expectStoppedInTime(await rig().stop()),
+    STOP_TIMEOUT_MS * 2,
+  );
+  itLeavesNoTrace(rig);
+}
+
+/** `moreSecrets`: those the scenario put in config.json beyond the standard block's code. */
+export function itLeavesNoTrace(rig: () => PluginRig, moreSecrets: readonly string[] = []): void {
+  it('sent only valid requests, logged no secret in any line of any run (at debug level), wrote nothing outside its storage', async () => {
+    expect(rig().simulator.invalidRequests()).toEqual([]);
+    expect(await rig().linesRevealingSecrets(moreSecrets)).toEqual([]);
+    expect(await rig().sandbox.writesOutsideStorage()).toEqual([]);
+  });
+}
