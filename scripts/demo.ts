@@ -50,7 +50,7 @@ const SUBSCRIBE_TIMEOUT_MS = 15_000;
 /** Homebridge forces its own exit 5 s after SIGTERM; stop() falls back to SIGKILL after this. */
 const STOP_TIMEOUT_MS = 12_000;
 
-const PUBLISHED_LINE = /is running on port (\d+)/;
+const PUBLISHED_LINE = /is running on port \d+/;
 const SUBSCRIBED_LINE = new RegExp(`${DEMO_DOORBELLS.length} of ${DEMO_DOORBELLS.length} doorbells subscribed`);
 /** Printed by Homebridge under "Setup Payload:"; a QR code of it pairs as the code does. */
 const SETUP_PAYLOAD_LINE = /^X-HM:\/\/\S+$/;
@@ -58,11 +58,6 @@ const SETUP_PAYLOAD_LINE = /^X-HM:\/\/\S+$/;
 interface DemoOptions {
   dir: string;
   loopbackOnly: boolean;
-}
-
-interface ReadyBridge {
-  settings: BridgeSettings;
-  setupPayload: string | undefined;
 }
 
 function parseOptions(args: string[]): DemoOptions {
@@ -162,7 +157,8 @@ async function startDemo(options: DemoOptions, stop: AbortSignal, started: Start
   started.homebridge = homebridge;
   homebridge.onLine((line) => console.log(`[homebridge] ${line}`));
   console.log(`Starting Homebridge (pid ${homebridge.pid}) with this plugin, storage in ${options.dir}`);
-  printReady(await unlessStopped(waitUntilReady(homebridge, bridge), stop), options);
+  const setupPayload = await unlessStopped(waitUntilReady(homebridge), stop);
+  printReady(bridge, setupPayload, options);
   return homebridge;
 }
 
@@ -193,11 +189,14 @@ async function prepareDemoFolder({ dir, loopbackOnly }: DemoOptions, simulator: 
   return bridge;
 }
 
-/** Resolves once the bridge is published and the plugin has subscribed every demo doorbell. */
-async function waitUntilReady(homebridge: HomebridgeProcess, bridge: BridgeSettings): Promise<ReadyBridge> {
+/**
+ * Resolves once the bridge is published and the plugin has subscribed every demo doorbell, with the
+ * setup payload Homebridge printed on the way.
+ */
+async function waitUntilReady(homebridge: HomebridgeProcess): Promise<string | undefined> {
   await expectLine(homebridge, PUBLISHED_LINE, PUBLISH_TIMEOUT_MS, 'Homebridge did not publish the bridge');
   await expectLine(homebridge, SUBSCRIBED_LINE, SUBSCRIBE_TIMEOUT_MS, 'The plugin did not subscribe the demo doorbells');
-  return { settings: bridge, setupPayload: homebridge.lines.find((line) => SETUP_PAYLOAD_LINE.test(line)) };
+  return homebridge.lines.find((line) => SETUP_PAYLOAD_LINE.test(line));
 }
 
 /** The log above already shows what went wrong, so the error only names the step that failed. */
@@ -210,18 +209,18 @@ async function expectLine(homebridge: HomebridgeProcess, pattern: RegExp, timeou
   }
 }
 
-function printReady({ settings, setupPayload }: ReadyBridge, { dir, loopbackOnly }: DemoOptions): void {
+function printReady(bridge: BridgeSettings, setupPayload: string | undefined, { dir, loopbackOnly }: DemoOptions): void {
   const dirFlag = isDefaultDemoDir(dir) ? '' : ` --dir ${dir}`;
   const [first, second] = DEMO_DOORBELLS;
   const pairing = loopbackOnly
     ? 'not advertised on the network (--loopback): run without --loopback to pair with the Home app'
-    : `in the Home app on this network: Add Accessory, More options…, "${settings.name}", then the code above`;
+    : `in the Home app on this network: Add Accessory, More options…, "${bridge.name}", then the code above`;
   const lines = [
     '',
     '================ The Doorbell Motion demo is running ================',
-    `  HomeKit pairing code  ${settings.pin}`,
+    `  HomeKit pairing code  ${bridge.pin}`,
     ...(setupPayload === undefined ? [] : [`  Setup payload         ${setupPayload}  (as a QR code, it pairs too)`]),
-    `  Bridge                "${settings.name}" on port ${settings.port}`,
+    `  Bridge                "${bridge.name}" on port ${bridge.port}`,
     `  Pairing               ${pairing}`,
     `  Doorbells             ${DEMO_DOORBELLS.map(({ deviceId, name }) => `${deviceId} ${name}`).join(', ')} (simulated)`,
     '',

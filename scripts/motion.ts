@@ -80,7 +80,10 @@ async function deliver(controlUrl: string, { deviceId, kind, id }: MotionRequest
       body: JSON.stringify({ kind, id }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
-  } catch {
+  } catch (error) {
+    if ((error as Error).name === 'TimeoutError') {
+      throw new MotionFailure(`The demo did not answer within ${REQUEST_TIMEOUT_MS / 1000} s at ${controlUrl}.`);
+    }
     throw new MotionFailure(`The demo is not running: nothing answers at ${controlUrl}. Start it with \`npm start\` and try again.`);
   }
   const answer = (await response.json()) as Delivery & { reason?: string };

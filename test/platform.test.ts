@@ -13,6 +13,7 @@ import {
   ACCOUNT,
   delay,
   DOORBELLS,
+  FAST,
   freeLoopbackPort,
   launchPlatform,
   platformConfig,
@@ -44,9 +45,13 @@ afterEach(async () => {
   await storage.remove();
 });
 
-function launch(overrides: Record<string, unknown> = {}, cached: RunningPlatform['test']['registered'] | undefined = undefined): RunningPlatform {
+function launch(
+  overrides: Record<string, unknown> = {},
+  cached: RunningPlatform['test']['registered'] | undefined = undefined,
+  tuning = FAST,
+): RunningPlatform {
   const restored = cached === undefined ? [] : [...cached.values()].map(reloadFromCache);
-  const platform = launchPlatform(platformConfig(sim, pushPort, overrides), storage.path, restored);
+  const platform = launchPlatform(platformConfig(sim, pushPort, overrides), storage.path, restored, tuning);
   running.push(platform);
   return platform;
 }
@@ -110,6 +115,18 @@ describe('start-up', () => {
 
     expect((await sim.deliverMotion('9007199254740992')).status).toBe(202);
     expect(sensorValue(platform.test, FRONT, 'MotionDetected')).toBe(false);
+  });
+});
+
+describe('refresh', () => {
+  it('repeats the registration and every subscription each refresh period, without signing in again', async () => {
+    const refreshMs = 150;
+    const platform = launch({}, undefined, { ...FAST, timing: { ...FAST.timing!, refreshMs } });
+    await waitFor(() => sim.requestsTo('subscribe').length >= 6, 'two refreshes', 3_000);
+
+    expect(sim.requestsTo('register').length).toBeGreaterThanOrEqual(3);
+    expect(sim.requestsTo('login')).toHaveLength(1);
+    expect(allConfirmed(platform)).toBe(true);
   });
 });
 

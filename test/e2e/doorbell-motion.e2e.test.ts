@@ -11,7 +11,7 @@ import { changeOf } from './support/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { DOORBELLS, MOTION_TIMEOUT_S, SERIAL_NUMBERS } from './support/plugin-config.js';
-import { expectStoppedInTime, itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
+import { expectNoPortInUse, expectStoppedInTime, itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
 
 /** Sign-in, registration and three subscriptions take well under a second against the simulator. */
 const SUBSCRIBED_TIMEOUT_MS = 10_000;
@@ -44,11 +44,12 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
       await rig().start();
       await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
 
-      expect(requestLines(rig().simulator.requests).sort()).toEqual(
+      const { simulator } = rig();
+      expect(requestLines(simulator.requests).sort()).toEqual(
         ['account POST /api/v1/getUrlByEmail', 'region POST /api/v4/auth/email/login/code', REGISTRATION, ...SUBSCRIPTIONS].sort(),
       );
-      expect(rig().simulator.requestsTo('region')[0]?.rawQuery).toContain('email=e2e%2Bmotion%40example.com');
-      expect(rig().simulator.invalidRequests()).toEqual([]);
+      expect(simulator.requestsTo('region')[0]?.rawQuery).toContain('email=e2e%2Bmotion%40example.com');
+      expect(simulator.invalidRequests()).toEqual([]);
     },
     START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
   );
@@ -64,12 +65,13 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   });
 
   it('raises MotionDetected at the notified doorbell only, within 1 s of the delivery', async () => {
+    const { simulator } = rig();
     const controller = await rig().controller();
     await controller.subscribe(...firstRunSensors.map(({ motionDetected }) => motionDetected));
 
     for (const [index, sensor] of firstRunSensors.entries()) {
       const sentAt = performance.now();
-      expect(await rig().simulator.deliverMotion(sensor.serialNumber, { id: eventIdOf(sensor) })).toMatchObject({ status: 202 });
+      expect(await simulator.deliverMotion(sensor.serialNumber, { id: eventIdOf(sensor) })).toMatchObject({ status: 202 });
       await controller.nextEvent(changeOf(sensor.motionDetected, true), MOTION_EVENT_TIMEOUT_MS);
       raisedAt.set(sensor.serialNumber, performance.now());
 
@@ -95,30 +97,32 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   );
 
   it('drops a duplicate notification (same id) without raising MotionDetected, while a new id still does', async () => {
+    const { simulator } = rig();
     const controller = await rig().controller();
     const garage = firstRunSensors[2] as DoorbellSensor;
 
-    expect(await rig().simulator.deliverMotion(garage.serialNumber, { id: eventIdOf(garage) })).toMatchObject({ status: 202 });
+    expect(await simulator.deliverMotion(garage.serialNumber, { id: eventIdOf(garage) })).toMatchObject({ status: 202 });
     await expect(controller.nextEvent(changeOf(garage.motionDetected, true), DUPLICATE_WINDOW_MS)).rejects.toThrow('No matching HAP event');
     expect(await controller.read(garage.motionDetected)).toEqual([false]);
 
-    expect(await rig().simulator.deliverMotion(garage.serialNumber, { id: `${eventIdOf(garage)}-again` })).toMatchObject({ status: 202 });
+    expect(await simulator.deliverMotion(garage.serialNumber, { id: `${eventIdOf(garage)}-again` })).toMatchObject({ status: 202 });
     await controller.nextEvent(changeOf(garage.motionDetected, true), MOTION_EVENT_TIMEOUT_MS);
   });
 
   it(
     'after a restart on the same storage: no login, the same push token registered again, every doorbell subscribed again',
     async () => {
-      const pushToken = rig().simulator.pushToken;
+      const { simulator } = rig();
+      const pushToken = simulator.pushToken;
       expectStoppedInTime(await rig().stop());
-      rig().simulator.reset();
+      simulator.reset();
 
       const homebridge = await rig().start();
       await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
 
-      expect(requestLines(rig().simulator.requests).sort()).toEqual([REGISTRATION, ...SUBSCRIPTIONS].sort());
-      expect(rig().simulator.pushToken).toBe(pushToken);
-      expect(homebridge.lines.filter((line) => line.includes('EADDRINUSE'))).toEqual([]);
+      expect(requestLines(simulator.requests).sort()).toEqual([REGISTRATION, ...SUBSCRIPTIONS].sort());
+      expect(simulator.pushToken).toBe(pushToken);
+      expectNoPortInUse(homebridge);
     },
     RESTART_TIMEOUT_MS,
   );

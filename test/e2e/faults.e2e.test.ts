@@ -24,7 +24,7 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
       'logs what to do, sends the code exactly once, and shows every doorbell in fault while Homebridge stays up',
       async () => {
         const homebridge = await rig().start();
-        await homebridge.waitForLine(pluginLogLine('2018.*verification code'), START_TIMEOUT_MS);
+        await homebridge.waitForLine(pluginLogLine('service code 2018.*account\\.code'), START_TIMEOUT_MS);
         await sleep(WATCH_MS);
 
         const { simulator } = rig();

@@ -48,10 +48,15 @@ export function platformConfig(sim: Simulator, pushPort: number, overrides: Reco
 }
 
 /** What Homebridge does at start-up: construct, hand over the cache, then signal the launch. */
-export function launchPlatform(config: PlatformConfig, storagePath: string, cached: PlatformAccessory[] = []): RunningPlatform {
+export function launchPlatform(
+  config: PlatformConfig,
+  storagePath: string,
+  cached: PlatformAccessory[] = [],
+  tuning: PlatformTuning = FAST,
+): RunningPlatform {
   const test = createTestApi({ storagePath, cachedAccessories: cached });
   const log = createTestLogger();
-  const platform = new DoorbellMotionPlatform(log, config, test.api, FAST);
+  const platform = new DoorbellMotionPlatform(log, config, test.api, tuning);
   cached.forEach((accessory) => platform.configureAccessory(accessory));
   test.launch();
   return { test, log, platform };

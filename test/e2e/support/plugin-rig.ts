@@ -80,7 +80,8 @@ export class PluginRig {
     return SERIAL_NUMBERS.map((serialNumber) => {
       const accessory = accessories.find((candidate) => candidate.serialNumber === serialNumber);
       if (accessory === undefined) {
-        throw new Error(`No accessory has serial number ${serialNumber}; the bridge lists ${accessories.map(({ serialNumber: listed }) => String(listed)).join(', ')}`);
+        const listed = accessories.map((candidate) => String(candidate.serialNumber)).join(', ');
+        throw new Error(`No accessory has serial number ${serialNumber}; the bridge lists ${listed}`);
       }
       return {
         aid: accessory.aid,
@@ -167,6 +168,11 @@ export function useRig(runtime: HomebridgeRuntime, prepare: (rig: PluginRig) => 
 export function expectRunningOnce(homebridge: HomebridgeProcess): void {
   expect(homebridge.running).toBe(true);
   expect(homebridge.lines.filter((line) => RUNNING_LINE.test(line))).toHaveLength(1);
+}
+
+/** Homebridge says EADDRINUSE for its HAP port, the plugin "already in use" for its receiver's. */
+export function expectNoPortInUse(homebridge: HomebridgeProcess): void {
+  expect(homebridge.lines.filter((line) => /EADDRINUSE|already in use/i.test(line))).toEqual([]);
 }
 
 /** Homebridge left on its own after SIGTERM, well within the time a service manager allows. */
