@@ -29,6 +29,7 @@ import {
   type BridgeSettings,
   type HomebridgeProcess,
 } from './lib/homebridge-process.js';
+import { parseCommandLine } from './lib/cli.js';
 
 const USAGE = [
   'usage: npm start -- [--loopback] [--dir PATH]',
@@ -235,12 +236,8 @@ function printReady(bridge: BridgeSettings, setupPayload: string | undefined, { 
 }
 
 async function main(): Promise<void> {
-  let options: DemoOptions;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    process.exitCode = 2;
+  const options = parseCommandLine(parseOptions, USAGE);
+  if (options === undefined) {
     return;
   }
   if (!existsSync(PLUGIN_ENTRY)) {

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { demoDir, readDemoInfo, type DemoDoorbell, type DemoInfo } from './lib/demo-folder.js';
+import { parseCommandLine } from './lib/cli.js';
 
 const USAGE = [
   'usage: npm run motion -- <deviceId> [--kind motion|ding] [--id EVENT_ID] [--dir PATH]',
@@ -105,12 +106,8 @@ function describeDelivery({ status, body }: Delivery): string {
 }
 
 async function main(): Promise<void> {
-  let request: MotionRequest;
-  try {
-    request = parseRequest(process.argv.slice(2));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    process.exitCode = 2;
+  const request = parseCommandLine(parseRequest, USAGE);
+  if (request === undefined) {
     return;
   }
   try {

@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { startSimulator } from './index.js';
 import type { RecordedRequest, SimulatedAccount, SimulatorOptions } from './index.js';
+import { parseCommandLine } from '../scripts/lib/cli.js';
 
 const DEFAULT_ACCOUNT: SimulatedAccount = { email: 'demo@example.com', code: '123456' };
 
@@ -60,12 +61,8 @@ function describeRequest(request: RecordedRequest): string {
 }
 
 async function main(): Promise<void> {
-  let options: SimulatorOptions;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    process.exitCode = 2;
+  const options = parseCommandLine(parseOptions, USAGE);
+  if (options === undefined) {
     return;
   }
   const simulator = await startSimulator(options);

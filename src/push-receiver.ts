@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { DuplicateFilter } from './duplicate-filter.js';
 import type { Logger } from './log.js';
 import { parseNotification } from './notification.js';
+import { decodeUtf8, isJsonContentType, readBody } from './request-body.js';
 import type { DoorbellNotification } from './notification.js';
 
 export interface PushReceiverOptions {
@@ -39,10 +40,6 @@ interface Verdict {
   reason: string;
   headers?: Record<string, string>;
 }
-
-type BodyResult = { kind: 'complete'; body: Buffer } | { kind: 'too-large' } | { kind: 'aborted' };
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The HTTP endpoint that push deliveries reach (SPEC §5). It answers every request with a small
@@ -215,54 +212,10 @@ function respond(res: ServerResponse, { status, headers }: Verdict): void {
   res.end(body);
 }
 
-/**
- * Reads the body, counting bytes as they arrive and stopping at the first byte past the limit, so
- * neither a lying Content-Length nor a chunked body can make it buffer more than `limit`.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
-  if (Number(req.headers['content-length'] ?? 0) > limit) {
-    return Promise.resolve({ kind: 'too-large' });
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    const finish = (result: BodyResult): void => {
-      req.off('data', onData).off('end', onEnd).off('close', onClose);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer): void => {
-      length += chunk.length;
-      if (length > limit) {
-        req.pause();
-        finish({ kind: 'too-large' });
-      } else {
-        chunks.push(chunk);
-      }
-    };
-    const onEnd = (): void => finish({ kind: 'complete', body: Buffer.concat(chunks, length) });
-    const onClose = (): void => finish({ kind: 'aborted' });
-    req.on('data', onData).on('end', onEnd).on('close', onClose);
-  });
-}
-
 /** The path without its query string, which the capability URL does not use. */
 function pathOf(url: string): string {
   const queryStart = url.indexOf('?');
   return queryStart === -1 ? url : url.slice(0, queryStart);
-}
-
-/** `application/json`, with or without parameters such as `; charset=utf-8`. */
-function isJsonContentType(contentType: string | undefined): boolean {
-  const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
-  return mediaType === 'application/json';
-}
-
-function decodeUtf8(body: Buffer): string | undefined {
-  try {
-    return utf8.decode(body);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Resolves once the listening socket is closed; open connections are destroyed rather than awaited. */

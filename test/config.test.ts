@@ -395,7 +395,7 @@ describe('parseConfig: secrets', () => {
 
   it('does not change the block it was given', () => {
     const block = JSON.parse(JSON.stringify(withDoorbells({ deviceId: 42 }))) as Record<string, unknown>;
-    const copy = structuredClone(block);
+    const copy = JSON.parse(JSON.stringify(block)) as Record<string, unknown>;
     parseConfig(block, LAN);
     expect(block).toStrictEqual(copy);
   });
