@@ -3,6 +3,7 @@ import { DoorbellClient } from './cloud/doorbell.js';
 import { CloudError } from './cloud/errors.js';
 import type { RetryPolicy } from './cloud/http.js';
 import type { DoorbellSettings, PlatformSettings } from './config.js';
+import { errorMessage } from './log.js';
 import type { SecretMaskingLogger } from './log.js';
 import type { DoorbellNotification } from './notification.js';
 import { PushReceiver } from './push-receiver.js';
@@ -52,6 +53,8 @@ export class DoorbellLink {
   private readonly confirmed = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private receiver: PushReceiver | undefined;
+  /** `<publicUrl>/push/<secret>`, set once the receiver listens. */
+  private pushToken: string | undefined;
   private client: DoorbellClient | undefined;
   private registered = false;
   private failures = 0;
@@ -72,7 +75,7 @@ export class DoorbellLink {
     try {
       await this.receiver?.close();
     } catch (error) {
-      this.options.log.debug(`Push receiver close: ${describe(error)}`);
+      this.options.log.debug(`Push receiver close: ${errorMessage(error)}`);
     }
   }
 
@@ -117,33 +120,31 @@ export class DoorbellLink {
       log.addSecrets(accessToken);
       this.client = new DoorbellClient({ serverUrl: settings.doorbellServerUrl, accessToken, logger: log, retry: this.options.retry });
     }
-    const pushToken = await this.pushToken();
+    this.pushToken ??= await this.startReceiver();
     if (!this.registered) {
       const { service, os, dictVersion } = settings.push;
-      await this.client.registerPushDevice({ token: pushToken, service, os, dictVersion }, { signal });
+      await this.client.registerPushDevice({ token: this.pushToken, service, os, dictVersion }, { signal });
       this.registered = true;
       log.info(`Registered for push notifications at ${settings.push.publicUrl}`);
     }
     return this.subscribeAll(this.client);
   }
 
-  /** Starts the receiver once and answers the capability URL the service delivers to. */
-  private async pushToken(): Promise<string> {
+  /** Starts the receiver once; its capability URL is what the service delivers to. */
+  private async startReceiver(): Promise<string> {
     const { settings, store, log, listener } = this.options;
     const secret = await store.receiverSecret();
     log.addSecrets(secret);
-    if (this.receiver === undefined) {
-      const receiver = new PushReceiver({
-        host: settings.push.host,
-        port: settings.push.port,
-        secret,
-        log,
-        onNotification: (notification) => listener.notification(notification),
-      });
-      const address = await receiver.start();
-      this.receiver = receiver;
-      log.info(`Push receiver listening at ${address.host}:${address.port}`);
-    }
+    const receiver = new PushReceiver({
+      host: settings.push.host,
+      port: settings.push.port,
+      secret,
+      log,
+      onNotification: (notification) => listener.notification(notification),
+    });
+    const address = await receiver.start();
+    this.receiver = receiver;
+    log.info(`Push receiver listening at ${address.host}:${address.port}`);
     return `${settings.push.publicUrl}/push/${secret}`;
   }
 
@@ -164,7 +165,7 @@ export class DoorbellLink {
         listener.subscribed(doorbell.deviceId);
       } else {
         listener.subscriptionFailed(doorbell.deviceId);
-        log.warn(`Could not subscribe to motion alerts of ${doorbell.name}: ${describe(failures[index])}`);
+        log.warn(`Could not subscribe to motion alerts of ${doorbell.name}: ${errorMessage(failures[index])}`);
       }
     });
     log.info(`${this.confirmed.size} of ${settings.doorbells.length} doorbells subscribed to motion alerts`);
@@ -188,10 +189,10 @@ export class DoorbellLink {
     if (error instanceof CloudError && error.sessionInvalid) {
       void this.invalidateSession();
     } else if (error instanceof SignInError || isPermanentSignInFailure(error, this.client)) {
-      this.options.log.error(describe(error));
+      this.options.log.error(errorMessage(error));
       this.options.listener.sessionUnavailable();
     } else {
-      this.retryLater(describe(error));
+      this.retryLater(errorMessage(error));
     }
   }
 
@@ -218,7 +219,7 @@ export class DoorbellLink {
     try {
       await store.markSessionInvalid();
     } catch (storeError) {
-      log.warn(`Could not record the invalid session: ${describe(storeError)}`);
+      log.warn(`Could not record the invalid session: ${errorMessage(storeError)}`);
     }
   }
 }
@@ -228,11 +229,7 @@ export class DoorbellLink {
  * the plugin refuses will not change by asking again; only the user can fix it.
  */
 function isPermanentSignInFailure(error: unknown, client: DoorbellClient | undefined): boolean {
-  return client === undefined && error instanceof CloudError && (error.kind === 'insecure' || !error.retryable);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return client === undefined && error instanceof CloudError && !error.retryable;
 }
 
 function formatDelay(ms: number): string {

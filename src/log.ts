@@ -12,6 +12,11 @@ export interface Logger {
 
 const MASK = '***';
 
+/** An error's message for a log line; anything else thrown, as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Every string inside a value, nested ones included: how a credentials object becomes secrets. */
 export function stringsIn(value: unknown): string[] {
   if (typeof value === 'string') {

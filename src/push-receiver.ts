@@ -3,6 +3,7 @@ import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DuplicateFilter } from './duplicate-filter.js';
+import { errorMessage } from './log.js';
 import type { Logger } from './log.js';
 import { parseNotification } from './notification.js';
 import { decodeUtf8, isJsonContentType, readBody } from './request-body.js';
@@ -224,10 +225,6 @@ function closeServer(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function sha256(text: string): Buffer {
