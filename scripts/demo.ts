@@ -8,7 +8,6 @@
  * folder is kept, the HomeKit pairing included.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startSimulator, type Simulator } from '../simulator/index.js';
 import {
@@ -17,12 +16,13 @@ import {
   isDefaultDemoDir,
   readBridgeIdentity,
   removeDemoInfo,
-  REPO_ROOT,
   writeDemoInfo,
 } from './lib/demo-folder.js';
 import { BRIDGE_NAME, DEMO_DOORBELLS, DEMO_EMAIL, demoPlatform, newBridgeIdentity, newVerificationCode } from './lib/demo-setup.js';
 import {
+  currentNodeRunsHomebridge2,
   freeLoopbackPort,
+  REQUIRED_NODE_MAJOR,
   resolveNode22Binary,
   startHomebridge,
   writeHomebridgeConfig,
@@ -30,6 +30,7 @@ import {
   type HomebridgeProcess,
 } from './lib/homebridge-process.js';
 import { parseCommandLine } from './lib/cli.js';
+import { HOMEBRIDGE_2_BIN, PLUGIN_ENTRY, REPO_ROOT } from './lib/paths.js';
 
 const USAGE = [
   'usage: npm start -- [--loopback] [--dir PATH]',
@@ -37,12 +38,6 @@ const USAGE = [
   '              the network, so the Home app cannot pair with it',
   '  --dir PATH  the demo folder; default .demo/ in this repository',
 ].join('\n');
-
-const HOMEBRIDGE_BIN = join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
-const PLUGIN_ENTRY = join(REPO_ROOT, 'dist', 'index.js');
-
-/** What resolveNode22Binary provides when this Node is older. */
-const HOMEBRIDGE_NODE_MAJOR = 22;
 
 /** Homebridge publishes within seconds; a first start on a slow machine gets more. */
 const PUBLISH_TIMEOUT_MS = 60_000;
@@ -117,7 +112,7 @@ async function runDemo(options: DemoOptions, stop: AbortSignal): Promise<number>
     const homebridge = await startDemo(options, stop, started);
     const ending = await Promise.race([homebridge.closed.then(() => 'exited' as const), whenAborted(stop).then(() => 'stopped' as const)]);
     if (ending === 'exited') {
-      console.error(`\nHomebridge exited on its own (${describeExit(homebridge)}); its log is above.`);
+      console.error(`\nHomebridge exited on its own (${homebridge.describeExit()}); its log is above.`);
       return 1;
     }
     return 0;
@@ -134,8 +129,8 @@ async function runDemo(options: DemoOptions, stop: AbortSignal): Promise<number>
 
 /** Starts the simulator and Homebridge, recording each in `started`, and prints the banner once ready. */
 async function startDemo(options: DemoOptions, stop: AbortSignal, started: Started): Promise<HomebridgeProcess> {
-  if (Number(process.versions.node.split('.')[0]) < HOMEBRIDGE_NODE_MAJOR) {
-    console.log(`Homebridge 2 needs Node ${HOMEBRIDGE_NODE_MAJOR}: getting it through npx (the first time, this downloads it)…`);
+  if (!currentNodeRunsHomebridge2()) {
+    console.log(`Homebridge 2 needs Node ${REQUIRED_NODE_MAJOR}: getting it through npx (the first time, this downloads it)…`);
   }
   const nodeBinary = await resolveNode22Binary();
   stop.throwIfAborted();
@@ -149,7 +144,7 @@ async function startDemo(options: DemoOptions, stop: AbortSignal, started: Start
   console.log(`Simulated cloud: account service ${simulator.accountUrl}, doorbell service ${simulator.doorbellUrl}`);
   const bridge = await prepareDemoFolder(options, simulator, code);
   const homebridge = startHomebridge({
-    homebridgeBin: HOMEBRIDGE_BIN,
+    homebridgeBin: HOMEBRIDGE_2_BIN,
     nodeBinary,
     storagePath: options.dir,
     pluginPath: REPO_ROOT,
@@ -171,10 +166,6 @@ async function release({ simulator, homebridge }: Started, dir: string): Promise
     await simulator?.close();
     await removeDemoInfo(dir);
   }
-}
-
-function describeExit(homebridge: HomebridgeProcess): string {
-  return homebridge.exitCode === null ? 'killed by a signal' : `exit code ${homebridge.exitCode}`;
 }
 
 /** Writes this run's config.json and demo.json, keeping the bridge identity of an earlier run. */
@@ -205,7 +196,7 @@ async function expectLine(homebridge: HomebridgeProcess, pattern: RegExp, timeou
   try {
     await homebridge.waitForLine(pattern, timeoutMs);
   } catch {
-    const why = homebridge.running ? ` within ${timeoutMs / 1000} s` : `: Homebridge exited (${describeExit(homebridge)})`;
+    const why = homebridge.running ? ` within ${timeoutMs / 1000} s` : `: Homebridge exited (${homebridge.describeExit()})`;
     throw new Error(`${failure}${why}; see the Homebridge log above.`);
   }
 }

@@ -3,6 +3,7 @@
  * plugin's push receiver, as the push delivery service would, and says what the receiver answered.
  */
 import { parseArgs } from 'node:util';
+import type { DeliveryResult } from '../simulator/index.js';
 import { demoDir, readDemoInfo, type DemoDoorbell, type DemoInfo } from './lib/demo-folder.js';
 import { parseCommandLine } from './lib/cli.js';
 
@@ -28,12 +29,6 @@ interface MotionRequest {
   kind: string;
   id: string | undefined;
   dir: string;
-}
-
-/** The push receiver's reply as the control API reports it; status 0 when it was unreachable. */
-interface Delivery {
-  status: number;
-  body: string;
 }
 
 /** A failure this script explains in full; anything else is a bug and keeps its stack. */
@@ -72,7 +67,7 @@ function demoDoorbell(info: DemoInfo, deviceId: string): DemoDoorbell {
   return doorbell;
 }
 
-async function deliver(controlUrl: string, { deviceId, kind, id }: MotionRequest): Promise<Delivery> {
+async function deliver(controlUrl: string, { deviceId, kind, id }: MotionRequest): Promise<DeliveryResult> {
   let response: Response;
   try {
     response = await fetch(`${controlUrl}/__simulator/motion/${deviceId}`, {
@@ -87,7 +82,7 @@ async function deliver(controlUrl: string, { deviceId, kind, id }: MotionRequest
     }
     throw new MotionFailure(`The demo is not running: nothing answers at ${controlUrl}. Start it with \`npm start\` and try again.`);
   }
-  const answer = (await response.json()) as Delivery & { reason?: string };
+  const answer = (await response.json()) as DeliveryResult & { reason?: string };
   if (response.status === NOT_REGISTERED) {
     throw new MotionFailure('The plugin has not registered for push notifications yet: wait until the demo prints the pairing code.');
   }
@@ -97,7 +92,7 @@ async function deliver(controlUrl: string, { deviceId, kind, id }: MotionRequest
   return answer;
 }
 
-function describeDelivery({ status, body }: Delivery): string {
+function describeDelivery({ status, body }: DeliveryResult): string {
   if (status === 0) {
     return 'the push receiver could not be reached';
   }

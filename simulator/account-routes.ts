@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { loginReply, regionReply, serviceError } from './account-data.js';
-import { readExactFields, requireEmailField, requireFieldFormat } from './field-checks.js';
+import { readExactFields, requireAccountFieldFormats, requireEmailField, requireFieldFormat } from './field-checks.js';
 import { requireHeaderAbsent, requireMediaType, requireNoBody, requireSingleHeader } from './http-checks.js';
 import type { IncomingRequest } from './incoming.js';
 import type { RouteContext } from './route-context.js';
@@ -46,9 +46,7 @@ export function evaluateLogin(request: IncomingRequest, context: RouteContext): 
   requireHeaderAbsent(verdict, request, 'authorization');
   requireMediaType(verdict, request, 'application/x-www-form-urlencoded', 400);
   const form = readExactFields(verdict, request.body, LOGIN_FIELDS, 'body');
-  const code = requireFieldFormat(verdict, form, 'code', /^[0-9]{6}$/, '6 digits');
-  requireFieldFormat(verdict, form, 'country', /^[A-Z]{2}$/, '2 uppercase letters');
-  requireFieldFormat(verdict, form, 'countryCode', /^[0-9]{1,4}$/, '1 to 4 digits');
+  const { code } = requireAccountFieldFormats(verdict, form);
   requireFieldFormat(verdict, form, 'majorVersion', NON_NEGATIVE_INTEGER, 'a non-negative decimal integer');
   requireFieldFormat(verdict, form, 'minorVersion', NON_NEGATIVE_INTEGER, 'a non-negative decimal integer');
   const email = requireEmailField(verdict, form, 'body');

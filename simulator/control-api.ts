@@ -1,10 +1,10 @@
 import { DeliveryError } from './delivery.js';
-import type { DeliveryFailure, MotionOptions } from './delivery.js';
+import type { DeliveryFailure } from './delivery.js';
 import { jsonReply } from './incoming.js';
 import type { IncomingRequest, Reply } from './incoming.js';
 import { isLoopbackAddress } from './loopback.js';
 import type { RouteCounts } from './recorder.js';
-import type { DeliveryResult } from './types.js';
+import type { DeliveryResult, MotionOptions } from './types.js';
 
 /**
  * The control API lets another process (the demo, an end-to-end test) drive a running simulator:

@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { readBoundedText } from './bounded-read.js';
 import { isDeviceIdText } from './field-checks.js';
 import { isLoopbackHost } from './loopback.js';
-import type { DeliveryResult } from './types.js';
+import type { DeliveryResult, MotionOptions } from './types.js';
 
 /** A receiver that does not answer within this long counts as unreachable. */
 const DELIVERY_TIMEOUT_MS = 5000;
@@ -24,12 +24,6 @@ export class DeliveryError extends Error {
   ) {
     super(message);
   }
-}
-
-export interface MotionOptions {
-  id?: string;
-  kind?: string;
-  rawBody?: string;
 }
 
 /**

@@ -19,6 +19,21 @@ export function isDeviceIdText(value: string): boolean {
   return /^[1-9][0-9]*$/.test(value) && BigInt(value) <= MAX_DEVICE_ID;
 }
 
+/** The account fields with a fixed format, checked alike in a login form and in a simulated account. */
+export type AccountField = 'code' | 'country' | 'countryCode';
+
+/** In the order they are checked. */
+export const ACCOUNT_FIELD_FORMATS: ReadonlyArray<{ key: AccountField; pattern: RegExp; expectation: string }> = [
+  { key: 'code', pattern: /^[0-9]{6}$/, expectation: '6 digits' },
+  { key: 'country', pattern: /^[A-Z]{2}$/, expectation: '2 uppercase letters' },
+  { key: 'countryCode', pattern: /^[0-9]{1,4}$/, expectation: '1 to 4 digits' },
+];
+
+/** Why `value` does not fit as field `key`, e.g. "code must be 6 digits"; undefined when it does. */
+export function fieldFormatProblem(key: string, value: string, pattern: RegExp, expectation: string): string | undefined {
+  return pattern.test(value) ? undefined : `${key} must be ${expectation}`;
+}
+
 export interface FormField {
   /** As sent, still encoded. */
   raw: string;
@@ -61,10 +76,20 @@ export function readExactFields(verdict: Verdict, text: string, expected: readon
 /** Requires the field (when present) to match `pattern`; returns its decoded value. */
 export function requireFieldFormat(verdict: Verdict, fields: Map<string, FormField>, key: string, pattern: RegExp, expectation: string): string {
   const field = fields.get(key);
-  if (field !== undefined && !pattern.test(field.value)) {
-    verdict.violation(`${key} must be ${expectation}`);
+  const problem = field === undefined ? undefined : fieldFormatProblem(key, field.value, pattern, expectation);
+  if (problem !== undefined) {
+    verdict.violation(problem);
   }
   return field?.value ?? '';
+}
+
+/** requireFieldFormat for each account field, in table order; returns their decoded values. */
+export function requireAccountFieldFormats(verdict: Verdict, fields: Map<string, FormField>): Record<AccountField, string> {
+  const values = {} as Record<AccountField, string>;
+  for (const { key, pattern, expectation } of ACCOUNT_FIELD_FORMATS) {
+    values[key] = requireFieldFormat(verdict, fields, key, pattern, expectation);
+  }
+  return values;
 }
 
 /** A raw '+' decodes as a space, which silently turns a+b@x into "a b@x": the classic encoding bug. */

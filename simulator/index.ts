@@ -1,7 +1,6 @@
 import { answerControl, maskPushToken } from './control-api.js';
 import type { ControlState, ControlTarget } from './control-api.js';
 import { deliverNotification } from './delivery.js';
-import type { MotionOptions } from './delivery.js';
 import { createRequestHandler } from './dispatch.js';
 import type { DispatchContext } from './dispatch.js';
 import { FaultQueue } from './faults.js';
@@ -13,6 +12,7 @@ import { ServiceState } from './state.js';
 import type {
   DeliveryResult,
   Fault,
+  MotionOptions,
   RecordedRequest,
   RouteName,
   SimulatedAccount,

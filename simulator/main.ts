@@ -1,6 +1,7 @@
 /**
- * The simulator as a program (`npm run simulator`): the demo and the end-to-end tests run it beside
- * Homebridge and drive it through the control API on the doorbell server.
+ * The simulator as a program of its own (`npm run simulator`), printing each request it answers.
+ * The demo and the end-to-end tests do not run this program: they start the simulator in-process
+ * with startSimulator() and drive it through the control API on the doorbell server.
  *
  *   --account-port N, --region-port N, --doorbell-port N   fixed ports (default: ephemeral)
  *   --account EMAIL:CODE                                   repeatable (default demo@example.com:123456)

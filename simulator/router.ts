@@ -45,8 +45,20 @@ export interface RouteMatch {
 /** A body over the size limit never reaches a route. */
 const TOO_LARGE: Refusal = { status: 413, reason: 'request body larger than 64 KiB' };
 
+/** The route whose pattern matches the path, with the pattern's captured groups. */
+function findRoute(path: string): { route: Route; params: string[] } | undefined {
+  for (const route of ROUTES) {
+    const match = route.pattern.exec(path);
+    if (match) {
+      return { route, params: match.slice(1) };
+    }
+  }
+  return undefined;
+}
+
 export function matchRoute(request: IncomingRequest): RouteMatch {
-  const route = ROUTES.find((candidate) => candidate.pattern.test(request.path));
+  const found = findRoute(request.path);
+  const route = found?.route;
   const served = route !== undefined && route.service === request.service && route.method === request.method;
   return {
     name: route?.name,
@@ -58,8 +70,7 @@ export function matchRoute(request: IncomingRequest): RouteMatch {
       if (!served) {
         return refusedOutright(request.service, misrouted(request, route));
       }
-      const params = route.pattern.exec(request.path)?.slice(1) ?? [];
-      return route.evaluate(request, context, params);
+      return route.evaluate(request, context, found?.params ?? []);
     },
   };
 }

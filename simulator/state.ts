@@ -1,6 +1,6 @@
 import { createIdentity, createSessionToken } from './account-data.js';
 import type { AccountIdentity, AccountProfile } from './account-data.js';
-import { isDeviceIdText, isEmail } from './field-checks.js';
+import { ACCOUNT_FIELD_FORMATS, fieldFormatProblem, isDeviceIdText, isEmail } from './field-checks.js';
 import type { SimulatedAccount } from './types.js';
 
 interface AccountRecord {
@@ -39,15 +39,13 @@ export class ServiceState {
       country: account.country ?? 'US',
       countryCode: account.countryCode ?? '1',
     };
-    const rules: Array<[boolean, string]> = [
-      [isEmail(profile.email), 'email must be an e-mail address'],
-      [/^[0-9]{6}$/.test(profile.code), 'code must be 6 digits'],
-      [/^[A-Z]{2}$/.test(profile.country), 'country must be 2 uppercase letters'],
-      [/^[0-9]{1,4}$/.test(profile.countryCode), 'countryCode must be 1 to 4 digits'],
+    const problems = [
+      isEmail(profile.email) ? undefined : 'email must be an e-mail address',
+      ...ACCOUNT_FIELD_FORMATS.map(({ key, pattern, expectation }) => fieldFormatProblem(key, profile[key], pattern, expectation)),
     ];
-    const broken = rules.find(([ok]) => !ok);
-    if (broken) {
-      throw new TypeError(`simulated account ${profile.email}: ${broken[1]}`);
+    const problem = problems.find((candidate) => candidate !== undefined);
+    if (problem !== undefined) {
+      throw new TypeError(`simulated account ${profile.email}: ${problem}`);
     }
     this.accounts.set(profile.email.toLowerCase(), { profile, identity: createIdentity(profile.email), codeSpent: false });
   }

@@ -77,6 +77,13 @@ export interface SimulatorOptions {
   onRequest?: (request: RecordedRequest) => void;
 }
 
+/** What Simulator.deliverMotion sends besides the device id. */
+export interface MotionOptions {
+  id?: string;
+  kind?: string;
+  rawBody?: string;
+}
+
 export interface DeliveryResult {
   /** HTTP status the push receiver answered, or 0 when it could not be reached. */
   status: number;
@@ -110,7 +117,7 @@ export interface Simulator {
    * shape {"device_id":<id as a JSON integer, exact>,"kind":"motion","id":"<unique>","created_at":...}.
    * `rawBody` replaces the whole body text. Rejects when nothing is registered.
    */
-  deliverMotion(deviceId: string, options?: { id?: string; kind?: string; rawBody?: string }): Promise<DeliveryResult>;
+  deliverMotion(deviceId: string, options?: MotionOptions): Promise<DeliveryResult>;
   /** Clears recorded requests (not accounts, tokens or registrations). */
   reset(): void;
   close(): Promise<void>;

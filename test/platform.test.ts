@@ -6,15 +6,16 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { freeLoopbackPort } from '../scripts/lib/homebridge-config.js';
 import { startSimulator } from '../simulator/index.js';
 import type { Simulator } from '../simulator/types.js';
 import { reloadFromCache } from './helpers/platform-accessory.js';
+import { pollUntil } from './helpers/poll.js';
 import {
   ACCOUNT,
   delay,
   DOORBELLS,
   FAST,
-  freeLoopbackPort,
   launchPlatform,
   platformConfig,
   portIsFree,
@@ -40,7 +41,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   running.splice(0).forEach(({ test }) => test.shutdown());
-  await expect(waitUntilFree(pushPort)).resolves.toBe(true);
+  await waitUntilFree(pushPort);
   await sim.close();
   await storage.remove();
 });
@@ -62,14 +63,9 @@ async function stop(platform: RunningPlatform): Promise<void> {
   await waitUntilFree(pushPort);
 }
 
-async function waitUntilFree(port: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    if (await portIsFree(port)) {
-      return true;
-    }
-    await delay(10);
-  }
-  return false;
+/** Rejects when something still listens on the port after a second. */
+async function waitUntilFree(port: number): Promise<void> {
+  await pollUntil(() => portIsFree(port), (free) => free, 1_000, `port ${port} to be free`, 10);
 }
 
 /** HomeKit's view, not the simulator's: the service records a subscription before the plugin hears back. */

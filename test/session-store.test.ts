@@ -5,32 +5,8 @@ import { join } from 'node:path';
 import type { Logger } from '../src/log.js';
 import { hashCode, SessionStore } from '../src/session-store.js';
 import type { StoredSession } from '../src/session-store.js';
-
-type Level = keyof Logger;
-
-class RecordingLogger implements Logger {
-  readonly lines: Array<{ level: Level; message: string }> = [];
-
-  debug(message: string): void {
-    this.lines.push({ level: 'debug', message });
-  }
-
-  info(message: string): void {
-    this.lines.push({ level: 'info', message });
-  }
-
-  warn(message: string): void {
-    this.lines.push({ level: 'warn', message });
-  }
-
-  error(message: string): void {
-    this.lines.push({ level: 'error', message });
-  }
-
-  messages(level: Level): string[] {
-    return this.lines.filter((line) => line.level === level).map((line) => line.message);
-  }
-}
+import { createTestLogger } from './helpers/homebridge-api.js';
+import type { TestLogger } from './helpers/homebridge-api.js';
 
 const EMAIL = 'you@example.com';
 const ACCOUNT_SERVER = 'https://account.example.com';
@@ -39,19 +15,24 @@ const NOBODY = 65534;
 let root: string;
 let storagePath: string;
 let folder: string;
-let log: RecordingLogger;
+let log: TestLogger;
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'session-store-'));
   storagePath = join(root, 'storage');
   folder = join(storagePath, 'doorbell-motion');
   await mkdir(storagePath);
-  log = new RecordingLogger();
+  log = createTestLogger();
 });
 
 afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
+
+/** The messages logged at one level, in order. */
+function messages(level: keyof Logger): string[] {
+  return log.lines.filter((line) => line.level === level).map((line) => line.message);
+}
 
 function newStore(): SessionStore {
   return new SessionStore(storagePath, log);
@@ -298,8 +279,8 @@ describe('broken files', () => {
     const second = await probes[name](store);
 
     expect(JSON.stringify([first, second])).not.toContain(MARKER);
-    expect(log.messages('warn')).toHaveLength(1);
-    expect(log.messages('warn')[0]).toContain(join(folder, name));
+    expect(messages('warn')).toHaveLength(1);
+    expect(messages('warn')[0]).toContain(join(folder, name));
     expect(JSON.stringify(log.lines)).not.toContain(MARKER);
   });
 
@@ -310,7 +291,7 @@ describe('broken files', () => {
     const secret = await newStore().receiverSecret();
 
     await expect(newStore().receiverSecret()).resolves.toBe(secret);
-    expect(log.messages('warn')).toHaveLength(1);
+    expect(messages('warn')).toHaveLength(1);
   });
 });
 
@@ -356,7 +337,7 @@ describe('atomic writes', () => {
     await expect(store.saveSession(sampleSession())).rejects.toMatchObject({ code: 'EISDIR' });
     expect(await tempFilesIn(folder)).toEqual([]);
     expect(await readFile(join(folder, 'session.json', 'keep'), 'utf8')).toBe('kept');
-    expect(log.messages('warn')).toEqual([expect.stringContaining(join(folder, 'session.json'))]);
+    expect(messages('warn')).toEqual([expect.stringContaining(join(folder, 'session.json'))]);
   });
 
   it('keeps later writes working after a failed one', async () => {

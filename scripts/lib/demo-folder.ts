@@ -5,11 +5,8 @@
  */
 import { readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { BridgeSettings } from './homebridge-config.js';
-
-/** The plugin's own folder: what Homebridge loads the plugin from (`-P`). */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { REPO_ROOT } from './paths.js';
 
 const DEFAULT_DEMO_DIR = join(REPO_ROOT, '.demo');
 

@@ -4,6 +4,7 @@
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Simulator } from '../../simulator/index.js';
+import { PLATFORM_NAME } from '../../src/settings.js';
 import type { BridgeIdentity, DemoDoorbell } from './demo-folder.js';
 
 export const DEMO_EMAIL = 'demo@example.com';
@@ -47,7 +48,7 @@ export function newBridgeIdentity(): BridgeIdentity {
  */
 export function demoPlatform(simulator: Simulator, code: string, pushPort: number): Record<string, unknown> {
   return {
-    platform: 'DoorbellMotion',
+    platform: PLATFORM_NAME,
     name: 'Doorbell Motion',
     account: { serverUrl: simulator.accountUrl, email: DEMO_EMAIL, country: 'US', countryCode: '1', code },
     doorbellServerUrl: simulator.doorbellUrl,

@@ -4,13 +4,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { stripVTControlCharacters } from 'node:util';
 import { withTimeout } from './timeout.js';
 
 // One import for whoever runs Homebridge: what to run it with, what to tell it, and the process.
-export { resolveNode22Binary } from './node-binary.js';
+export { currentNodeRunsHomebridge2, REQUIRED_NODE_MAJOR, resolveNode22Binary } from './node-binary.js';
 export { freeLoopbackPort, writeHomebridgeConfig, type BridgeSettings, type HomebridgeConfig } from './homebridge-config.js';
 
 /** How long a process that ignored SIGTERM gets to die after SIGKILL before we call it stuck. */
@@ -33,14 +32,9 @@ export interface HomebridgeLaunch {
   storagePath: string;
   /** `-P`: a plugin's own folder, or a folder of plugins. */
   pluginPath: string;
-  /** `-D`, on unless turned off: scenarios read the plugin's debug lines. */
-  debug?: boolean;
-  extraArgs?: string[];
   /** Added to the environment this process runs with. */
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  /** Every output line is also appended here. */
-  logFile?: string;
   /**
    * On unless turned off: preloads the loopback guard. Off only where Homebridge is meant to be
    * reachable from the network, as the demo is for pairing a phone.
@@ -65,25 +59,25 @@ interface ExitStatus {
 
 export function startHomebridge(launch: HomebridgeLaunch): HomebridgeProcess {
   const preload = launch.loopbackOnly === false ? [] : ['--import', LOOPBACK_GUARD_URL];
-  const args = [...preload, launch.homebridgeBin, ...homebridgeFlags(launch), ...(launch.extraArgs ?? [])];
+  const args = [...preload, launch.homebridgeBin, ...homebridgeFlags(launch)];
   const child = spawn(launch.nodeBinary, args, {
     cwd: launch.cwd,
     env: { ...process.env, ...launch.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const homebridge = new HomebridgeProcess(child, launch.logFile);
+  const homebridge = new HomebridgeProcess(child);
   if (child.pid === undefined) {
     throw new Error(`Could not start ${launch.nodeBinary} ${launch.homebridgeBin}`);
   }
   return homebridge;
 }
 
-function homebridgeFlags({ storagePath, pluginPath, debug = true }: HomebridgeLaunch): string[] {
+function homebridgeFlags({ storagePath, pluginPath }: HomebridgeLaunch): string[] {
   return [
     '-I', // insecure mode: how hb-service (homebridge-config-ui-x) runs Homebridge by default
     '-Q', // no QR code: noise in the captured lines
     '-T', // no timestamps: lines match exact patterns
-    ...(debug ? ['-D'] : []),
+    '-D', // debug output: scenarios read the plugin's debug lines
     '-U',
     storagePath,
     '-P',
@@ -104,15 +98,15 @@ export class HomebridgeProcess {
 
   constructor(
     private readonly child: ChildProcess,
-    logFile?: string,
+    /** Names the process in error messages. */
+    private readonly label = 'Homebridge',
   ) {
-    const log = logFile === undefined ? undefined : createWriteStream(logFile, { flags: 'a' });
     for (const stream of [child.stdout, child.stderr]) {
       if (stream) {
-        createInterface({ input: stream }).on('line', (line) => this.record(stripVTControlCharacters(line), log));
+        createInterface({ input: stream }).on('line', (line) => this.record(stripVTControlCharacters(line)));
       }
     }
-    child.on('error', (error) => this.record(`[harness] ${error.message}`, log));
+    child.on('error', (error) => this.record(`[harness] ${error.message}`));
     child.once('exit', (code, signal) => {
       this.exitStatus = { code, signal, at: performance.now() };
     });
@@ -120,7 +114,6 @@ export class HomebridgeProcess {
     this.closed = new Promise((resolve) => {
       child.once('close', () => {
         this.isClosed = true;
-        log?.end();
         this.events.emit('close');
         resolve();
       });
@@ -205,14 +198,19 @@ export class HomebridgeProcess {
     return { ...this.exitOutcome(), exitedAfterMs: Math.round(exitedAt - sentAt), killed };
   }
 
-  private record(line: string, log: WriteStream | undefined): void {
+  /** How the process ended, e.g. "code 1" or "signal SIGKILL". */
+  describeExit(): string {
+    const { code, signal } = this.exitOutcome();
+    return signal ? `signal ${signal}` : `code ${code}`;
+  }
+
+  private record(line: string): void {
     this.lines.push(line);
-    log?.write(`${line}\n`);
     this.events.emit('line', line);
   }
 
   private closesWithin(timeoutMs: number): Promise<boolean> {
-    return withTimeout(this.closed, timeoutMs, 'Homebridge exit').then(
+    return withTimeout(this.closed, timeoutMs, `${this.label} exit`).then(
       () => true,
       () => false,
     );
@@ -222,13 +220,8 @@ export class HomebridgeProcess {
     return { code: this.exitStatus?.code ?? null, signal: this.exitStatus?.signal ?? null };
   }
 
-  private describeExit(): string {
-    const { code, signal } = this.exitOutcome();
-    return signal ? `signal ${signal}` : `code ${code}`;
-  }
-
   private failure(problem: string): Error {
     const lastLines = this.lines.slice(-LINES_IN_ERRORS).join('\n');
-    return new Error(`Homebridge (pid ${this.pid}) ${problem}. Its last lines:\n${lastLines}`);
+    return new Error(`${this.label} (pid ${this.pid}) ${problem}. Its last lines:\n${lastLines}`);
   }
 }

@@ -1,10 +1,10 @@
-import { afterEach, beforeEach, expect } from '@jest/globals';
-import { startSimulator } from '../../simulator/index.js';
+import { beforeEach, expect } from '@jest/globals';
 import type { SimulatedAccount, Simulator, SimulatorOptions } from '../../simulator/types.js';
 import { AccountClient, type AccountClientOptions, type LoginParams } from '../../src/cloud/account.js';
 import { DoorbellClient, type PushRegistration } from '../../src/cloud/doorbell.js';
 import { CloudError, type CloudErrorKind } from '../../src/cloud/errors.js';
 import type { RetryPolicy } from '../../src/cloud/http.js';
+import { useSimulator as useFreshSimulator } from '../helpers/simulator.js';
 
 /** An e-mail whose '+' and '@' must be percent-encoded, and a code whose leading zero must survive. */
 export const ACCOUNT: Required<SimulatedAccount> = {
@@ -56,21 +56,24 @@ export class FastRetry {
 
 /** Filled in before each test. */
 export interface TestContext {
-  sim: Simulator;
+  readonly sim: Simulator;
   logger: RecordingLogger;
   retry: FastRetry;
 }
 
 /** A fresh simulator for every test, closed after it, and the clients' shared test doubles. */
 export function useSimulator(options: SimulatorOptions = {}): TestContext {
-  const context = {} as TestContext;
-  beforeEach(async () => {
-    context.sim = await startSimulator({ accounts: [ACCOUNT], ...options });
+  const simulator = useFreshSimulator({ accounts: [ACCOUNT], ...options });
+  const context = {
+    get sim() {
+      return simulator();
+    },
+    logger: new RecordingLogger(),
+    retry: new FastRetry(),
+  };
+  beforeEach(() => {
     context.logger = new RecordingLogger();
     context.retry = new FastRetry();
-  });
-  afterEach(async () => {
-    await context.sim.close();
   });
   return context;
 }

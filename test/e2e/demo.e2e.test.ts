@@ -2,16 +2,16 @@
  * The demo as a newcomer uses it: `npm start` (here on loopback, in a temporary folder instead of
  * `.demo/`), `npm run motion -- 1234567` from a second process, Ctrl-C, and `npm start` again.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { EventEmitter, once } from 'node:events';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
 import { withTimeout } from '../../scripts/lib/timeout.js';
-import { PLUGIN_ENTRY, REPO_ROOT } from './support/paths.js';
+import { describeWithBuiltPlugin } from './support/built-plugin.js';
+import { REPO_ROOT } from './support/paths.js';
 
 const DEMO_SCRIPT = join(REPO_ROOT, 'scripts', 'demo.ts');
 const MOTION_SCRIPT = join(REPO_ROOT, 'scripts', 'motion.ts');
@@ -24,9 +24,6 @@ const MOTION_TIMEOUT_MS = 10_000;
 const LOG_TIMEOUT_MS = 5_000;
 /** Homebridge here takes its own 5 s forced-exit delay after SIGTERM. */
 const EXIT_TIMEOUT_MS = 15_000;
-
-/** The demo needs `dist/`; as in the smoke test, CI (which builds first) fails instead of skipping. */
-const describeWithBuiltPlugin = existsSync(PLUGIN_ENTRY) || process.env.CI ? describe : describe.skip;
 
 /**
  * Both scripts run as `node --import tsx <script>`, which is what `tsx <script>` does, minus tsx's
@@ -60,70 +57,23 @@ function isRunning(pid: number): boolean {
 }
 
 /** One `npm start`: the demo as a child process, its output lines (both streams) and its exit. */
-class DemoRun {
-  readonly lines: string[] = [];
-  readonly exitCode: Promise<number | null>;
-  private readonly events = new EventEmitter();
-  private closed = false;
-
-  private constructor(private readonly child: ChildProcess) {
-    for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream as NodeJS.ReadableStream }).on('line', (line) => {
-        this.lines.push(line);
-        this.events.emit('change');
-      });
-    }
-    // 'close' rather than 'exit': by then every output line is in.
-    this.exitCode = once(child, 'close').then(([code]) => {
-      this.closed = true;
-      this.events.emit('change');
-      return code as number | null;
-    });
-  }
-
+class DemoRun extends HomebridgeProcess {
   /** Starts the demo in `dir` and resolves with it and its Homebridge's pid once that is started. */
   static async start(dir: string): Promise<{ demo: DemoRun; homebridgePid: number }> {
     const child = spawn(process.execPath, scriptArgs(DEMO_SCRIPT, ['--loopback', '--dir', dir]), {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const demo = new DemoRun(child);
+    const demo = new DemoRun(child, 'The demo');
     const [, pid] = await demo.waitForLine(/^Starting Homebridge \(pid (\d+)\)/, READY_TIMEOUT_MS);
     return { demo, homebridgePid: Number(pid) };
   }
 
-  get pid(): number {
-    return this.child.pid as number;
-  }
-
   /** Ctrl-C; resolves with the exit code. */
-  interrupt(): Promise<number | null> {
+  async interrupt(): Promise<number | null> {
     process.kill(this.pid, 'SIGINT');
-    return withTimeout(this.exitCode, EXIT_TIMEOUT_MS, "the demo's exit");
-  }
-
-  /** The first line matching, waiting for it; fails at once when the demo exits without it. */
-  async waitForLine(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
-    let check = (): void => undefined;
-    const found = new Promise<RegExpMatchArray>((resolve, reject) => {
-      check = () => {
-        const match = this.lines.map((line) => line.match(pattern)).find((candidate) => candidate !== null);
-        if (match) {
-          resolve(match);
-        } else if (this.closed) {
-          reject(new Error(`the demo exited without a line matching ${pattern}`));
-        }
-      };
-    });
-    this.events.on('change', check);
-    check();
-    try {
-      return await withTimeout(found, timeoutMs, `a demo line matching ${pattern}`);
-    } catch (error) {
-      throw new Error(`${(error as Error).message}. The demo printed:\n${this.lines.join('\n')}`);
-    } finally {
-      this.events.off('change', check);
-    }
+    await withTimeout(this.closed, EXIT_TIMEOUT_MS, "the demo's exit");
+    return this.exitCode;
   }
 }
 

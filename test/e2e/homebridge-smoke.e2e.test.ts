@@ -1,28 +1,19 @@
 /**
  * Proves the harness against real Homebridge 2 and 1: start, pair as the Home app does, stop on
  * SIGTERM, restart on the same port, receive characteristic events, and no writes outside the
- * storage folder. With a built plugin, also that a bare platform block leaves Homebridge up and the
- * plugin idle.
+ * storage folder.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
-import { changedFiles, snapshotFiles } from './support/file-snapshot.js';
 import { changeOf, HapCharacteristic, HapService, HapTestClient } from './support/hap-client.js';
-import { itWithBuiltPlugin } from './support/built-plugin.js';
 import { HomebridgeSandbox, RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES, RUNTIME_SETUP_TIMEOUT_MS } from './support/homebridge-versions.js';
-import { MOTION_FIXTURE_PLUGIN, REPO_ROOT } from './support/paths.js';
+import { MOTION_FIXTURE_PLUGIN } from './support/paths.js';
 
 const STEP_TIMEOUT_MS = START_TIMEOUT_MS + STOP_TIMEOUT_MS;
 
 /** The fixture flips its sensor every 300 ms. */
 const EVENT_TIMEOUT_MS = 5_000;
-
-/**
- * Left out of the plugin folder's snapshot: dependencies and git's data (large, and nothing the plugin
- * writes to), and the test cache, which other test files may be installing into meanwhile.
- */
-const PLUGIN_FOLDER_SKIPS = ['node_modules', '.git', '.cache'];
 
 describe.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   let sandbox: HomebridgeSandbox;
@@ -100,23 +91,6 @@ describe.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
         await controller.close();
       }
       expect((await homebridge.stop(STOP_TIMEOUT_MS)).killed).toBe(false);
-    },
-    STEP_TIMEOUT_MS,
-  );
-
-  itWithBuiltPlugin(
-    'with the plugin and a bare { "platform": "DoorbellMotion" }: logs "not configured", stays up, leaves the plugin folder alone',
-    async () => {
-      await sandbox.writeConfig([{ platform: 'DoorbellMotion' }]);
-      const pluginFolderBefore = await snapshotFiles(REPO_ROOT, PLUGIN_FOLDER_SKIPS);
-
-      homebridge = await sandbox.start(runtime, REPO_ROOT);
-      await homebridge.waitForLine(/not configured/i, START_TIMEOUT_MS);
-      expect(await accessoryIdsThenDisconnect(controller)).toEqual([1]);
-      expect(homebridge.running).toBe(true);
-      expect((await homebridge.stop(STOP_TIMEOUT_MS)).killed).toBe(false);
-
-      expect(changedFiles(pluginFolderBefore, await snapshotFiles(REPO_ROOT, PLUGIN_FOLDER_SKIPS))).toEqual([]);
     },
     STEP_TIMEOUT_MS,
   );

@@ -5,14 +5,16 @@
  *
  * The cases are runs of one Homebridge storage in a row, so each run is also the previous run's
  * restart on the same HAP port; the last case repeats the one before, whose receiver must get its
- * port back.
+ * port back. No run may change the plugin's own folder.
  */
 import { expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
+import { changedFiles, snapshotFiles, type FileSnapshot } from './support/file-snapshot.js';
 import { RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { REPO_ROOT } from './support/paths.js';
 import { DOORBELLS, doorbellMotionPlatform, PLATFORM, pluginLogLine, type PluginEndpoints } from './support/plugin-config.js';
 import { expectNoPortInUse, expectRunningOnce, expectStoppedInTime, itLeavesNoTrace, useRig, WATCH_MS } from './support/plugin-rig.js';
 
@@ -22,6 +24,12 @@ const FAKE_ACCESS_TOKEN = 'e2e-fake-doorbell-access-token';
 /** RFC 6761 keeps `.invalid` from ever resolving; the loopback guard answers it without a query. */
 const UNRESOLVABLE = { accountUrl: 'https://account.doorbell-motion.invalid', doorbellUrl: 'https://doorbell.doorbell-motion.invalid' };
 const ANSWERED_LOCALLY = /^\[loopback-guard\] DNS lookup of account\.doorbell-motion\.invalid answered ENOTFOUND/;
+
+/**
+ * Left out of the plugin folder's snapshot: dependencies and git's data (large, and nothing the plugin
+ * writes to), and the test cache, which other test files may be installing into meanwhile.
+ */
+const PLUGIN_FOLDER_SKIPS = ['node_modules', '.git', '.cache'];
 
 const REGION_CALL_FAILED = pluginLogLine('POST /api/v1/getUrlByEmail network');
 const REGISTRATION_FAILED = pluginLogLine('PATCH /clients_api/device network');
@@ -91,7 +99,10 @@ const CHECKS: PluginCheck[] = [
 ];
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
-  const rig = useRig(runtime);
+  let pluginFolderBefore: FileSnapshot;
+  const rig = useRig(runtime, async () => {
+    pluginFolderBefore = await snapshotFiles(REPO_ROOT, PLUGIN_FOLDER_SKIPS);
+  });
 
   it.each(CHECKS)(
     '$title: starts on the HAP port, stays up, publishes, exits within 12 s of SIGTERM',
@@ -117,4 +128,8 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   );
 
   itLeavesNoTrace(rig, [FAKE_ACCESS_TOKEN]);
+
+  it('left the plugin folder alone in every run', async () => {
+    expect(changedFiles(pluginFolderBefore, await snapshotFiles(REPO_ROOT, PLUGIN_FOLDER_SKIPS))).toEqual([]);
+  });
 });

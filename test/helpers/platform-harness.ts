@@ -1,17 +1,17 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PlatformAccessory, PlatformConfig } from 'homebridge';
-import { freeLoopbackPort } from '../../scripts/lib/homebridge-config.js';
 import type { Simulator } from '../../simulator/types.js';
-import { stringsIn } from '../../src/log.js';
 import { accessoryUuid } from '../../src/motion-accessory.js';
 import { DoorbellMotionPlatform } from '../../src/platform.js';
 import type { PlatformTuning } from '../../src/platform.js';
 import { hap } from './hap.js';
 import { createTestApi, createTestLogger } from './homebridge-api.js';
 import type { TestApi, TestLogger } from './homebridge-api.js';
+import { storedSecrets } from './log-secrets.js';
+import { pollUntil } from './poll.js';
 
 export const ACCOUNT = { email: 'porch+light@example.com', code: '012345' };
 
@@ -70,13 +70,7 @@ export function sensorValue(test: TestApi, deviceId: string, name: 'MotionDetect
 
 /** Polls until the condition holds; bounded, and says what it waited for when it gives up. */
 export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await pollUntil(condition, (held) => held, timeoutMs, what, 10);
 }
 
 export function delay(ms: number): Promise<void> {
@@ -99,19 +93,5 @@ export async function temporaryStorage(): Promise<{ path: string; remove: () => 
 
 /** Every value that must never reach a log line: tokens, the code, the receiver secret, rriot values. */
 export async function secretsIn(storagePath: string, sim: Simulator): Promise<string[]> {
-  const folder = join(storagePath, 'doorbell-motion');
-  const secrets = [ACCOUNT.code, ...sim.issuedTokens];
-  const push = await readJson(join(folder, 'push.json'));
-  const session = await readJson(join(folder, 'session.json'));
-  return [...secrets, ...stringsIn(push), ...stringsIn((session as { login?: { rriot?: unknown } } | undefined)?.login?.rriot)];
+  return [ACCOUNT.code, ...sim.issuedTokens, ...(await storedSecrets(storagePath))];
 }
-
-async function readJson(path: string): Promise<unknown> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-export { freeLoopbackPort };

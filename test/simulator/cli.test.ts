@@ -1,42 +1,36 @@
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
+import { withTimeout } from '../../scripts/lib/timeout.js';
 import { json, send } from './http.js';
 
 const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
 
+const OUTPUT_TIMEOUT_MS = 15_000;
+/** SIGTERM closes the servers at once; a usage error exits before any is started. */
+const EXIT_TIMEOUT_MS = 10_000;
+
 /** Starts `npm run simulator` the way npm does (tsx), with the test's Node. */
-function startCli(args: string[]): { child: ChildProcess; output: () => string } {
+function startCli(args: string[]): HomebridgeProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/main.ts', ...args], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  return { child, output: () => output };
+  return new HomebridgeProcess(child, 'The simulator');
 }
 
-/** Waits until the output matches, the process exits or 15 seconds pass. */
-async function waitForOutput(cli: ReturnType<typeof startCli>, pattern: RegExp): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline && cli.child.exitCode === null) {
-    const match = pattern.exec(cli.output());
-    if (match) {
-      return match;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no ${pattern} in simulator output:\n${cli.output()}`);
+/** Waits until an output line matches; fails when the process exits or 15 seconds pass first. */
+function waitForOutput(cli: HomebridgeProcess, pattern: RegExp): Promise<RegExpMatchArray> {
+  return cli.waitForLine(pattern, OUTPUT_TIMEOUT_MS);
 }
 
-async function exitCode(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) {
-    return child.exitCode;
-  }
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  clearTimeout(timer);
-  return code;
+/** The exit code once the process has exited by itself, as on a usage error. */
+async function exitCode(cli: HomebridgeProcess): Promise<number | null> {
+  await withTimeout(cli.closed, EXIT_TIMEOUT_MS, 'the simulator exit');
+  return cli.exitCode;
+}
+
+/** Everything it printed on stdout and stderr. */
+function output(cli: HomebridgeProcess): string {
+  return cli.lines.join('\n');
 }
 
 describe('simulator: command line', () => {
@@ -53,11 +47,11 @@ describe('simulator: command line', () => {
       expect(state).toMatchObject({ pushToken: null, requestCounts: { region: 1 } });
       await waitForOutput(cli, /^account POST \/api\/v1\/getUrlByEmail -> 200$/m);
     } finally {
-      cli.child.kill('SIGTERM');
+      await cli.stop(EXIT_TIMEOUT_MS);
     }
 
-    expect(await exitCode(cli.child)).toBe(0);
-    expect(cli.output()).toContain('simulator closed');
+    expect(cli.exitCode).toBe(0);
+    expect(output(cli)).toContain('simulator closed');
   });
 
   it('serves the accounts given with --account on the given port', async () => {
@@ -70,9 +64,9 @@ describe('simulator: command line', () => {
       expect(json(known)).toMatchObject({ code: 200 });
       expect(json(dropped)).toMatchObject({ code: 2008 });
     } finally {
-      cli.child.kill('SIGTERM');
+      await cli.stop(EXIT_TIMEOUT_MS);
     }
-    expect(await exitCode(cli.child)).toBe(0);
+    expect(cli.exitCode).toBe(0);
   });
 
   it.each([
@@ -82,7 +76,7 @@ describe('simulator: command line', () => {
   ])('exits with 2 and the usage on %s', async (_name, args) => {
     const cli = startCli(args);
 
-    expect(await exitCode(cli.child)).toBe(2);
-    expect(cli.output()).toContain('usage: simulator');
+    expect(await exitCode(cli)).toBe(2);
+    expect(output(cli)).toContain('usage: simulator');
   });
 });

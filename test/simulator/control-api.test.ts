@@ -1,24 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { startSimulator } from '../../simulator/index.js';
-import type { Simulator } from '../../simulator/index.js';
+import { useSimulator } from '../helpers/simulator.js';
 import { json, send } from './http.js';
 import { startReceiver } from './receiver.js';
 import type { Receiver } from './receiver.js';
 import { ACCOUNT, register, registrationBody, signIn, subscribe } from './requests.js';
 
 describe('simulator: control API', () => {
-  let simulator: Simulator;
+  const simulator = useSimulator({ accounts: [ACCOUNT] });
   let receiver: Receiver;
   let motionUrl: (deviceId: string) => string;
 
   beforeEach(async () => {
-    simulator = await startSimulator({ accounts: [ACCOUNT] });
     receiver = await startReceiver(202, '');
-    motionUrl = (deviceId) => `${simulator.doorbellUrl}/__simulator/motion/${deviceId}`;
+    motionUrl = (deviceId) => `${simulator().doorbellUrl}/__simulator/motion/${deviceId}`;
   });
 
   afterEach(async () => {
-    await simulator.close();
     await receiver.close();
   });
 
@@ -30,19 +27,19 @@ describe('simulator: control API', () => {
   });
 
   it('delivers motion and answers the receiver reply, without recording the control request', async () => {
-    await register(simulator, await signIn(simulator), registrationBody(receiver.pushToken));
-    const recorded = simulator.requests.length;
+    await register(simulator(), await signIn(simulator()), registrationBody(receiver.pushToken));
+    const recorded = simulator().requests.length;
 
     const response = await send(motionUrl('9007199254740993'));
 
     expect(response.status).toBe(200);
     expect(json(response)).toEqual({ status: 202, body: '' });
     expect(receiver.deliveries[0].body).toContain('"device_id":9007199254740993,');
-    expect(simulator.requests).toHaveLength(recorded);
+    expect(simulator().requests).toHaveLength(recorded);
   });
 
   it('passes id, kind and rawBody from a JSON body through', async () => {
-    await register(simulator, await signIn(simulator), registrationBody(receiver.pushToken));
+    await register(simulator(), await signIn(simulator()), registrationBody(receiver.pushToken));
 
     await send(motionUrl('1234567'), { body: JSON.stringify({ id: '7', kind: 'ding' }) });
 
@@ -55,19 +52,19 @@ describe('simulator: control API', () => {
     ['unknown options', '1234567', '{"color":"red"}'],
     ['a body that is no JSON', '1234567', 'motion'],
   ])('answers 400 to %s', async (_name, deviceId, body) => {
-    await register(simulator, await signIn(simulator), registrationBody(receiver.pushToken));
+    await register(simulator(), await signIn(simulator()), registrationBody(receiver.pushToken));
 
     expect((await send(motionUrl(deviceId), { body })).status).toBe(400);
     expect(receiver.deliveries).toEqual([]);
   });
 
   it('reports the state with the push token masked except its origin', async () => {
-    const token = await signIn(simulator);
-    await register(simulator, token, registrationBody(receiver.pushToken));
-    await subscribe(simulator, token, '9007199254740993');
-    await send(`${simulator.doorbellUrl}/nowhere`);
+    const token = await signIn(simulator());
+    await register(simulator(), token, registrationBody(receiver.pushToken));
+    await subscribe(simulator(), token, '9007199254740993');
+    await send(`${simulator().doorbellUrl}/nowhere`);
 
-    const response = await send(`${simulator.doorbellUrl}/__simulator/state`, { method: 'GET' });
+    const response = await send(`${simulator().doorbellUrl}/__simulator/state`, { method: 'GET' });
 
     expect(response.status).toBe(200);
     expect(response.text).not.toContain('receiver-secret');
@@ -80,15 +77,15 @@ describe('simulator: control API', () => {
   });
 
   it('answers 405 to a wrong method and 404 to an unknown control path', async () => {
-    const wrongMethod = await send(`${simulator.doorbellUrl}/__simulator/state`, { method: 'POST' });
+    const wrongMethod = await send(`${simulator().doorbellUrl}/__simulator/state`, { method: 'POST' });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.allow).toBe('GET');
-    expect((await send(`${simulator.doorbellUrl}/__simulator/nothing`, { method: 'GET' })).status).toBe(404);
-    expect(simulator.requests).toEqual([]);
+    expect((await send(`${simulator().doorbellUrl}/__simulator/nothing`, { method: 'GET' })).status).toBe(404);
+    expect(simulator().requests).toEqual([]);
   });
 
   it('is offered on the doorbell server only', async () => {
-    expect((await send(`${simulator.accountUrl}/__simulator/state`, { method: 'GET' })).status).toBe(404);
-    expect(simulator.invalidRequests()).toHaveLength(1);
+    expect((await send(`${simulator().accountUrl}/__simulator/state`, { method: 'GET' })).status).toBe(404);
+    expect(simulator().invalidRequests()).toHaveLength(1);
   });
 });

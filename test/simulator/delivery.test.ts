@@ -1,30 +1,28 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { DeliveryError, startSimulator } from '../../simulator/index.js';
-import type { Simulator } from '../../simulator/index.js';
+import { DeliveryError } from '../../simulator/index.js';
+import { useSimulator } from '../helpers/simulator.js';
 import { startReceiver } from './receiver.js';
 import type { Receiver } from './receiver.js';
 import { ACCOUNT, register, registrationBody, signIn } from './requests.js';
 
 describe('simulator: deliverMotion', () => {
-  let simulator: Simulator;
+  const simulator = useSimulator({ accounts: [ACCOUNT] });
   let receiver: Receiver;
   let token: string;
 
   beforeEach(async () => {
-    simulator = await startSimulator({ accounts: [ACCOUNT] });
     receiver = await startReceiver();
-    token = await signIn(simulator);
+    token = await signIn(simulator());
   });
 
   afterEach(async () => {
-    await simulator.close();
     await receiver.close();
   });
 
   it('POSTs the flat motion notification with the device id as an exact JSON integer', async () => {
-    await register(simulator, token, registrationBody(receiver.pushToken));
+    await register(simulator(), token, registrationBody(receiver.pushToken));
 
-    const result = await simulator.deliverMotion('9007199254740993');
+    const result = await simulator().deliverMotion('9007199254740993');
 
     expect(result).toEqual({ status: 202, body: '{"accepted":true}' });
     const [delivery] = receiver.deliveries;
@@ -36,36 +34,36 @@ describe('simulator: deliverMotion', () => {
   });
 
   it('sends the given id and kind, or a raw body verbatim', async () => {
-    await register(simulator, token, registrationBody(receiver.pushToken));
+    await register(simulator(), token, registrationBody(receiver.pushToken));
 
-    await simulator.deliverMotion('1234567', { id: 'evt-1', kind: 'ding' });
-    await simulator.deliverMotion('1234567', { rawBody: '{"ding":{"doorbot_id":1234567,"kind":"motion"}}' });
+    await simulator().deliverMotion('1234567', { id: 'evt-1', kind: 'ding' });
+    await simulator().deliverMotion('1234567', { rawBody: '{"ding":{"doorbot_id":1234567,"kind":"motion"}}' });
 
     expect(receiver.deliveries[0].body).toMatch(/^\{"device_id":1234567,"kind":"ding","id":"evt-1",/);
     expect(receiver.deliveries[1].body).toBe('{"ding":{"doorbot_id":1234567,"kind":"motion"}}');
   });
 
   it('rejects when no push token is registered', async () => {
-    await expect(simulator.deliverMotion('1234567')).rejects.toThrow(DeliveryError);
+    await expect(simulator().deliverMotion('1234567')).rejects.toThrow(DeliveryError);
   });
 
   it('rejects a device id that is not an int64 decimal', async () => {
-    await register(simulator, token, registrationBody(receiver.pushToken));
+    await register(simulator(), token, registrationBody(receiver.pushToken));
 
-    await expect(simulator.deliverMotion('9223372036854775808')).rejects.toMatchObject({ failure: 'bad-device-id' });
+    await expect(simulator().deliverMotion('9223372036854775808')).rejects.toMatchObject({ failure: 'bad-device-id' });
     expect(receiver.deliveries).toEqual([]);
   });
 
   it('refuses to send to a push token outside loopback', async () => {
-    await register(simulator, token, registrationBody('http://192.0.2.1:47850/push/secret'));
+    await register(simulator(), token, registrationBody('http://192.0.2.1:47850/push/secret'));
 
-    await expect(simulator.deliverMotion('1234567')).rejects.toMatchObject({ name: 'DeliveryError', failure: 'not-loopback' });
+    await expect(simulator().deliverMotion('1234567')).rejects.toMatchObject({ name: 'DeliveryError', failure: 'not-loopback' });
   });
 
   it('reports status 0 when the receiver cannot be reached', async () => {
-    await register(simulator, token, registrationBody(receiver.pushToken));
+    await register(simulator(), token, registrationBody(receiver.pushToken));
     await receiver.close();
 
-    expect(await simulator.deliverMotion('1234567')).toEqual({ status: 0, body: '' });
+    expect(await simulator().deliverMotion('1234567')).toEqual({ status: 0, body: '' });
   });
 });

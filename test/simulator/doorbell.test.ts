@@ -1,62 +1,56 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { startSimulator } from '../../simulator/index.js';
-import type { Simulator } from '../../simulator/index.js';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { useSimulator } from '../helpers/simulator.js';
 import { json, send } from './http.js';
 import { ACCOUNT, register, registrationBody, signIn, subscribe } from './requests.js';
 
 const device = { metadata: { pn_dict_version: '2.0.0', pn_service: 'webhook' }, os: 'linux', push_notification_token: 'http://127.0.0.1:9/push/s' };
 
 describe('simulator: doorbell routes', () => {
-  let simulator: Simulator;
+  const simulator = useSimulator({ accounts: [ACCOUNT], doorbells: ['1234567', '9007199254740993', '9223372036854775807'] });
   let token: string;
 
   beforeEach(async () => {
-    simulator = await startSimulator({ accounts: [ACCOUNT], doorbells: ['1234567', '9007199254740993', '9223372036854775807'] });
-    token = await signIn(simulator);
-  });
-
-  afterEach(async () => {
-    await simulator.close();
+    token = await signIn(simulator());
   });
 
   it('registers a push token: 204 with an empty body', async () => {
-    const response = await register(simulator, token, registrationBody('http://127.0.0.1:47850/push/abc'));
+    const response = await register(simulator(), token, registrationBody('http://127.0.0.1:47850/push/abc'));
 
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
-    expect(simulator.pushToken).toBe('http://127.0.0.1:47850/push/abc');
-    expect(simulator.invalidRequests()).toEqual([]);
+    expect(simulator().pushToken).toBe('http://127.0.0.1:47850/push/abc');
+    expect(simulator().invalidRequests()).toEqual([]);
   });
 
   it('subscribes to motion after a registration: 200 with an empty body, ids kept exact', async () => {
-    await register(simulator, token);
+    await register(simulator(), token);
 
     for (const id of ['9007199254740993', '9223372036854775807']) {
-      const response = await subscribe(simulator, token, id);
+      const response = await subscribe(simulator(), token, id);
       expect(response.status).toBe(200);
       expect(response.text).toBe('');
     }
-    expect([...simulator.subscribedDoorbells]).toEqual(['9007199254740993', '9223372036854775807']);
-    expect(simulator.invalidRequests()).toEqual([]);
+    expect([...simulator().subscribedDoorbells]).toEqual(['9007199254740993', '9223372036854775807']);
+    expect(simulator().invalidRequests()).toEqual([]);
   });
 
   it('answers 401 for an unknown or revoked token, which is not a problem of the request', async () => {
-    expect((await register(simulator, 'not-a-token')).status).toBe(401);
-    simulator.revokeToken(token);
-    const revoked = await register(simulator, token);
+    expect((await register(simulator(), 'not-a-token')).status).toBe(401);
+    simulator().revokeToken(token);
+    const revoked = await register(simulator(), token);
 
     expect(revoked.status).toBe(401);
     expect(revoked.headers['www-authenticate']).toBe('Bearer');
     expect(json(revoked).reason).toBe('access token is unknown or revoked: sign in again');
-    expect(simulator.pushToken).toBeUndefined();
-    expect(simulator.invalidRequests()).toEqual([]);
+    expect(simulator().pushToken).toBeUndefined();
+    expect(simulator().invalidRequests()).toEqual([]);
   });
 
   it('answers 404 for a doorbell the account does not have, which is not a problem either', async () => {
-    await register(simulator, token);
+    await register(simulator(), token);
 
-    expect((await subscribe(simulator, token, '7654321')).status).toBe(404);
-    expect(simulator.invalidRequests()).toEqual([]);
+    expect((await subscribe(simulator(), token, '7654321')).status).toBe(404);
+    expect(simulator().invalidRequests()).toEqual([]);
   });
 
   const registrationViolations: Array<[string, unknown, number, string]> = [
@@ -71,22 +65,22 @@ describe('simulator: doorbell routes', () => {
   ];
 
   it.each(registrationViolations)('refuses a registration with %s and records it', async (_name, body, status, problem) => {
-    const response = await register(simulator, token, JSON.stringify(body));
+    const response = await register(simulator(), token, JSON.stringify(body));
 
     expect(response.status).toBe(status);
     expect(json(response).problems).toEqual(expect.arrayContaining([expect.stringContaining(problem)]));
-    expect(simulator.invalidRequests()[0].problems.join('\n')).toContain(problem);
-    expect(simulator.pushToken).toBeUndefined();
+    expect(simulator().invalidRequests()[0].problems.join('\n')).toContain(problem);
+    expect(simulator().pushToken).toBeUndefined();
   });
 
   it.each([
     ['no JSON', registrationBody('http://127.0.0.1:9/p').slice(1), 'application/json', 400, 'body must be JSON'],
     ['another content type', registrationBody('http://127.0.0.1:9/p'), 'text/plain', 415, 'Content-Type must be application/json'],
   ])('refuses a registration with %s', async (_name, body, contentType, status, problem) => {
-    const response = await register(simulator, token, body, contentType);
+    const response = await register(simulator(), token, body, contentType);
 
     expect(response.status).toBe(status);
-    expect(simulator.invalidRequests()[0].problems).toEqual([problem]);
+    expect(simulator().invalidRequests()[0].problems).toEqual([problem]);
   });
 
   it.each([
@@ -94,14 +88,14 @@ describe('simulator: doorbell routes', () => {
     ['another scheme', { authorization: 'Basic dXNlcjpwYXNz' }, 'Authorization must be "Bearer <access token>"'],
     ['an empty bearer', { authorization: 'Bearer ' }, 'Authorization must be "Bearer <access token>"'],
   ])('answers 401 to %s and records it', async (_name, headers, problem) => {
-    const response = await send(`${simulator.doorbellUrl}/clients_api/device`, {
+    const response = await send(`${simulator().doorbellUrl}/clients_api/device`, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json', ...headers },
       body: registrationBody('http://127.0.0.1:9/p'),
     });
 
     expect(response.status).toBe(401);
-    expect(simulator.invalidRequests()[0].problems).toEqual([problem]);
+    expect(simulator().invalidRequests()[0].problems).toEqual([problem]);
   });
 
   it.each([
@@ -112,29 +106,29 @@ describe('simulator: doorbell routes', () => {
     ['an exponent', '1e6'],
     ['an encoded digit', '%31'],
   ])('refuses a subscription to device id %s with 400', async (_name, id) => {
-    await register(simulator, token);
+    await register(simulator(), token);
 
-    const response = await subscribe(simulator, token, id);
+    const response = await subscribe(simulator(), token, id);
 
     expect(response.status).toBe(400);
-    expect(simulator.invalidRequests()[0].problems).toEqual(['device_id must be a decimal integer from 1 to 9223372036854775807']);
-    expect(simulator.subscribedDoorbells.size).toBe(0);
+    expect(simulator().invalidRequests()[0].problems).toEqual(['device_id must be a decimal integer from 1 to 9223372036854775807']);
+    expect(simulator().subscribedDoorbells.size).toBe(0);
   });
 
   it('refuses a subscription with a body', async () => {
-    await register(simulator, token);
+    await register(simulator(), token);
 
-    const response = await subscribe(simulator, token, '1234567', { headers: { 'content-type': 'application/json' }, body: '{}' });
+    const response = await subscribe(simulator(), token, '1234567', { headers: { 'content-type': 'application/json' }, body: '{}' });
 
     expect(response.status).toBe(400);
-    expect(simulator.invalidRequests()[0].problems).toEqual(['this request takes no body (send Content-Length: 0 or none)']);
+    expect(simulator().invalidRequests()[0].problems).toEqual(['this request takes no body (send Content-Length: 0 or none)']);
   });
 
   it('refuses a subscription before any push registration of that token', async () => {
-    const response = await subscribe(simulator, token, '1234567');
+    const response = await subscribe(simulator(), token, '1234567');
 
     expect(response.status).toBe(400);
     expect(json(response).reason).toBe('register a push token (PATCH /clients_api/device) before subscribing');
-    expect(simulator.invalidRequests()).toHaveLength(1);
+    expect(simulator().invalidRequests()).toHaveLength(1);
   });
 });

@@ -1,25 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
+import { useSimulator } from '../helpers/simulator.js';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { startSimulator } from '../../simulator/index.js';
-import type { Simulator } from '../../simulator/index.js';
 import { json, send } from './http.js';
 import { ACCOUNT, freshMercyKs, login, loginForm, loginHeaders } from './requests.js';
 
 type Data = Record<string, unknown> & { rriot: Record<string, unknown> & { r: Record<string, unknown> } };
 
 describe('simulator: login route (regional server)', () => {
-  let simulator: Simulator;
-
-  beforeEach(async () => {
-    simulator = await startSimulator({ accounts: [ACCOUNT] });
-  });
-
-  afterEach(async () => {
-    await simulator.close();
-  });
+  const simulator = useSimulator({ accounts: [ACCOUNT] });
 
   it('answers the full login data with a fresh token and unknown keys at every level', async () => {
-    const response = await login(simulator);
+    const response = await login(simulator());
 
     expect(response.status).toBe(200);
     const body = json(response);
@@ -28,53 +19,53 @@ describe('simulator: login route (regional server)', () => {
     expect(Object.keys(data)).toEqual(
       expect.arrayContaining(['avatarurl', 'country', 'countrycode', 'nickname', 'region', 'rriot', 'rruid', 'token', 'tokentype', 'tuyaDeviceState', 'uid']),
     );
-    expect(data).toMatchObject({ country: 'DE', countrycode: '49', token: simulator.issuedTokens[0] });
+    expect(data).toMatchObject({ country: 'DE', countrycode: '49', token: simulator().issuedTokens[0] });
     expect(data.rriot).toMatchObject({ h: expect.any(String), k: expect.any(String), s: expect.any(String), u: expect.any(String) });
     expect(data.rriot.r).toMatchObject({ a: expect.any(String), l: expect.any(String), m: expect.any(String), r: expect.any(String) });
     for (const level of [body, data, data.rriot, data.rriot.r]) {
       expect(level.sim_unknown).toEqual(expect.objectContaining({ nested: expect.any(Object) }));
     }
-    expect(simulator.issuedTokens).toHaveLength(1);
-    expect(simulator.invalidRequests()).toEqual([]);
+    expect(simulator().issuedTokens).toHaveLength(1);
+    expect(simulator().invalidRequests()).toEqual([]);
   });
 
   it('tolerates the charset=utf-8 parameter that axios adds to the content type', async () => {
     const headers = loginHeaders({ 'content-type': 'application/x-www-form-urlencoded;charset=utf-8' });
 
-    expect((await login(simulator, { headers })).status).toBe(200);
-    expect(simulator.invalidRequests()).toEqual([]);
+    expect((await login(simulator(), { headers })).status).toBe(200);
+    expect(simulator().invalidRequests()).toEqual([]);
   });
 
   it('answers 2018 for a wrong code, which is no problem and does not spend the right one', async () => {
-    const wrong = await login(simulator, { body: loginForm({ code: '999999' }) });
+    const wrong = await login(simulator(), { body: loginForm({ code: '999999' }) });
 
     expect(wrong.status).toBe(200);
     expect(json(wrong)).toEqual({ code: 2018, msg: 'verification code is invalid', data: null });
-    expect((await login(simulator)).status).toBe(200);
-    expect(simulator.invalidRequests()).toEqual([]);
+    expect((await login(simulator())).status).toBe(200);
+    expect(simulator().invalidRequests()).toEqual([]);
   });
 
   it('accepts a code once: a second login with it answers 2018', async () => {
-    expect(json(await login(simulator))).toMatchObject({ code: 200 });
+    expect(json(await login(simulator()))).toMatchObject({ code: 200 });
 
-    expect(json(await login(simulator))).toEqual({ code: 2018, msg: 'verification code is invalid', data: null });
-    expect(simulator.issuedTokens).toHaveLength(1);
+    expect(json(await login(simulator()))).toEqual({ code: 2018, msg: 'verification code is invalid', data: null });
+    expect(simulator().issuedTokens).toHaveLength(1);
   });
 
   it('answers 2008 for an unknown e-mail', async () => {
-    const response = await login(simulator, { body: loginForm({ email: 'nobody@example.com' }) });
+    const response = await login(simulator(), { body: loginForm({ email: 'nobody@example.com' }) });
 
     expect(json(response)).toEqual({ code: 2008, msg: 'account not exist', data: null });
   });
 
   it('refuses a reused x-mercy-ks', async () => {
     const headers = loginHeaders();
-    await login(simulator, { headers, body: loginForm({ code: '999999' }) });
+    await login(simulator(), { headers, body: loginForm({ code: '999999' }) });
 
-    const reused = await login(simulator, { headers });
+    const reused = await login(simulator(), { headers });
 
     expect(reused.status).toBe(400);
-    expect(simulator.invalidRequests()[0].problems).toEqual(['header x-mercy-ks was used before: it must be new on every request']);
+    expect(simulator().invalidRequests()[0].problems).toEqual(['header x-mercy-ks was used before: it must be new on every request']);
   });
 
   const ks = freshMercyKs();
@@ -94,11 +85,11 @@ describe('simulator: login route (regional server)', () => {
   ];
 
   it.each(headerViolations)('refuses %s with 400, envelope 1002 and a recorded problem', async (_name, overrides, problem) => {
-    const response = await login(simulator, { headers: loginHeaders(overrides) });
+    const response = await login(simulator(), { headers: loginHeaders(overrides) });
 
     expect(response.status).toBe(400);
     expect(json(response)).toMatchObject({ code: 1002, data: null });
-    expect(simulator.invalidRequests()[0].problems.join('\n')).toContain(problem);
+    expect(simulator().invalidRequests()[0].problems.join('\n')).toContain(problem);
   });
 
   const valid = loginForm();
@@ -117,24 +108,24 @@ describe('simulator: login route (regional server)', () => {
   ];
 
   it.each(bodyViolations)('refuses %s with 400 and a recorded problem', async (_name, body, problem) => {
-    const response = await login(simulator, { body });
+    const response = await login(simulator(), { body });
 
     expect(response.status).toBe(400);
     expect(json(response)).toMatchObject({ code: 1002 });
-    expect(simulator.invalidRequests()[0].problems.join('\n')).toContain(problem);
+    expect(simulator().invalidRequests()[0].problems.join('\n')).toContain(problem);
   });
 
   it('never spends the code on a refused request', async () => {
-    await login(simulator, { body: loginForm({ country: 'de' }) });
+    await login(simulator(), { body: loginForm({ country: 'de' }) });
 
-    expect(json(await login(simulator))).toMatchObject({ code: 200 });
+    expect(json(await login(simulator()))).toMatchObject({ code: 200 });
   });
 
   it('serves login only at the regional address', async () => {
-    const response = await send(`${simulator.accountUrl}/api/v4/auth/email/login/code`, { headers: loginHeaders(), body: loginForm() });
+    const response = await send(`${simulator().accountUrl}/api/v4/auth/email/login/code`, { headers: loginHeaders(), body: loginForm() });
 
     expect(response.status).toBe(404);
-    expect(simulator.requestsTo('login')).toEqual([expect.objectContaining({ service: 'account', status: 404, problems: [expect.stringContaining('regional server')] })]);
-    expect(simulator.issuedTokens).toEqual([]);
+    expect(simulator().requestsTo('login')).toEqual([expect.objectContaining({ service: 'account', status: 404, problems: [expect.stringContaining('regional server')] })]);
+    expect(simulator().issuedTokens).toEqual([]);
   });
 });

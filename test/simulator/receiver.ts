@@ -1,6 +1,5 @@
-import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../../simulator/servers.js';
 
 /** A tiny loopback push receiver that records what the simulator delivers. */
 
@@ -20,7 +19,7 @@ export interface Receiver {
 
 export async function startReceiver(status = 202, reply = '{"accepted":true}'): Promise<Receiver> {
   const deliveries: Delivery[] = [];
-  const server = createServer((request, response) => {
+  const server = await listen('127.0.0.1', 0, (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -28,15 +27,9 @@ export async function startReceiver(status = 202, reply = '{"accepted":true}'): 
       response.writeHead(status, { 'content-type': 'application/json' }).end(reply);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    pushToken: `http://127.0.0.1:${port}/push/receiver-secret`,
+    pushToken: `${server.url}/push/receiver-secret`,
     deliveries,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => server.close(),
   };
 }

@@ -1,32 +1,24 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { startSimulator } from '../../simulator/index.js';
-import type { Simulator } from '../../simulator/index.js';
+import { useSimulator } from '../helpers/simulator.js';
 import { json, send } from './http.js';
 import type { SendOptions } from './http.js';
 import { ACCOUNT, regionUrl } from './requests.js';
 
 describe('simulator: region route (account server)', () => {
-  let simulator: Simulator;
-
-  beforeEach(async () => {
-    simulator = await startSimulator({ accounts: [ACCOUNT] });
-  });
-
-  afterEach(async () => {
-    await simulator.close();
-  });
+  const simulator = useSimulator({ accounts: [ACCOUNT] });
 
   it('answers the regional address, the account country and unknown keys at every level', async () => {
-    const response = await send(regionUrl(simulator));
+    const response = await send(regionUrl(simulator()));
 
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/json');
     const body = json(response);
-    expect(body).toMatchObject({ code: 200, msg: 'success', data: { country: 'DE', countrycode: '49', url: simulator.regionUrl } });
+    expect(body).toMatchObject({ code: 200, msg: 'success', data: { country: 'DE', countrycode: '49', url: simulator().regionUrl } });
     expect(body.sim_unknown).toEqual(expect.objectContaining({ nested: expect.any(Object) }));
     expect((body.data as Record<string, unknown>).sim_unknown).toEqual(expect.objectContaining({ nested: expect.any(Object) }));
-    expect(simulator.invalidRequests()).toEqual([]);
-    expect(simulator.requestsTo('region')).toEqual([
+    expect(simulator().invalidRequests()).toEqual([]);
+    expect(simulator().requestsTo('region')).toEqual([
       expect.objectContaining({ service: 'account', method: 'POST', path: '/api/v1/getUrlByEmail', rawQuery: 'email=a%2Bb%40example.com&needtwostepauth=false', body: '', status: 200, problems: [] }),
     ]);
   });
@@ -42,11 +34,11 @@ describe('simulator: region route (account server)', () => {
   });
 
   it('answers envelope 2008 for an unknown e-mail without calling it a problem', async () => {
-    const response = await send(regionUrl(simulator, 'email=nobody%40example.com&needtwostepauth=false'));
+    const response = await send(regionUrl(simulator(), 'email=nobody%40example.com&needtwostepauth=false'));
 
     expect(response.status).toBe(200);
     expect(json(response)).toEqual({ code: 2008, msg: 'account not exist', data: null });
-    expect(simulator.invalidRequests()).toEqual([]);
+    expect(simulator().invalidRequests()).toEqual([]);
   });
 
   const email = 'email=a%2Bb%40example.com';
@@ -63,19 +55,19 @@ describe('simulator: region route (account server)', () => {
   ];
 
   it.each(violations)('refuses %s with 400, envelope 1002 and a recorded problem', async (_name, query, options, problem) => {
-    const response = await send(regionUrl(simulator, query), options);
+    const response = await send(regionUrl(simulator(), query), options);
 
     expect(response.status).toBe(400);
     expect(json(response)).toMatchObject({ code: 1002, data: null });
-    const [recorded] = simulator.invalidRequests();
+    const [recorded] = simulator().invalidRequests();
     expect(recorded.status).toBe(400);
     expect(recorded.problems.join('\n')).toContain(problem);
   });
 
   it('serves the region call only at the account base address', async () => {
-    const response = await send(`${simulator.regionUrl}/api/v1/getUrlByEmail?email=a%2Bb%40example.com&needtwostepauth=false`);
+    const response = await send(`${simulator().regionUrl}/api/v1/getUrlByEmail?email=a%2Bb%40example.com&needtwostepauth=false`);
 
     expect(response.status).toBe(404);
-    expect(simulator.invalidRequests()).toEqual([expect.objectContaining({ service: 'region', route: 'region', status: 404 })]);
+    expect(simulator().invalidRequests()).toEqual([expect.objectContaining({ service: 'region', route: 'region', status: 404 })]);
   });
 });

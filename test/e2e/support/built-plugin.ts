@@ -1,4 +1,4 @@
-import { describe, it } from '@jest/globals';
+import { describe } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { PLUGIN_ENTRY } from './paths.js';
 
@@ -9,4 +9,3 @@ import { PLUGIN_ENTRY } from './paths.js';
 const runsPlugin = existsSync(PLUGIN_ENTRY) || process.env.CI !== undefined;
 
 export const describeWithBuiltPlugin = runsPlugin ? describe : describe.skip;
-export const itWithBuiltPlugin = runsPlugin ? it : it.skip;

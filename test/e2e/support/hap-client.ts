@@ -102,6 +102,16 @@ export class HapAccessory {
   }
 }
 
+/** The accessory with this serial number (a doorbell's is its device id); throws, listing the others, when there is none. */
+export function findBySerialNumber(accessories: readonly HapAccessory[], serialNumber: string): HapAccessory {
+  const found = accessories.find((accessory) => accessory.serialNumber === serialNumber);
+  if (found === undefined) {
+    const listed = accessories.map((accessory) => `${accessory.aid}: ${String(accessory.serialNumber)}`).join(', ');
+    throw new Error(`No accessory has serial number ${serialNumber}; the bridge lists ${listed}`);
+  }
+  return found;
+}
+
 export interface BridgeAddress {
   port: number;
   /** The bridge's `username`, its HAP device id. */
@@ -139,13 +149,7 @@ export class HapTestClient {
 
   /** The accessory with this serial number (a doorbell's is its device id); throws when there is none. */
   async accessoryWithSerialNumber(serialNumber: string): Promise<HapAccessory> {
-    const accessories = await this.accessories();
-    const found = accessories.find((accessory) => accessory.serialNumber === serialNumber);
-    if (found === undefined) {
-      const listed = accessories.map((accessory) => `${accessory.aid}: ${String(accessory.serialNumber)}`).join(', ');
-      throw new Error(`No accessory has serial number ${serialNumber}; the bridge lists ${listed}`);
-    }
-    return found;
+    return findBySerialNumber(await this.accessories(), serialNumber);
   }
 
   /** The current values, in the order asked, as the Home app sees them (booleans for `bool`). */

@@ -3,12 +3,11 @@
  * own home, working and temp folders, so that a write outside the storage lands somewhere a test
  * can see it. dispose() stops every Homebridge it started, by pid, and removes it all.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { newBridgeIdentity } from '../../../scripts/lib/demo-setup.js';
 import {
-  resolveNode22Binary,
   startHomebridge,
   writeHomebridgeConfig,
   freeLoopbackPort,
@@ -41,7 +40,7 @@ export class HomebridgeSandbox {
   static async create(): Promise<HomebridgeSandbox> {
     const root = await mkdtemp(join(tmpdir(), 'homebridge-e2e-'));
     await Promise.all(['storage', ...OUTSIDE_STORAGE].map((folder) => mkdir(join(root, folder))));
-    const bridge = { name: 'E2E Bridge', username: randomBridgeUsername(), port: await freeLoopbackPort(), pin: '031-45-154' };
+    const bridge = { name: 'E2E Bridge', username: newBridgeIdentity().username, port: await freeLoopbackPort(), pin: '031-45-154' };
     return new HomebridgeSandbox(root, bridge);
   }
 
@@ -62,7 +61,8 @@ export class HomebridgeSandbox {
   async start(runtime: HomebridgeRuntime, pluginPath = this.noPluginsPath): Promise<HomebridgeProcess> {
     const homebridge = startHomebridge({
       homebridgeBin: await runtime.binary(),
-      nodeBinary: await resolveNode22Binary(),
+      // npm test runs jest under Node 22 or later already (scripts/run-tests.mjs).
+      nodeBinary: process.execPath,
       storagePath: this.storagePath,
       pluginPath,
       cwd: join(this.root, 'cwd'),
@@ -88,10 +88,4 @@ export class HomebridgeSandbox {
     await Promise.all(this.started.map((homebridge) => homebridge.stop(STOP_TIMEOUT_MS)));
     await rm(this.root, { recursive: true, force: true });
   }
-}
-
-/** A locally administered MAC-like id, new per sandbox, so no two bridges share a HAP identity. */
-function randomBridgeUsername(): string {
-  const octets = [0x0e, ...randomBytes(5)];
-  return octets.map((octet) => octet.toString(16).padStart(2, '0').toUpperCase()).join(':');
 }

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from './paths.js';
+import { HOMEBRIDGE_2_BIN, REPO_ROOT } from './paths.js';
 
 export const HOMEBRIDGE_1_VERSION = '1.11.4';
 
@@ -35,7 +35,7 @@ export interface HomebridgeRuntime {
 export const HOMEBRIDGE_RUNTIMES: readonly HomebridgeRuntime[] = [
   {
     label: `Homebridge ${readVersionSync(HOMEBRIDGE_2_ROOT)}`,
-    binary: () => Promise.resolve(join(HOMEBRIDGE_2_ROOT, 'bin', 'homebridge.js')),
+    binary: () => Promise.resolve(HOMEBRIDGE_2_BIN),
   },
   { label: `Homebridge ${HOMEBRIDGE_1_VERSION}`, binary: ensureHomebridge1 },
 ];

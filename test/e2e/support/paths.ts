@@ -1,11 +1,7 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 
-/** The plugin's own folder: what Homebridge is pointed at (`-P`) to load the plugin. */
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-/** Exists once `npm run build` has run. */
-export const PLUGIN_ENTRY = join(REPO_ROOT, 'dist', 'index.js');
+export { HOMEBRIDGE_2_BIN, PLUGIN_ENTRY, REPO_ROOT } from '../../../scripts/lib/paths.js';
 
 /** A stand-in plugin with a motion sensor that keeps changing (platform `E2EMotionFixture`). */
 export const MOTION_FIXTURE_PLUGIN = join(REPO_ROOT, 'test', 'e2e', 'fixtures', 'homebridge-e2e-motion-fixture');

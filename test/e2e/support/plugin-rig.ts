@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { freeLoopbackPort, type HomebridgeProcess, type StopResult } from '../../../scripts/lib/homebridge-process.js';
 import { startSimulator, type Simulator } from '../../../simulator/index.js';
-import { HapCharacteristic, HapService, HapTestClient, type CharacteristicRef } from './hap-client.js';
+import { linesRevealing, storedSecrets } from '../../helpers/log-secrets.js';
+import { pollUntil } from '../../helpers/poll.js';
+import { findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef } from './hap-client.js';
 import { HomebridgeSandbox, RUNNING_LINE, STOP_TIMEOUT_MS } from './homebridge-sandbox.js';
 import { RUNTIME_SETUP_TIMEOUT_MS, type HomebridgeRuntime } from './homebridge-versions.js';
-import { linesRevealing, storedSecrets } from './log-secrets.js';
 import { REPO_ROOT } from './paths.js';
 import { ACCOUNT, doorbellMotionPlatform, SERIAL_NUMBERS, SIMULATOR_OPTIONS, type PluginEndpoints } from './plugin-config.js';
-import { pollUntil } from './poll.js';
 
 /**
  * How long a scenario watches a running Homebridge for a crash, a restart or requests that should not
@@ -78,11 +78,7 @@ export class PluginRig {
   async sensors(): Promise<DoorbellSensor[]> {
     const accessories = await (await this.controller()).accessories();
     return SERIAL_NUMBERS.map((serialNumber) => {
-      const accessory = accessories.find((candidate) => candidate.serialNumber === serialNumber);
-      if (accessory === undefined) {
-        const listed = accessories.map((candidate) => String(candidate.serialNumber)).join(', ');
-        throw new Error(`No accessory has serial number ${serialNumber}; the bridge lists ${listed}`);
-      }
+      const accessory = findBySerialNumber(accessories, serialNumber);
       return {
         aid: accessory.aid,
         name: accessory.name,
@@ -93,16 +89,17 @@ export class PluginRig {
     });
   }
 
-  /** Each sensor's StatusFault, read now, in configuration order. */
-  async statusFaults(): Promise<unknown[]> {
-    const sensors = await this.sensors();
-    return (await this.controller()).read(...sensors.map(({ statusFault }) => statusFault));
+  /** Each sensor's StatusFault, read now, in configuration order; `sensors` spares looking them up again. */
+  async statusFaults(sensors?: readonly DoorbellSensor[]): Promise<unknown[]> {
+    const faultsOf = sensors ?? (await this.sensors());
+    return (await this.controller()).read(...faultsOf.map(({ statusFault }) => statusFault));
   }
 
   /** Waits, bounded, until every sensor shows `expected` (the plugin works in the background). */
   async waitForStatusFaults(expected: number, timeoutMs: number): Promise<void> {
+    const sensors = await this.sensors();
     await pollUntil(
-      () => this.statusFaults(),
+      () => this.statusFaults(sensors),
       (faults) => faults.every((fault) => fault === expected),
       timeoutMs,
       `StatusFault ${expected} on every doorbell`,
@@ -146,14 +143,14 @@ export class PluginRig {
 
 /**
  * A rig for the enclosing describe: created before its tests, with `prepare` run on it (faults to
- * inject, say) before any test starts Homebridge, and disposed after them.
+ * inject, say; awaited when it returns a promise) before any test starts Homebridge, and disposed after them.
  */
-export function useRig(runtime: HomebridgeRuntime, prepare: (rig: PluginRig) => void = () => undefined): () => PluginRig {
+export function useRig(runtime: HomebridgeRuntime, prepare: (rig: PluginRig) => unknown = () => undefined): () => PluginRig {
   let rig: PluginRig | undefined;
   beforeAll(async () => {
     await runtime.binary();
     rig = await PluginRig.create(runtime);
-    prepare(rig);
+    await prepare(rig);
   }, RUNTIME_SETUP_TIMEOUT_MS);
   afterAll(() => rig?.dispose(), STOP_TIMEOUT_MS * 2);
   return () => {

@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stringsIn } from '../../src/log.js';
 
 const DATA_FOLDER = 'doorbell-motion';
 
@@ -38,14 +39,4 @@ async function readDataFile(storagePath: string, name: string): Promise<unknown>
     }
     throw error;
   }
-}
-
-function stringsIn(value: unknown): string[] {
-  if (typeof value === 'string') {
-    return [value];
-  }
-  if (value !== null && typeof value === 'object') {
-    return Object.values(value).flatMap(stringsIn);
-  }
-  return [];
 }
