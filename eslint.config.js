@@ -16,7 +16,7 @@ export default tseslint.config(
   },
   {
     // The simulator and the developer scripts are command-line programs: printing is their job.
-    files: ['simulator/main.ts', 'scripts/**/*.ts'],
+    files: ['simulator/main.ts', 'simulator/cli.ts', 'scripts/**/*.ts'],
     rules: { 'no-console': 'off' },
   },
 );

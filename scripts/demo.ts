@@ -18,19 +18,20 @@ import {
   removeDemoInfo,
   writeDemoInfo,
 } from './lib/demo-folder.js';
-import { BRIDGE_NAME, DEMO_DOORBELLS, DEMO_EMAIL, demoPlatform, newBridgeIdentity, newVerificationCode } from './lib/demo-setup.js';
+import { BRIDGE_NAME, DEMO_DOORBELLS, DEMO_EMAIL, demoPlatform, newVerificationCode } from './lib/demo-setup.js';
 import {
   currentNodeRunsHomebridge2,
   freeLoopbackPort,
+  newBridgeIdentity,
   REQUIRED_NODE_MAJOR,
   resolveNode22Binary,
   startHomebridge,
   writeHomebridgeConfig,
   type BridgeSettings,
   type HomebridgeProcess,
-} from './lib/homebridge-process.js';
-import { parseCommandLine } from './lib/cli.js';
-import { HOMEBRIDGE_2_BIN, PLUGIN_ENTRY, REPO_ROOT } from './lib/paths.js';
+} from '../test/support/homebridge-process.js';
+import { parseCommandLine } from '../simulator/cli.js';
+import { HOMEBRIDGE_2_BIN, PLUGIN_ENTRY, REPO_ROOT } from '../test/support/paths.js';
 
 const USAGE = [
   'usage: npm start -- [--loopback] [--dir PATH]',

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import type { DeliveryResult } from '../simulator/index.js';
 import { demoDir, readDemoInfo, type DemoDoorbell, type DemoInfo } from './lib/demo-folder.js';
-import { parseCommandLine } from './lib/cli.js';
+import { parseCommandLine } from '../simulator/cli.js';
 
 const USAGE = [
   'usage: npm run motion -- <deviceId> [--kind motion|ding] [--id EVENT_ID] [--dir PATH]',

@@ -127,6 +127,10 @@ class LocalSimulator implements Simulator, ControlTarget {
     this.state.revokeToken(token);
   }
 
+  get secrets(): string[] {
+    return this.state.secrets;
+  }
+
   get pushToken(): string | undefined {
     return this.state.pushToken;
   }

@@ -1,8 +1,9 @@
 import { isIPv4 } from 'node:net';
 
 /**
- * This workplace allows traffic only to loopback: 127.0.0.0/8, ::1 and localhost. The simulator
- * binds, answers control requests and delivers notifications within that set and nowhere else.
+ * The simulator stands in for services on the internet, so nothing it does may leave the machine: it
+ * binds, answers control requests and delivers notifications on loopback (127.0.0.0/8, ::1 and
+ * localhost) and nowhere else.
  */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();

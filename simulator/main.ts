@@ -7,9 +7,9 @@
  *   --account EMAIL:CODE                                   repeatable (default demo@example.com:123456)
  */
 import { parseArgs } from 'node:util';
+import { parseCommandLine } from './cli.js';
 import { startSimulator } from './index.js';
 import type { RecordedRequest, SimulatedAccount, SimulatorOptions } from './index.js';
-import { parseCommandLine } from '../scripts/lib/cli.js';
 
 const DEFAULT_ACCOUNT: SimulatedAccount = { email: 'demo@example.com', code: '123456' };
 

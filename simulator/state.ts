@@ -22,6 +22,7 @@ export class ServiceState {
   private readonly seenMercyKs = new Set<string>();
   private readonly doorbells: ReadonlySet<string> | undefined;
   private latestRegistration: string | undefined;
+  private readonly registeredPushTokens = new Set<string>();
 
   constructor(doorbells: readonly string[] | undefined) {
     const invalid = doorbells?.find((id) => !isDeviceIdText(id));
@@ -79,7 +80,22 @@ export class ServiceState {
 
   registerPushToken(bearer: string, pushToken: string): void {
     this.pushTokensByBearer.set(bearer, pushToken);
+    this.registeredPushTokens.add(pushToken);
     this.latestRegistration = pushToken;
+  }
+
+  /**
+   * Every value handed out or entrusted that grants access: the accounts' codes, the session tokens and
+   * rriot keys issued, and the capability part (the last path segment) of every registered push token.
+   */
+  get secrets(): string[] {
+    const records = [...this.accounts.values()];
+    return [
+      ...records.map(({ profile }) => profile.code),
+      ...this.issuedTokens,
+      ...records.flatMap(({ identity }) => Object.values(identity.rriot)),
+      ...[...this.registeredPushTokens].map((token) => new URL(token).pathname.split('/').filter(Boolean).at(-1) ?? token),
+    ];
   }
 
   hasPushToken(bearer: string): boolean {

@@ -105,6 +105,12 @@ export interface Simulator {
   clearFaults(): void;
   /** Tokens issued by successful logins (the valid bearer tokens), in order. */
   readonly issuedTokens: readonly string[];
+  /**
+   * Every value that grants access and so must never reach a log line: the accounts' verification
+   * codes, the session tokens and rriot keys it issued, and the secret part of each push token
+   * registered with it. Tests take the secrets from here, as they went over the wire.
+   */
+  readonly secrets: readonly string[];
   /** Makes a bearer token invalid: the doorbell routes then answer 401 for it. */
   revokeToken(token: string): void;
   /** The push_notification_token of the latest valid registration, if any. */

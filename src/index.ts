@@ -1,7 +1,7 @@
 import type { API } from 'homebridge';
-import { DoorbellMotionPlatform } from './platform.js';
+import { platformWithTiming, PRODUCTION_TIMING } from './platform.js';
 import { PLATFORM_NAME } from './settings.js';
 
 export default (api: API): void => {
-  api.registerPlatform(PLATFORM_NAME, DoorbellMotionPlatform);
+  api.registerPlatform(PLATFORM_NAME, platformWithTiming(PRODUCTION_TIMING));
 };

@@ -1,14 +1,23 @@
-import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
-import type { PlatformSettings } from './config.js';
-import { parseConfig } from './config.js';
-import type { LinkTiming } from './doorbell-link.js';
-import { DoorbellLink } from './doorbell-link.js';
-import type { RetryPolicy } from './cloud/http.js';
+import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig, PlatformPluginConstructor } from 'homebridge';
+import { DoorbellAccessories } from './accessories/doorbell-accessories.js';
+import type { RetryPolicy } from './cloud/retry-policy.js';
+import { parseConfig, type PlatformSettings } from './config/parse-config.js';
+import { Connection } from './connection/connection.js';
+import { SCHEDULE_TIMING, type ScheduleTiming } from './connection/schedule.js';
 import { SecretMaskingLogger } from './log.js';
-import { accessoryUuid, MotionSensorAccessory } from './motion-accessory.js';
-import type { DoorbellNotification } from './notification.js';
-import { SessionStore } from './session-store.js';
-import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
+import { DirectEndpoint } from './push/direct-endpoint.js';
+import type { DoorbellNotification } from './push/notification.js';
+import { openDataFolder } from './session/data-folder.js';
+import { PushSecretStore } from './session/push-secrets.js';
+import { SessionStore } from './session/session-store.js';
+
+/** How patiently the plugin retries and how often it refreshes; tests run the same code faster. */
+export interface PlatformTiming {
+  schedule: ScheduleTiming;
+  retry?: Partial<RetryPolicy>;
+}
+
+export const PRODUCTION_TIMING: PlatformTiming = { schedule: SCHEDULE_TIMING };
 
 interface AcceptedConfig {
   settings: PlatformSettings;
@@ -16,40 +25,34 @@ interface AcceptedConfig {
   complete: boolean;
 }
 
-/** Test hooks: shorter timings and retries. Homebridge passes none of these. */
-export interface PlatformTuning {
-  timing?: LinkTiming;
-  retry?: Partial<RetryPolicy>;
-}
-
 /**
- * Owns the accessories: restores, registers and removes them at launch without waiting on the
- * network, then hands the cloud side to a DoorbellLink and turns its events into HomeKit state.
+ * The Homebridge side: reads the config, publishes the accessories at launch without waiting on the
+ * network, starts the push endpoint and the connection, and turns notifications into HomeKit state.
  */
 export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   private readonly log: SecretMaskingLogger;
-  private readonly cached = new Map<string, PlatformAccessory>();
-  private readonly sensors = new Map<string, MotionSensorAccessory>();
-  private link: DoorbellLink | undefined;
+  private readonly accessories: DoorbellAccessories;
+  private endpoint: DirectEndpoint | undefined;
+  private connection: Connection | undefined;
 
   constructor(
     logging: Logging,
     config: PlatformConfig,
     private readonly api: API,
-    private readonly tuning: PlatformTuning = {},
+    private readonly timing: PlatformTiming,
   ) {
     this.log = new SecretMaskingLogger(logging);
+    this.accessories = new DoorbellAccessories(api, this.log);
     const accepted = this.readConfig(config);
     if (accepted === undefined) {
       return;
     }
     api.on('didFinishLaunching', () => this.launch(accepted));
-    api.on('shutdown', () => this.shutdown());
+    api.on('shutdown', () => void this.shutdown());
   }
 
-  /** Homebridge hands over each cached accessory before didFinishLaunching. */
   configureAccessory(accessory: PlatformAccessory): void {
-    this.cached.set(accessory.UUID, accessory);
+    this.accessories.restore(accessory);
   }
 
   private readConfig(config: PlatformConfig): AcceptedConfig | undefined {
@@ -71,69 +74,59 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
 
   private launch({ settings, complete }: AcceptedConfig): void {
     // A doorbell left out for a bad entry may own a cached accessory: keep them all until it is fixed.
-    this.reconcileAccessories(settings, { removeStale: complete });
-    this.link = new DoorbellLink({
-      settings,
-      store: new SessionStore(this.api.user.storagePath(), this.log),
-      log: this.log,
-      listener: {
-        subscribed: (deviceId) => this.sensors.get(deviceId)?.setFault(false),
-        subscriptionFailed: (deviceId) => this.sensors.get(deviceId)?.setFault(true),
-        sessionUnavailable: () => this.sensors.forEach((sensor) => sensor.setFault(true)),
-        notification: (notification) => this.onNotification(notification),
+    this.accessories.publish(settings.doorbells, { removeStale: complete });
+    const folder = openDataFolder(this.api.user.storagePath(), this.log);
+    const pushSecrets = new PushSecretStore(folder, this.log);
+    this.endpoint = new DirectEndpoint(settings.push, () => pushSecrets.secrets(), this.log, (notification) =>
+      this.onNotification(notification),
+    );
+    this.connection = new Connection({
+      settings: {
+        credentials: settings,
+        doorbellServerUrl: settings.doorbellServerUrl,
+        doorbells: settings.doorbells,
+        registration: settings.push,
       },
-      timing: this.tuning.timing,
-      retry: this.tuning.retry,
+      store: new SessionStore(folder, this.log),
+      log: this.log,
+      endpoint: this.endpoint,
+      listener: {
+        subscribed: (deviceId) => this.accessories.get(deviceId)?.setFault(false),
+        subscriptionFailed: (deviceId) => this.accessories.get(deviceId)?.setFault(true),
+        sessionUnavailable: () => this.accessories.setFaultEverywhere(true),
+      },
+      timing: this.timing.schedule,
+      retry: this.timing.retry,
     });
-    this.link.start();
+    this.connection.start();
   }
 
-  private shutdown(): void {
-    this.sensors.forEach((sensor) => sensor.dispose());
-    void this.link?.stop();
-  }
-
-  private reconcileAccessories(settings: PlatformSettings, { removeStale }: { removeStale: boolean }): void {
-    const fresh: PlatformAccessory[] = [];
-    const renamed: PlatformAccessory[] = [];
-    for (const doorbell of settings.doorbells) {
-      const uuid = accessoryUuid(this.api, doorbell.deviceId);
-      let accessory = this.cached.get(uuid);
-      if (accessory === undefined) {
-        accessory = new this.api.platformAccessory(doorbell.name, uuid);
-        fresh.push(accessory);
-      } else if (accessory.displayName !== doorbell.name) {
-        renamed.push(accessory);
-      }
-      this.cached.delete(uuid);
-      this.sensors.set(doorbell.deviceId, new MotionSensorAccessory(this.api, accessory, doorbell));
-    }
-    if (fresh.length > 0) {
-      this.api.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, fresh);
-    }
-    if (renamed.length > 0) {
-      // The accessory cache keeps the old name until told.
-      this.api.updatePlatformAccessories(renamed);
-    }
-    const stale = [...this.cached.values()];
-    if (removeStale && stale.length > 0) {
-      this.api.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, stale);
-      this.log.info(`Removed ${stale.map((accessory) => accessory.displayName).join(', ')}: no longer configured`);
-    }
-    this.log.info(`Publishing ${settings.doorbells.length} doorbell motion sensor${settings.doorbells.length === 1 ? '' : 's'}`);
+  private async shutdown(): Promise<void> {
+    this.accessories.dispose();
+    this.connection?.stop();
+    await this.endpoint?.close();
   }
 
   private onNotification(notification: DoorbellNotification): void {
-    const sensor = this.sensors.get(notification.deviceId);
-    if (sensor === undefined) {
+    const accessory = this.accessories.get(notification.deviceId);
+    if (accessory === undefined) {
       this.log.debug(`Ignored a ${notification.kind} notification for doorbell ${notification.deviceId}: not configured`);
       return;
     }
     if (notification.kind !== 'motion') {
-      this.log.debug(`Ignored a ${notification.kind} notification at ${sensor.name}`);
+      this.log.debug(`Ignored a ${notification.kind} notification at ${accessory.name}`);
       return;
     }
-    sensor.motionDetected();
-    this.log.info(`Motion at ${sensor.name}`);
+    accessory.motionDetected();
+    this.log.info(`Motion at ${accessory.name}`);
   }
+}
+
+/** The constructor Homebridge calls (with log, config and api), bound to the timings given here. */
+export function platformWithTiming(timing: PlatformTiming): PlatformPluginConstructor {
+  return class extends DoorbellMotionPlatform {
+    constructor(logging: Logging, config: PlatformConfig, api: API) {
+      super(logging, config, api, timing);
+    }
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { SecretMaskingLogger, stringsIn } from '../src/log.js';
-import { createTestLogger } from './helpers/homebridge-api.js';
+import { createTestLogger } from './support/homebridge-api.js';
 
 describe('SecretMaskingLogger', () => {
   it('masks every registered secret at every level, longest first', () => {

@@ -5,8 +5,9 @@
  */
 import { readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { BridgeSettings } from './homebridge-config.js';
-import { REPO_ROOT } from './paths.js';
+import type { BridgeIdentity } from '../../test/support/homebridge-config.js';
+import { DATA_FILES, dataFolderPath } from '../../src/session/data-folder.js';
+import { REPO_ROOT } from '../../test/support/paths.js';
 
 const DEFAULT_DEMO_DIR = join(REPO_ROOT, '.demo');
 
@@ -22,8 +23,6 @@ export interface DemoInfo {
   doorbells: DemoDoorbell[];
 }
 
-/** What a reused folder keeps of its bridge: the HomeKit pairing belongs to this identity. */
-export type BridgeIdentity = Pick<BridgeSettings, 'username' | 'pin'>;
 
 /** The `--dir` value as an absolute path, or the default `.demo/` of this repository. */
 export function demoDir(dirFlag: string | undefined): string {
@@ -66,7 +65,7 @@ export async function readBridgeIdentity(dir: string): Promise<BridgeIdentity | 
  */
 export async function forgetPreviousSession(dir: string): Promise<boolean> {
   try {
-    await unlink(join(dir, 'doorbell-motion', 'session.json'));
+    await unlink(join(dataFolderPath(dir), DATA_FILES.session));
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {

@@ -1,6 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { envelopeShape, field, readEnvelopeData } from './envelope.js';
-import { CloudHttp, type CloudHttpOptions, type CloudLogger, type RetryPolicy } from './http.js';
+import { CloudHttp, type CloudHttpOptions, type CloudLogger } from './http.js';
+import type { RetryPolicy } from './retry-policy.js';
 
 /** Client headers the login requires; the service accepts one fixed value for each. */
 export const CLIENT_LANGUAGE = 'en';
@@ -153,7 +154,7 @@ function randomMercyKs(): string {
   return Array.from({ length: MERCY_KS_LENGTH }, () => MERCY_KS_ALPHABET[randomInt(MERCY_KS_ALPHABET.length)]).join('');
 }
 
-/** The seed leaves the derivation open; the project fixed it as the lowercase hex SHA-256 of x-mercy-ks. */
+/** The service does not document the derivation; this project fixes it as the lowercase hex SHA-256 of x-mercy-ks (docs/cloud-protocol.md). */
 function deriveMercyK(mercyKs: string): string {
   return createHash('sha256').update(mercyKs).digest('hex');
 }

@@ -1,5 +1,6 @@
 import { isDeviceId } from '../device-id.js';
-import { CloudHttp, type CloudLogger, type RetryPolicy } from './http.js';
+import { CloudHttp, type CloudLogger } from './http.js';
+import type { RetryPolicy } from './retry-policy.js';
 
 const DEVICE_PATH = '/clients_api/device';
 

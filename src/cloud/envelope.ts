@@ -1,14 +1,9 @@
-import { Ajv, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, SchemaObject, ValidateFunction } from 'ajv';
+import { isNonEmptyString } from '../json.js';
 import { CloudError } from './errors.js';
-import type { CloudResponse } from './http.js';
+import { ajv, envelopeSchema, parseJsonBody, type CloudResponse, type Envelope } from './response.js';
 
-/** The `{code, msg, data}` answer of the account service; other keys are tolerated at every level. */
-export interface Envelope<T> {
-  code?: number;
-  msg?: string;
-  /** Services put null here when they answer with an error code. */
-  data?: T | null;
-}
+export { field } from './response.js';
 
 /** How to read one operation's answer. */
 export interface EnvelopeShape<T> {
@@ -22,31 +17,9 @@ interface RequestName {
   path: string;
 }
 
-const ajv = new Ajv();
-
-/** JSON schema of a field the seeds type; every field is optional, present ones must have the type. */
-export const field = {
-  string: { type: 'string' },
-  integer: { type: 'integer' },
-  object: (properties: Record<string, SchemaObject>): SchemaObject => ({ type: 'object', properties }),
-} as const;
-
 /** Compiles the check of an envelope whose `data` has these properties (all optional, any others allowed). */
 export function envelopeShape<T>(dataProperties: Record<string, SchemaObject>, required: keyof T & string): EnvelopeShape<T> {
   return { validate: ajv.compile<Envelope<T>>(envelopeSchema(dataProperties)), required };
-}
-
-const anyEnvelope = ajv.compile<Envelope<unknown>>(envelopeSchema({}));
-
-function envelopeSchema(dataProperties: Record<string, SchemaObject>): SchemaObject {
-  return {
-    type: 'object',
-    properties: {
-      code: field.integer,
-      msg: field.string,
-      data: { anyOf: [field.object(dataProperties), { type: 'null' }] },
-    },
-  };
 }
 
 /**
@@ -56,7 +29,7 @@ function envelopeSchema(dataProperties: Record<string, SchemaObject>): SchemaObj
 export function readEnvelopeData<T>(response: CloudResponse, request: RequestName, shape: EnvelopeShape<T>): T {
   const malformed = (detail: string): CloudError =>
     new CloudError({ kind: 'malformed', ...request, status: response.status, detail });
-  const envelope = parseJson(response);
+  const envelope = parseJsonBody(response);
   if (envelope === undefined) {
     throw malformed(describeNonJson(response));
   }
@@ -71,24 +44,6 @@ export function readEnvelopeData<T>(response: CloudResponse, request: RequestNam
     throw new CloudError({ kind: 'service', ...request, status: response.status, serviceCode: envelope.code, serviceMsg: envelope.msg });
   }
   throw malformed(`no data.${shape.required}`);
-}
-
-/** The service's code and msg when a body is a well-formed envelope with an integer code. */
-export function readServiceAnswer(response: CloudResponse): { code: number; msg: string | undefined } | undefined {
-  const envelope = parseJson(response);
-  if (!anyEnvelope(envelope) || envelope.code === undefined) {
-    return undefined;
-  }
-  return { code: envelope.code, msg: envelope.msg };
-}
-
-function parseJson({ body }: CloudResponse): unknown {
-  try {
-    return JSON.parse(body);
-  } catch {
-    // The parser's message quotes the body, which may hold anything: say only that it is not JSON.
-    return undefined;
-  }
 }
 
 function describeNonJson({ body, contentType }: CloudResponse): string {
@@ -106,8 +61,4 @@ function describeSchemaError(errors: ErrorObject[] | null | undefined): string {
   }
   const location = error.instancePath.split('/').filter((segment) => segment !== '').join('.');
   return `${location === '' ? 'the body' : location} ${error.message ?? 'is not as expected'}`;
-}
-
-function isNonEmptyString(value: unknown): value is string {
-  return typeof value === 'string' && value !== '';
 }

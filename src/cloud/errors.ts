@@ -1,3 +1,5 @@
+import { isRetryable } from './retry-policy.js';
+
 export type CloudErrorKind = 'network' | 'timeout' | 'http' | 'service' | 'malformed' | 'unauthorized' | 'insecure' | 'aborted';
 
 export interface CloudErrorOptions {
@@ -17,17 +19,20 @@ export interface CloudErrorOptions {
 /** The account service's code for a session it no longer accepts. */
 const SESSION_INVALID_CODE = 2010;
 
-const NO_SUCH_ACCOUNT = 'there is no such account at this server; check account.email and account.serverUrl';
+const NO_SUCH_ACCOUNT = 'there is no such account at this server';
 
-/** What the user can do about each service code the account service is known to answer. */
-const SERVICE_CODE_ADVICE: Readonly<Record<number, string>> = {
-  1002: 'the service rejected a parameter; check account.email, account.country and account.countryCode',
+/**
+ * What each code the account service is known to answer means. What the user should do about it
+ * depends on where they sign in, so that advice is the session layer's.
+ */
+const SERVICE_CODE_MEANING: Readonly<Record<number, string>> = {
+  1002: 'the service rejected a parameter',
   2008: NO_SUCH_ACCOUNT,
-  [SESSION_INVALID_CODE]: 'the session is no longer valid; sign in again with a new verification code in account.code',
-  2018: 'the verification code is wrong or expired; request a new code and put it in account.code',
-  3006: 'the agreement version is out of date; raise account.majorVersion',
+  [SESSION_INVALID_CODE]: 'the session is no longer valid',
+  2018: 'the verification code is wrong or expired',
+  3006: 'the agreement version is out of date',
   3039: NO_SUCH_ACCOUNT,
-  9002: 'too many attempts; wait a while before trying again',
+  9002: 'too many attempts',
 };
 
 /** A server's msg is shown to the user, but never at any length. */
@@ -55,15 +60,22 @@ export class CloudError extends Error {
     this.serviceCode = options.serviceCode;
     this.serviceMsg = options.serviceMsg;
     this.retryAfterMs = options.retryAfterMs;
-    this.retryable = isRetryable(options.kind, options.status);
+    this.retryable = retryableFailure(options.kind, options.status);
   }
 
   /**
-   * The service received the request and answered it. A one-time code sent with it is spent; only a
-   * request that got no answer (or a busy/failing server's) may be sent again.
+   * The service received the request and gave its verdict: a service code, or an HTTP refusal that
+   * asking again will not change. A one-time code sent with it is spent. A request that got no answer,
+   * a busy server's answer or one that is not what the service sends (a proxy's error page, say) did
+   * not reach a verdict, and may be sent again.
    */
   get serviceAnswered(): boolean {
-    return !this.retryable && this.kind !== 'aborted' && this.kind !== 'insecure';
+    return !this.retryable && (this.serviceCode !== undefined || this.kind === 'http' || this.kind === 'unauthorized');
+  }
+
+  /** What the service code means, for the codes the account service is known to answer. */
+  get serviceCodeMeaning(): string | undefined {
+    return this.serviceCode === undefined ? undefined : SERVICE_CODE_MEANING[this.serviceCode];
   }
 
   /** The session token is no longer accepted: signing in again is the only way on. */
@@ -72,11 +84,8 @@ export class CloudError extends Error {
   }
 }
 
-function isRetryable(kind: CloudErrorKind, status: number | undefined): boolean {
-  if (kind === 'network' || kind === 'timeout') {
-    return true;
-  }
-  return kind === 'http' && status !== undefined && (status >= 500 || status === 429);
+function retryableFailure(kind: CloudErrorKind, status: number | undefined): boolean {
+  return kind === 'http' && status !== undefined ? isRetryable(status) : isRetryable(kind);
 }
 
 function describeFailure(options: CloudErrorOptions): string {
@@ -104,10 +113,7 @@ function describeKind({ kind, status, detail }: CloudErrorOptions): string {
     case 'malformed':
       return withDetail(`HTTP ${status} with a response that is not what the service sends`);
     case 'unauthorized':
-      return (
-        `HTTP ${status}: the access token is not accepted; sign in again with a new verification code in ` +
-        'account.code, or replace doorbellAccessToken'
-      );
+      return `HTTP ${status}: the access token is not accepted`;
     case 'insecure':
       return withDetail('refused to send credentials over an insecure connection');
     case 'aborted':
@@ -117,8 +123,8 @@ function describeKind({ kind, status, detail }: CloudErrorOptions): string {
 
 function describeServiceCode(code: number, msg: string | undefined): string {
   const said = msg === undefined || msg === '' ? '' : ` ${JSON.stringify(msg.slice(0, MAX_SERVICE_MSG_LENGTH))}`;
-  const advice = SERVICE_CODE_ADVICE[code];
-  return `service code ${code}${said}${advice === undefined ? '' : `: ${advice}`}`;
+  const meaning = SERVICE_CODE_MEANING[code];
+  return `service code ${code}${said}${meaning === undefined ? '' : `: ${meaning}`}`;
 }
 
 /**

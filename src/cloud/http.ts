@@ -1,53 +1,19 @@
-import { BlockList, isIP } from 'node:net';
-import { setTimeout as delay } from 'node:timers/promises';
 import axios, { type AxiosInstance, type AxiosResponse, isAxiosError, isCancel } from 'axios';
 import pRetry from 'p-retry';
-import { readServiceAnswer } from './envelope.js';
 import { CloudError } from './errors.js';
+import { readServiceAnswer, type CloudResponse } from './response.js';
+import { DEFAULT_RETRY_POLICY, honoursRetryAfter, parseRetryAfter, type RetryPolicy } from './retry-policy.js';
+import { insecureUrlProblem } from './secure-url.js';
 
 /** Where the cloud layer writes its one debug line per request. */
 export interface CloudLogger {
   debug(message: string): void;
 }
 
-/** Waits `ms`, rejecting as soon as `signal` aborts. */
-export type Wait = (ms: number, signal?: AbortSignal) => Promise<void>;
-
-export interface RetryPolicy {
-  /** Retries after the first attempt. */
-  retries: number;
-  minDelayMs: number;
-  maxDelayMs: number;
-  /** Growth of the backoff delay from one retry to the next. */
-  factor: number;
-  /** Multiplies each backoff delay by a random 1 to 2, so many clients do not retry in step. */
-  jitter: boolean;
-  /**
-   * A longer Retry-After is not waited out inside one call: the error surfaces with retryAfterMs and
-   * the caller's background schedule tries again.
-   */
-  maxRetryAfterMs: number;
-  /** Waits out a Retry-After; tests inject one that records the delay and returns at once. */
-  waitForRetryAfter: Wait;
-}
-
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
-  retries: 4,
-  minDelayMs: 1000,
-  maxDelayMs: 30_000,
-  factor: 2,
-  jitter: true,
-  maxRetryAfterMs: 60_000,
-  waitForRetryAfter: (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }),
-});
-
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** axios labels even an empty POST as a form; `false` stops it: there is no body to describe. */
 const NO_BODY_HEADERS = { 'Content-Type': false } as const;
-
-/** Statuses whose Retry-After header is honoured. */
-const RETRY_AFTER_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
 export interface CloudHttpOptions {
   baseUrl: string;
@@ -70,15 +36,8 @@ export interface CloudRequest {
   signal?: AbortSignal;
 }
 
-/** What the service answered, body as text. */
-export interface CloudResponse {
-  status: number;
-  contentType: string | undefined;
-  body: string;
-}
-
 /** The axios instance every cloud request goes through: one base address, a timeout, no surprises. */
-export function createCloudAxios(baseUrl: string, timeoutMs: number): AxiosInstance {
+function createCloudAxios(baseUrl: string, timeoutMs: number): AxiosInstance {
   return axios.create({
     baseURL: baseUrl,
     timeout: timeoutMs,
@@ -200,55 +159,18 @@ function statusFailure(request: CloudRequest, response: CloudResponse, retryAfte
     status: response.status,
     serviceCode: answer?.code,
     serviceMsg: answer?.msg,
-    retryAfterMs: RETRY_AFTER_STATUSES.has(response.status) ? parseRetryAfter(retryAfter) : undefined,
+    retryAfterMs: honoursRetryAfter(response.status) ? parseRetryAfter(retryAfter) : undefined,
   });
-}
-
-/** Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3); anything else is ignored. */
-function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  const text = value?.trim();
-  if (text === undefined || text === '') {
-    return undefined;
-  }
-  if (/^\d+$/.test(text)) {
-    return Number(text) * 1000;
-  }
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 function headerValue(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/** 127.0.0.0/8, ::1 and localhost: traffic that never leaves the machine. */
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1');
-  if (host === 'localhost') {
-    return true;
-  }
-  const family = isIP(host);
-  return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
-}
-
-/**
- * The code, the session token and the push token only travel over https; plain http is allowed to
- * loopback hosts for local testing. Checked before anything is sent.
- */
+/** Checked before anything is sent. */
 function requireSecureUrl(baseUrl: string, request: Pick<CloudRequest, 'method' | 'path'>): void {
-  const url = URL.parse(baseUrl);
-  if (url?.protocol === 'https:' || (url?.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    return;
+  const problem = insecureUrlProblem(baseUrl);
+  if (problem !== undefined) {
+    throw new CloudError({ kind: 'insecure', method: request.method, path: request.path, detail: problem });
   }
-  const shown = url === null ? 'an address that is not a URL' : `${url.protocol}//${url.host}`;
-  throw new CloudError({
-    kind: 'insecure',
-    method: request.method,
-    path: request.path,
-    detail: `${shown}; use an https:// address (plain http:// is allowed to loopback addresses only)`,
-  });
 }

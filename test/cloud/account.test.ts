@@ -20,11 +20,11 @@ describe('AccountClient.resolveRegion', () => {
     expect(context.sim.invalidRequests()).toEqual([]);
   });
 
-  it('answers an unknown account with code 2008 and what to check', async () => {
+  it('answers an unknown account with code 2008 and what it means', async () => {
     const error = await cloudFailure(accountClient(context).resolveRegion('nobody@example.com'), 'service');
 
     expect(error.serviceCode).toBe(2008);
-    expect(error.message).toContain('check account.email and account.serverUrl');
+    expect(error.message).toContain('there is no such account at this server');
     expect(context.sim.invalidRequests()).toEqual([]);
   });
 });
@@ -124,22 +124,24 @@ describe('AccountClient and service codes', () => {
   const context = useSimulator();
 
   it.each([
-    [2018, 'request a new code and put it in account.code'],
-    [2008, 'check account.email and account.serverUrl'],
-    [3039, 'check account.email and account.serverUrl'],
-    [9002, 'wait a while before trying again'],
-    [2010, 'sign in again with a new verification code'],
-    [3006, 'raise account.majorVersion'],
-    [1002, 'rejected a parameter'],
-  ])('maps code %i to advice, without retrying', async (serviceCode, advice) => {
+    [2018, 'the verification code is wrong or expired'],
+    [2008, 'there is no such account at this server'],
+    [3039, 'there is no such account at this server'],
+    [9002, 'too many attempts'],
+    [2010, 'the session is no longer valid'],
+    [3006, 'the agreement version is out of date'],
+    [1002, 'the service rejected a parameter'],
+  ])('says what code %i means, without retrying', async (serviceCode, meaning) => {
     context.sim.injectFault('login', { serviceCode, msg: 'service says no' });
 
     const error = await cloudFailure(accountClient(context).loginWithCode(loginParams(context.sim.regionUrl)), 'service');
 
     expect(error).toMatchObject({ serviceCode, serviceMsg: 'service says no', retryable: false, serviceAnswered: true });
     expect(error.sessionInvalid).toBe(serviceCode === 2010);
-    expect(error.message).toContain(advice);
-    expect(error.message).toContain(`service code ${serviceCode} "service says no"`);
+    expect(error.serviceCodeMeaning).toBe(meaning);
+    expect(error.message).toContain(`service code ${serviceCode} "service says no": ${meaning}`);
+    // What to do about it depends on where the user signs in: that is the session layer's to say.
+    expect(error.message).not.toContain('account.');
     expect(error.message).toContain('POST /api/v4/auth/email/login/code');
     expect(context.sim.requestsTo('login')).toHaveLength(1);
   });
@@ -191,13 +193,14 @@ describe('AccountClient and malformed answers', () => {
     ['rriot.r.a as null', { token: 'secret-token-1', rriot: { r: { a: null } } }, 'data.rriot.r.a must be string'],
     ['token as a number', { token: 123456789 }, 'data.token must be string'],
     ['no token', { nickname: 'someone' }, 'no data.token'],
-  ])('refuses a login answer with %s, naming the field but not the value', async (_name, data, detail) => {
+  ])('refuses a login answer with %s, naming the field but not the value, as no verdict on the code', async (_name, data, detail) => {
     context.sim.injectFault('login', { contentType: 'application/json', rawBody: JSON.stringify({ msg: 'success', data }) });
 
     const error = await cloudFailure(accountClient(context).loginWithCode(loginParams(context.sim.regionUrl)), 'malformed');
 
     expect(error.message).toContain(detail);
     expect(error.message).not.toContain('secret-token-1');
-    expect(error.serviceAnswered).toBe(true);
+    // Not the service's answer (a proxy's, say): the code may be tried again.
+    expect(error.serviceAnswered).toBe(false);
   });
 });

@@ -3,8 +3,8 @@ import type { SimulatedAccount, Simulator, SimulatorOptions } from '../../simula
 import { AccountClient, type AccountClientOptions, type LoginParams } from '../../src/cloud/account.js';
 import { DoorbellClient, type PushRegistration } from '../../src/cloud/doorbell.js';
 import { CloudError, type CloudErrorKind } from '../../src/cloud/errors.js';
-import type { RetryPolicy } from '../../src/cloud/http.js';
-import { useSimulator as useFreshSimulator } from '../helpers/simulator.js';
+import type { RetryPolicy } from '../../src/cloud/retry-policy.js';
+import { useSimulator as useFreshSimulator } from '../support/simulator.js';
 
 /** An e-mail whose '+' and '@' must be percent-encoded, and a code whose leading zero must survive. */
 export const ACCOUNT: Required<SimulatedAccount> = {

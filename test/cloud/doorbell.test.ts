@@ -54,14 +54,14 @@ describe('DoorbellClient', () => {
     },
   );
 
-  it('reads 401 as an invalid session, asked once, and says how to sign in again', async () => {
+  it('reads 401 as an invalid session, asked once', async () => {
     const token = await signIn(context);
     context.sim.revokeToken(token);
 
     const error = await cloudFailure(doorbellClient(context, token).registerPushDevice(REGISTRATION), 'unauthorized');
 
     expect(error).toMatchObject({ status: 401, sessionInvalid: true, retryable: false });
-    expect(error.message).toContain('sign in again');
+    expect(error.message).toContain('HTTP 401: the access token is not accepted');
     expect(context.sim.requestsTo('register')).toHaveLength(1);
     expect(context.sim.invalidRequests()).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_RETRY_POLICY } from '../../src/cloud/http.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/cloud/retry-policy.js';
 import { ACCOUNT, accountClient, cloudFailure, doorbellClient, loginParams, REGISTRATION, registeredDoorbellClient, signIn, useSimulator } from './cloud-helpers.js';
 
 describe('the retry policy', () => {

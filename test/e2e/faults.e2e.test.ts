@@ -46,7 +46,7 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
       'says how to sign in again, faults every doorbell (the two subscribed ones too), and sends nothing more',
       async () => {
         const homebridge = await rig().start();
-        await homebridge.waitForLine(pluginLogLine('new verification code'), START_TIMEOUT_MS);
+        await homebridge.waitForLine(pluginLogLine('no longer accepts this session'), START_TIMEOUT_MS);
         const { simulator } = rig();
         const requestsAfterRefusal = simulator.requests.length;
         await sleep(WATCH_MS);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { useSimulator } from '../helpers/simulator.js';
+import { useSimulator } from '../support/simulator.js';
 import { json, send } from './http.js';
 import { startReceiver } from './receiver.js';
 import type { Receiver } from './receiver.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { DeliveryError } from '../../simulator/index.js';
-import { useSimulator } from '../helpers/simulator.js';
+import { useSimulator } from '../support/simulator.js';
 import { startReceiver } from './receiver.js';
 import type { Receiver } from './receiver.js';
 import { ACCOUNT, register, registrationBody, signIn } from './requests.js';

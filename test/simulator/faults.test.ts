@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { performance } from 'node:perf_hooks';
 import type { Fault, RouteName } from '../../simulator/index.js';
-import { useSimulator } from '../helpers/simulator.js';
+import { useSimulator } from '../support/simulator.js';
 import { json, send } from './http.js';
 import { ACCOUNT, login, loginForm, regionUrl, register, signIn, subscribe } from './requests.js';
 

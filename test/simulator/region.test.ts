@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { startSimulator } from '../../simulator/index.js';
-import { useSimulator } from '../helpers/simulator.js';
+import { useSimulator } from '../support/simulator.js';
 import { json, send } from './http.js';
 import type { SendOptions } from './http.js';
 import { ACCOUNT, regionUrl } from './requests.js';

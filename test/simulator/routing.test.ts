@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { useSimulator } from '../helpers/simulator.js';
+import { useSimulator } from '../support/simulator.js';
 import { json, send } from './http.js';
 import { ACCOUNT, regionUrl, registrationBody, signIn } from './requests.js';
 

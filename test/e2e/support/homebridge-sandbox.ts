@@ -6,15 +6,15 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newBridgeIdentity } from '../../../scripts/lib/demo-setup.js';
 import {
   startHomebridge,
   writeHomebridgeConfig,
   freeLoopbackPort,
+  newBridgeIdentity,
   type BridgeSettings,
   type HomebridgeConfig,
   type HomebridgeProcess,
-} from '../../../scripts/lib/homebridge-process.js';
+} from '../../support/homebridge-process.js';
 import { snapshotFiles } from './file-snapshot.js';
 import type { HomebridgeRuntime } from './homebridge-versions.js';
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { HOMEBRIDGE_2_BIN, REPO_ROOT } from './paths.js';
+import { HOMEBRIDGE_2_BIN, REPO_ROOT } from '../../support/paths.js';
 
 export const HOMEBRIDGE_1_VERSION = '1.11.4';
 

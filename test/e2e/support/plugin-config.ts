@@ -3,6 +3,7 @@
  * account and doorbells it matches.
  */
 import type { SimulatorOptions } from '../../../simulator/index.js';
+import { loopbackPlatformBlock, type LoopbackEndpoints } from '../../support/platform-block.js';
 
 export const PLATFORM = 'DoorbellMotion';
 
@@ -37,28 +38,11 @@ export const DOORBELLS = [
 export const SERIAL_NUMBERS = DOORBELLS.map(({ deviceId }) => String(deviceId));
 
 /** Where the plugin sends its requests and receives its notifications. */
-export interface PluginEndpoints {
-  accountUrl: string;
-  doorbellUrl: string;
-  /** The receiver's port on 127.0.0.1. */
-  pushPort: number;
-}
+export type PluginEndpoints = LoopbackEndpoints;
 
-/**
- * The full block for the simulator. The public URL is set because its default is this machine's
- * first non-loopback address, which the simulator refuses to deliver to.
- */
+/** The full block for the simulator. */
 export function doorbellMotionPlatform(endpoints: PluginEndpoints, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    platform: PLATFORM,
-    name: PLATFORM_LOG_NAME,
-    account: { serverUrl: endpoints.accountUrl, ...ACCOUNT },
-    doorbellServerUrl: endpoints.doorbellUrl,
-    doorbells: DOORBELLS,
-    motionTimeout: MOTION_TIMEOUT_S,
-    push: { host: '127.0.0.1', port: endpoints.pushPort, publicUrl: `http://127.0.0.1:${endpoints.pushPort}` },
-    ...overrides,
-  };
+  return loopbackPlatformBlock(endpoints, { name: PLATFORM_LOG_NAME, account: ACCOUNT, doorbells: DOORBELLS, motionTimeout: MOTION_TIMEOUT_S }, overrides);
 }
 
 /** A simulator that knows exactly this account and these doorbells: any other id is a 404. */

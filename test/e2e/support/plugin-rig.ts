@@ -4,15 +4,15 @@
  * controller. Runs on the same rig share storage, ports and pairing, as restarts of one Homebridge do.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { freeLoopbackPort, type HomebridgeProcess, type StopResult } from '../../../scripts/lib/homebridge-process.js';
+import { freeLoopbackPort, type HomebridgeProcess, type StopResult } from '../../support/homebridge-process.js';
 import { startSimulator, type Simulator } from '../../../simulator/index.js';
-import { linesRevealing, storedSecrets } from '../../helpers/log-secrets.js';
-import { pollUntil } from '../../helpers/poll.js';
+import { linesRevealing } from '../../support/log-secrets.js';
+import { pollUntil } from '../../support/poll.js';
 import { findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef } from './hap-client.js';
 import { HomebridgeSandbox, RUNNING_LINE, STOP_TIMEOUT_MS } from './homebridge-sandbox.js';
 import { RUNTIME_SETUP_TIMEOUT_MS, type HomebridgeRuntime } from './homebridge-versions.js';
-import { REPO_ROOT } from './paths.js';
-import { ACCOUNT, doorbellMotionPlatform, SERIAL_NUMBERS, SIMULATOR_OPTIONS, type PluginEndpoints } from './plugin-config.js';
+import { REPO_ROOT } from '../../support/paths.js';
+import { doorbellMotionPlatform, SERIAL_NUMBERS, SIMULATOR_OPTIONS, type PluginEndpoints } from './plugin-config.js';
 
 /**
  * How long a scenario watches a running Homebridge for a crash, a restart or requests that should not
@@ -128,10 +128,12 @@ export class PluginRig {
     return this.homebridge.stop(STOP_TIMEOUT_MS);
   }
 
-  /** Output lines of every run so far that hold the code, a token, the receiver secret or an rriot value. */
-  async linesRevealingSecrets(moreSecrets: readonly string[] = []): Promise<string[]> {
-    const secrets = [ACCOUNT.code, ...this.simulator.issuedTokens, ...(await storedSecrets(this.sandbox.storagePath)), ...moreSecrets];
-    return linesRevealing(this.sandbox.outputLines, secrets);
+  /**
+   * Output lines of every run so far that hold a secret the simulator handed out or was given (the
+   * code, a token, an rriot key, the push token's secret part), or one of `moreSecrets`.
+   */
+  linesRevealingSecrets(moreSecrets: readonly string[] = []): string[] {
+    return linesRevealing(this.sandbox.outputLines, [...this.simulator.secrets, ...moreSecrets]);
   }
 
   async dispose(): Promise<void> {
@@ -195,7 +197,7 @@ export function itEndsCleanly(rig: () => PluginRig): void {
 export function itLeavesNoTrace(rig: () => PluginRig, moreSecrets: readonly string[] = []): void {
   it('sent only valid requests, logged no secret in any line of any run (at debug level), wrote nothing outside its storage', async () => {
     expect(rig().simulator.invalidRequests()).toEqual([]);
-    expect(await rig().linesRevealingSecrets(moreSecrets)).toEqual([]);
+    expect(rig().linesRevealingSecrets(moreSecrets)).toEqual([]);
     expect(await rig().sandbox.writesOutsideStorage()).toEqual([]);
   });
 }

@@ -1,0 +1,71 @@
+import type { API, PlatformAccessory } from 'homebridge';
+import type { DoorbellSettings } from '../config/parse-config.js';
+import type { Logger } from '../log.js';
+import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
+import { accessoryUuid, MotionSensorAccessory } from './doorbell-accessory.js';
+
+/**
+ * The plugin's accessories on the bridge: those Homebridge restored from its cache, matched to the
+ * configured doorbells at launch without waiting on the network, then looked up by device id.
+ */
+export class DoorbellAccessories {
+  private readonly cached = new Map<string, PlatformAccessory>();
+  private readonly byDeviceId = new Map<string, MotionSensorAccessory>();
+
+  constructor(
+    private readonly api: API,
+    private readonly log: Logger,
+  ) {}
+
+  /** Homebridge hands over each cached accessory before didFinishLaunching. */
+  restore(accessory: PlatformAccessory): void {
+    this.cached.set(accessory.UUID, accessory);
+  }
+
+  /**
+   * Registers new doorbells, renames changed ones (same UUID, so automations survive) and, with
+   * `removeStale`, unregisters cached accessories no doorbell claims.
+   */
+  publish(doorbells: readonly DoorbellSettings[], { removeStale }: { removeStale: boolean }): void {
+    const fresh: PlatformAccessory[] = [];
+    const renamed: PlatformAccessory[] = [];
+    for (const doorbell of doorbells) {
+      const uuid = accessoryUuid(this.api, doorbell.deviceId);
+      let accessory = this.cached.get(uuid);
+      if (accessory === undefined) {
+        accessory = new this.api.platformAccessory(doorbell.name, uuid);
+        fresh.push(accessory);
+      } else if (accessory.displayName !== doorbell.name) {
+        renamed.push(accessory);
+      }
+      this.cached.delete(uuid);
+      this.byDeviceId.set(doorbell.deviceId, new MotionSensorAccessory(this.api, accessory, doorbell));
+    }
+    if (fresh.length > 0) {
+      this.api.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, fresh);
+    }
+    if (renamed.length > 0) {
+      // The accessory cache keeps the old name until told.
+      this.api.updatePlatformAccessories(renamed);
+    }
+    const stale = [...this.cached.values()];
+    if (removeStale && stale.length > 0) {
+      this.api.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, stale);
+      this.log.info(`Removed ${stale.map((accessory) => accessory.displayName).join(', ')}: no longer configured`);
+    }
+    this.log.info(`Publishing ${doorbells.length} doorbell motion sensor${doorbells.length === 1 ? '' : 's'}`);
+  }
+
+  get(deviceId: string): MotionSensorAccessory | undefined {
+    return this.byDeviceId.get(deviceId);
+  }
+
+  setFaultEverywhere(fault: boolean): void {
+    this.byDeviceId.forEach((accessory) => accessory.setFault(fault));
+  }
+
+  /** Clears every pending end of motion. */
+  dispose(): void {
+    this.byDeviceId.forEach((accessory) => accessory.dispose());
+  }
+}

@@ -1,0 +1,95 @@
+import type { API, PlatformAccessory, Service } from 'homebridge';
+import type { DoorbellSettings } from '../config/parse-config.js';
+
+/** Derived from the device id alone, so a renamed doorbell keeps its UUID and its automations. */
+export function accessoryUuid(api: API, deviceId: string): string {
+  return api.hap.uuid.generate(`doorbell-motion:${deviceId}`);
+}
+
+/** One doorbell as a HomeKit MotionSensor; state lives in memory and is pushed, never fetched. */
+export class MotionSensorAccessory {
+  private readonly information: Service;
+  private readonly sensor: Service;
+  private motion = false;
+  /** Faulted until the platform confirms the motion subscription. */
+  private fault = true;
+  private readonly motionTimeout: number;
+  private motionEndTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly api: API,
+    private readonly accessory: PlatformAccessory,
+    settings: DoorbellSettings,
+  ) {
+    const { Characteristic, Service } = api.hap;
+    this.motionTimeout = settings.motionTimeout;
+    // The platform matches cached accessories to configured doorbells by this.
+    accessory.context.deviceId = settings.deviceId;
+
+    // Every HAP accessory is created with an AccessoryInformation service.
+    this.information = accessory.getService(Service.AccessoryInformation)!
+      .setCharacteristic(Characteristic.Manufacturer, 'Doorbell Motion')
+      .setCharacteristic(Characteristic.Model, 'Doorbell')
+      .setCharacteristic(Characteristic.SerialNumber, settings.deviceId);
+
+    // A cached accessory already has its sensor service; adding a second would throw.
+    this.sensor = accessory.getService(Service.MotionSensor) ?? accessory.addService(Service.MotionSensor);
+    this.sensor.getCharacteristic(Characteristic.MotionDetected).onGet(() => this.motion);
+    this.sensor.getCharacteristic(Characteristic.StatusFault).onGet(() => this.statusFault());
+    // The cache may hold the last session's values; this session knows nothing yet.
+    this.sensor.updateCharacteristic(Characteristic.MotionDetected, this.motion);
+    this.sensor.updateCharacteristic(Characteristic.StatusFault, this.statusFault());
+    this.applyName(settings.name);
+  }
+
+  /** The configured name, for log lines such as "Motion at Front Door". */
+  get name(): string {
+    return this.accessory.displayName;
+  }
+
+  motionDetected(): void {
+    clearTimeout(this.motionEndTimer);
+    this.motionEndTimer = setTimeout(() => this.setMotion(false), this.motionTimeout * 1000);
+    // Homebridge's own servers keep the process alive while it runs; a pending end of motion must not
+    // hold it open on exit. dispose() clears the timer on an orderly shutdown.
+    this.motionEndTimer.unref();
+    this.setMotion(true);
+  }
+
+  setFault(fault: boolean): void {
+    this.fault = fault;
+    this.sensor.updateCharacteristic(this.api.hap.Characteristic.StatusFault, this.statusFault());
+  }
+
+  dispose(): void {
+    clearTimeout(this.motionEndTimer);
+  }
+
+  private setMotion(motion: boolean): void {
+    this.motion = motion;
+    this.sensor.updateCharacteristic(this.api.hap.Characteristic.MotionDetected, motion);
+  }
+
+  private statusFault(): number {
+    const { StatusFault } = this.api.hap.Characteristic;
+    return this.fault ? StatusFault.GENERAL_FAULT : StatusFault.NO_FAULT;
+  }
+
+  private applyName(name: string): void {
+    const { ConfiguredName, Name } = this.api.hap.Characteristic;
+    const renamedInConfig = name !== this.accessory.displayName;
+    this.accessory.updateDisplayName(name);
+    this.information.updateCharacteristic(Name, name);
+    this.sensor.displayName = name;
+    this.sensor.updateCharacteristic(Name, name);
+    if (!this.sensor.testCharacteristic(ConfiguredName)) {
+      // MotionSensor does not list ConfiguredName as optional; declaring it avoids HAP's warning.
+      this.sensor.addOptionalCharacteristic(ConfiguredName);
+      this.sensor.updateCharacteristic(ConfiguredName, name);
+    } else if (renamedInConfig) {
+      // The Home app shows ConfiguredName and lets the user change it: overwrite it only when the
+      // config name changed, so a rename made in the Home app survives restarts.
+      this.sensor.updateCharacteristic(ConfiguredName, name);
+    }
+  }
+}

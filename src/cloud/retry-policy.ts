@@ -1,0 +1,68 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
+/**
+ * The one place that says which failures are worth asking again, and how patiently. The HTTP layer
+ * (CloudHttp), the error class (CloudError.retryable) and the push relay's reconnects all read it.
+ */
+
+/** Waits `ms`, rejecting as soon as `signal` aborts. */
+export type Wait = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  retries: number;
+  minDelayMs: number;
+  maxDelayMs: number;
+  /** Growth of the backoff delay from one retry to the next. */
+  factor: number;
+  /** Multiplies each backoff delay by a random 1 to 2, so many clients do not retry in step. */
+  jitter: boolean;
+  /**
+   * A longer Retry-After is not waited out inside one call: the error surfaces with retryAfterMs and
+   * the caller's background schedule tries again.
+   */
+  maxRetryAfterMs: number;
+  /** Waits out a Retry-After; tests inject one that records the delay and returns at once. */
+  waitForRetryAfter: Wait;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  retries: 4,
+  minDelayMs: 1000,
+  maxDelayMs: 30_000,
+  factor: 2,
+  jitter: true,
+  maxRetryAfterMs: 60_000,
+  waitForRetryAfter: (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }),
+});
+
+/** Failures that never reached an answer: asking again may well work. */
+const RETRYABLE_TRANSPORT_FAILURES: ReadonlySet<string> = new Set(['network', 'timeout']);
+
+/** A busy or failing server: 429 and every 5xx. Other statuses are answers that asking again will not change. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || (status >= 500 && status <= 599);
+}
+
+/** Statuses whose Retry-After header is honoured. */
+export function honoursRetryAfter(status: number): boolean {
+  return status === 429 || status === 503;
+}
+
+/** `failure` is a transport failure kind (network, timeout) or an HTTP status. */
+export function isRetryable(failure: string | number): boolean {
+  return typeof failure === 'number' ? isRetryableStatus(failure) : RETRYABLE_TRANSPORT_FAILURES.has(failure);
+}
+
+/** Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3); anything else is ignored. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (text === undefined || text === '') {
+    return undefined;
+  }
+  if (/^\d+$/.test(text)) {
+    return Number(text) * 1000;
+  }
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

@@ -1,0 +1,101 @@
+import { MAX_DEVICE_ID } from '../device-id.js';
+
+/**
+ * The log lines for a bad platform block. Each names one setting the way a user writes it in
+ * config.json (`doorbells[1].deviceId`, indexes from 0) and says what is expected. None ever
+ * contains a configured value, so the verification code and the access token cannot leak.
+ */
+
+/** A place in the platform block: property names and array indexes. */
+export type SettingPath = ReadonlyArray<string | number>;
+
+export interface Problem {
+  path: SettingPath;
+  message: string;
+}
+
+const HTTPS_ADDRESS = 'an https:// address (http:// only for localhost)';
+const TEXT = 'text in quotes, not empty';
+const SECONDS = 'an integer from 5 to 3600';
+const VERSION = 'an integer of 0 or more';
+
+/** What each setting must be, completing "<setting> must be ...". `[]` stands for any index. */
+export const EXPECTED: Readonly<Record<string, string>> = {
+  name: TEXT,
+  account: 'an object with serverUrl, email, country and countryCode',
+  'account.serverUrl': HTTPS_ADDRESS,
+  'account.email': 'an e-mail address, like "you@example.com"',
+  'account.country': '2 capital letters in quotes, like "US"',
+  'account.countryCode': '1 to 4 digits in quotes, like "1" or "49"',
+  'account.code': '6 digits in quotes, like "012345"',
+  'account.majorVersion': VERSION,
+  'account.minorVersion': VERSION,
+  doorbellServerUrl: HTTPS_ADDRESS,
+  doorbellAccessToken: TEXT,
+  doorbells: 'a list of at least one valid doorbell',
+  'doorbells[]': 'an object with a deviceId',
+  'doorbells[].deviceId': `an integer from 1 to ${MAX_DEVICE_ID}`,
+  'doorbells[].name': TEXT,
+  'doorbells[].motionTimeout': SECONDS,
+  motionTimeout: SECONDS,
+  push: 'an object',
+  'push.port': 'an integer from 1 to 65535',
+  'push.host': 'an address to listen on, like "0.0.0.0"',
+  'push.publicUrl': 'an http:// or https:// address, like "http://192.168.1.20:47850"',
+  'push.service': TEXT,
+  'push.os': TEXT,
+  'push.dictVersion': TEXT,
+};
+
+/** Settings whose absence needs more than "is required" to be understood. */
+const MISSING: Readonly<Record<string, string>> = {
+  account: 'account is required unless doorbellAccessToken is set',
+};
+
+function joinPath(path: SettingPath, index: (position: number) => string): string {
+  return path.map((part, i) => (typeof part === 'number' ? index(part) : i === 0 ? part : `.${part}`)).join('');
+}
+
+/** `doorbells[1].deviceId`: the way the setting is written in config.json. */
+export function settingName(path: SettingPath): string {
+  return joinPath(path, (position) => `[${position}]`);
+}
+
+/** `doorbells[].deviceId`: the same name for every index, as EXPECTED is keyed. */
+export function genericName(path: SettingPath): string {
+  return joinPath(path, () => '[]');
+}
+
+export function mustBe(path: SettingPath): Problem {
+  const expected = EXPECTED[genericName(path)];
+  const name = settingName(path);
+  return { path, message: expected === undefined ? `${name} is not valid` : `${name} must be ${expected}` };
+}
+
+export function isRequired(path: SettingPath): Problem {
+  return { path, message: MISSING[genericName(path)] ?? `${settingName(path)} is required` };
+}
+
+/**
+ * Homebridge reads config.json with JSON.parse, so an unquoted id above 2^53 reaches us already
+ * rounded to another id: the only fix is the user's, by quoting it.
+ */
+export function mustBeQuoted(path: SettingPath): Problem {
+  return {
+    path,
+    message:
+      `${settingName(path)} must be written in quotes, like "9007199254740993": ` +
+      `numbers above ${Number.MAX_SAFE_INTEGER} lose digits when config.json is read`,
+  };
+}
+
+export function repeatsDeviceId(path: SettingPath, firstPath: SettingPath): Problem {
+  return {
+    path,
+    message: `${settingName(path)} repeats ${settingName(firstPath)}: each doorbell needs its own deviceId`,
+  };
+}
+
+export function unknownSetting(path: SettingPath): Problem {
+  return { path, message: `${settingName(path)} is not a known setting` };
+}

@@ -1,0 +1,153 @@
+import os from 'node:os';
+import { isJsonObject } from '../json.js';
+import { PLATFORM_NAME } from '../settings.js';
+import { type SettingPath, mustBe } from './messages.js';
+import { checkBlock } from './schema-check.js';
+
+/**
+ * The platform block, checked against config.schema.json (see schema-check.ts) and turned into one
+ * typed object with every default filled in.
+ *
+ * Unknown keys are problems like any other, since a misspelt `motionTimout` would otherwise go
+ * unused without a word: one inside a doorbell entry leaves that doorbell out, one elsewhere makes
+ * the block invalid. Only the keys Homebridge itself keeps in the block are not ours to judge.
+ */
+
+export interface DoorbellSettings {
+  deviceId: string;
+  name: string;
+  motionTimeout: number;
+}
+
+export interface AccountSettings {
+  serverUrl: string;
+  email: string;
+  country: string;
+  countryCode: string;
+  code?: string;
+  majorVersion: number;
+  minorVersion: number;
+}
+
+export interface PushSettings {
+  port: number;
+  host: string;
+  publicUrl: string;
+  service: string;
+  os: string;
+  dictVersion: string;
+}
+
+export interface PlatformSettings {
+  account?: AccountSettings;
+  doorbellServerUrl: string;
+  doorbellAccessToken?: string;
+  doorbells: DoorbellSettings[];
+  push: PushSettings;
+}
+
+/**
+ * `problems` are log lines, one per problem. With `ok` they name the doorbells left out (none left
+ * out: no problems); with `invalid` nothing is usable and nothing may reach the network.
+ */
+export type ConfigResult =
+  | { status: 'unconfigured' }
+  | { status: 'invalid'; problems: string[] }
+  | { status: 'ok'; settings: PlatformSettings; problems: string[] };
+
+/** The block as the schema leaves it once it is valid: Ajv has filled in the defaults. */
+interface SchemaBlock {
+  name: string;
+  account?: AccountSettings;
+  doorbellServerUrl: string;
+  doorbellAccessToken?: string;
+  doorbells: SchemaDoorbell[];
+  motionTimeout: number;
+  push: Omit<PushSettings, 'publicUrl' | 'os'> & { publicUrl?: string; os?: string };
+}
+
+interface SchemaDoorbell {
+  deviceId: string;
+  name?: string;
+  motionTimeout?: number;
+}
+
+/** What parseConfig reads from the machine, injectable for tests. */
+interface Environment {
+  networkInterfaces?: () => NodeJS.Dict<os.NetworkInterfaceInfo[]>;
+  platform?: string;
+}
+
+/** Keys Homebridge itself keeps in every platform block. */
+const HOMEBRIDGE_KEYS = new Set(['platform', '_bridge']);
+
+export function parseConfig(raw: unknown, environment: Environment = {}): ConfigResult {
+  if (!isJsonObject(raw)) {
+    return { status: 'invalid', problems: [`the ${PLATFORM_NAME} platform block must be a JSON object`] };
+  }
+  const block = withoutHomebridgeKeys(raw);
+  if (Object.keys(block).every((key) => key === 'name')) {
+    return { status: 'unconfigured' };
+  }
+
+  const { data, problems } = checkBlock(block);
+  const messages = problems.map((problem) => problem.message);
+  if (problems.some((problem) => doorbellIndexOf(problem.path) === undefined)) {
+    return { status: 'invalid', problems: messages };
+  }
+  // Every problem now lies inside a doorbell entry, so the rest of the block passed the schema.
+  const config = data as unknown as SchemaBlock;
+  const leftOut = new Set(problems.map((problem) => doorbellIndexOf(problem.path)));
+  const doorbells = config.doorbells.filter((_, index) => !leftOut.has(index));
+  if (doorbells.length === 0) {
+    return { status: 'invalid', problems: [...messages, mustBe(['doorbells']).message] };
+  }
+  return { status: 'ok', settings: toSettings(config, doorbells, environment), problems: messages };
+}
+
+function withoutHomebridgeKeys(raw: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(raw).filter(([key]) => !HOMEBRIDGE_KEYS.has(key)));
+}
+
+function toSettings(config: SchemaBlock, doorbells: SchemaDoorbell[], environment: Environment): PlatformSettings {
+  return {
+    ...(config.account === undefined
+      ? {}
+      : { account: { ...config.account, serverUrl: withoutTrailingSlashes(config.account.serverUrl) } }),
+    doorbellServerUrl: withoutTrailingSlashes(config.doorbellServerUrl),
+    ...(config.doorbellAccessToken === undefined ? {} : { doorbellAccessToken: config.doorbellAccessToken }),
+    doorbells: doorbells.map((doorbell) => ({
+      deviceId: doorbell.deviceId,
+      name: doorbell.name ?? `Doorbell ${doorbell.deviceId}`,
+      motionTimeout: doorbell.motionTimeout ?? config.motionTimeout,
+    })),
+    push: toPushSettings(config.push, environment),
+  };
+}
+
+function toPushSettings(push: SchemaBlock['push'], environment: Environment): PushSettings {
+  const lanAddress = () => firstLanAddress(environment.networkInterfaces ?? os.networkInterfaces);
+  return {
+    ...push,
+    publicUrl: push.publicUrl === undefined ? `http://${lanAddress()}:${push.port}` : withoutTrailingSlashes(push.publicUrl),
+    os: push.os ?? environment.platform ?? process.platform,
+  };
+}
+
+/** The first IPv4 address other machines can reach; loopback on a machine without a network. */
+function firstLanAddress(networkInterfaces: () => NodeJS.Dict<os.NetworkInterfaceInfo[]>): string {
+  const lan = Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address?.family === 'IPv4' && !address.internal);
+  return lan?.address ?? '127.0.0.1';
+}
+
+/** Paths are appended to these addresses, so `https://x/` must not become `https://x//api`. */
+function withoutTrailingSlashes(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** The index of the doorbell entry a problem lies in; undefined for the rest of the block. */
+function doorbellIndexOf(path: SettingPath): number | undefined {
+  return path[0] === 'doorbells' && typeof path[1] === 'number' ? path[1] : undefined;
+}

@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import {
+  type Problem,
+  type SettingPath,
+  genericName,
+  isRequired,
+  mustBe,
+  mustBeQuoted,
+  repeatsDeviceId,
+  unknownSetting,
+} from './messages.js';
+import { isDeviceId } from '../device-id.js';
+import { isJsonObject } from '../json.js';
+
+/**
+ * Checks a platform block against config.schema.json, the very file the Homebridge UI draws its
+ * form from, so the UI and the plugin can never disagree on what a valid block is.
+ */
+
+export interface CheckedBlock {
+  /** A copy of the block: deviceIds as strings, the schema's defaults filled in. */
+  data: Record<string, unknown>;
+  /** Each makes its doorbell entry, or the whole block, unusable. */
+  problems: Problem[];
+}
+
+interface SchemaNode {
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+}
+
+/** Keywords the Homebridge UI reads from the schema to draw the form; they validate nothing. */
+export const UI_KEYWORDS = ['placeholder', 'condition', 'functionBody', 'titleMap', 'x-schema-form'];
+
+/** From src/config/ in tests and from dist/config/ when installed, the schema is two folders up. */
+const SCHEMA_FILE = new URL('../../config.schema.json', import.meta.url);
+
+const schema = (JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as { schema: SchemaNode }).schema;
+
+const validate = createValidator();
+
+function createValidator() {
+  // Strict mode stays on so that a misspelt keyword in the schema fails the tests instead of
+  // silently checking nothing. strictRequired is the exception: the "account unless
+  // doorbellAccessToken" rule is an if/else whose `required` names properties declared one level up.
+  // useDefaults fills in the schema's defaults, so each is written once, where the UI shows it too.
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false });
+  ajv.addVocabulary(UI_KEYWORDS);
+  return ajv.compile(schema);
+}
+
+export function checkBlock(block: Record<string, unknown>): CheckedBlock {
+  const data = withDeviceIdsAsStrings(block);
+  const unknown = findUnknownSettings(data, schema, []).map(unknownSetting);
+  return { data, problems: uniqueMessages([...schemaProblems(data), ...deviceIdProblems(data), ...unknown]) };
+}
+
+/**
+ * A deviceId may be a JSON integer, but the schema types it as a string: the UI then draws
+ * a plain text field, and one pattern checks every id. So a safe integer becomes its decimal
+ * string here; an unsafe one stays a number for the schema to reject (see mustBeQuoted).
+ */
+function withDeviceIdsAsStrings(block: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(block);
+  if (Array.isArray(copy.doorbells)) {
+    for (const doorbell of copy.doorbells as unknown[]) {
+      if (isJsonObject(doorbell) && Number.isSafeInteger(doorbell.deviceId)) {
+        doorbell.deviceId = String(doorbell.deviceId);
+      }
+    }
+  }
+  return copy;
+}
+
+function schemaProblems(data: Record<string, unknown>): Problem[] {
+  if (validate(data)) {
+    return [];
+  }
+  return (validate.errors ?? []).flatMap((error) => problemOf(error, data) ?? []);
+}
+
+function problemOf(error: ErrorObject, data: unknown): Problem | undefined {
+  const path = pathOf(error);
+  switch (error.keyword) {
+    case 'if':
+      return undefined; // its `else` has already reported the missing key
+    case 'required':
+      return isRequired([...path, String(error.params.missingProperty)]);
+    default:
+      return isUnquotedLargeId(path, valueAt(data, path)) ? mustBeQuoted(path) : mustBe(path);
+  }
+}
+
+function isUnquotedLargeId(path: SettingPath, value: unknown): boolean {
+  return genericName(path) === 'doorbells[].deviceId' && Number.isInteger(value) && !Number.isSafeInteger(value);
+}
+
+/** What the schema's pattern cannot say: the int64 upper bound, and that ids are unique. */
+function deviceIdProblems(data: Record<string, unknown>): Problem[] {
+  if (!Array.isArray(data.doorbells)) {
+    return [];
+  }
+  const problems: Problem[] = [];
+  const firstIndexOf = new Map<string, number>();
+  (data.doorbells as unknown[]).forEach((doorbell, index) => {
+    const deviceId = isJsonObject(doorbell) ? doorbell.deviceId : undefined;
+    if (typeof deviceId !== 'string') {
+      return; // the schema has reported it
+    }
+    const path = ['doorbells', index, 'deviceId'];
+    const first = firstIndexOf.get(deviceId);
+    if (!isDeviceId(deviceId)) {
+      problems.push(mustBe(path));
+    } else if (first === undefined) {
+      firstIndexOf.set(deviceId, index);
+    } else {
+      problems.push(repeatsDeviceId(path, ['doorbells', first, 'deviceId']));
+    }
+  });
+  return problems;
+}
+
+/**
+ * Settings the schema does not declare, anywhere in the block. Walking the schema's properties,
+ * rather than `additionalProperties: false`, keeps Homebridge's own keys (`platform`, `_bridge`)
+ * out of the schema the UI draws from; the caller has already set them aside.
+ */
+function findUnknownSettings(value: unknown, node: SchemaNode, path: SettingPath): SettingPath[] {
+  const { items, properties } = node;
+  if (Array.isArray(value) && items) {
+    return value.flatMap((item, index) => findUnknownSettings(item, items, [...path, index]));
+  }
+  if (!isJsonObject(value) || !properties) {
+    return [];
+  }
+  return Object.entries(value).flatMap(([key, child]) => {
+    const childNode = properties[key];
+    return childNode ? findUnknownSettings(child, childNode, [...path, key]) : [[...path, key]];
+  });
+}
+
+/** The path of an Ajv error, from its JSON pointer. The schema has no numeric property names. */
+function pathOf(error: ErrorObject): SettingPath {
+  return error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^[0-9]+$/.test(part) ? Number(part) : part));
+}
+
+function valueAt(data: unknown, path: SettingPath): unknown {
+  return path.reduce<unknown>(
+    (value, part) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined),
+    data,
+  );
+}
+
+/** One line per problem: a bad id can be reported both by the schema and by deviceIdProblems. */
+function uniqueMessages(problems: Problem[]): Problem[] {
+  return [...new Map(problems.map((problem) => [problem.message, problem])).values()];
+}

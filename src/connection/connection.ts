@@ -1,0 +1,157 @@
+import { DoorbellClient } from '../cloud/doorbell.js';
+import { CloudError } from '../cloud/errors.js';
+import type { RetryPolicy } from '../cloud/retry-policy.js';
+import { errorMessage, type SecretMaskingLogger } from '../log.js';
+import { obtainAccessToken, type Credentials } from '../session/access-token.js';
+import { advice } from '../session/advice.js';
+import type { SessionStore } from '../session/session-store.js';
+import { SignInError } from '../session/sign-in.js';
+import { formatDelay, Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
+import { Subscriptions, type SubscribedDoorbell, type SubscriptionListener } from './subscriptions.js';
+
+/** Where notifications arrive; opened before the push registration names it. */
+export interface PushEndpoint {
+  /** Starts receiving, once; resolves with the push token to register, a secret. */
+  open(): Promise<string>;
+  /** Where notifications arrive, for the log: never the secret part. */
+  readonly description: string;
+}
+
+export interface ConnectionListener extends SubscriptionListener {
+  /** No usable session: every doorbell is in fault until the user signs in again. */
+  sessionUnavailable(): void;
+}
+
+export interface ConnectionSettings {
+  credentials: Credentials;
+  doorbellServerUrl: string;
+  doorbells: readonly SubscribedDoorbell[];
+  /** Sent with the push registration as pn_service, os and pn_dict_version. */
+  registration: { service: string; os: string; dictVersion: string };
+}
+
+export interface ConnectionOptions {
+  settings: ConnectionSettings;
+  store: SessionStore;
+  log: SecretMaskingLogger;
+  listener: ConnectionListener;
+  endpoint: PushEndpoint;
+  timing: ScheduleTiming;
+  retry?: Partial<RetryPolicy>;
+}
+
+/**
+ * The cloud side, in the background and in this order: a session, the push endpoint, the push
+ * registration, the motion subscriptions. What fails is retried on the schedule, what succeeded is
+ * refreshed on it, and a failure only the user can fix stops everything until they have.
+ */
+export class Connection {
+  private readonly abort = new AbortController();
+  private readonly schedule: Schedule;
+  private readonly subscriptions: Subscriptions;
+  /** The doorbell service with this session's token; gone when the session is. */
+  private client: DoorbellClient | undefined;
+  private registered = false;
+
+  constructor(private readonly options: ConnectionOptions) {
+    const { settings, timing, listener, log } = options;
+    this.schedule = new Schedule(timing, (reason) => void this.run(reason));
+    this.subscriptions = new Subscriptions(settings.doorbells, listener, log);
+  }
+
+  start(): void {
+    this.schedule.runNow();
+  }
+
+  /** Aborts requests in flight and clears the timer. */
+  stop(): void {
+    this.abort.abort();
+    this.schedule.stop();
+  }
+
+  private async run(reason: RunReason): Promise<void> {
+    if (reason === 'refresh') {
+      this.registered = false;
+      this.subscriptions.forgetConfirmed();
+    }
+    try {
+      if (await this.connect()) {
+        this.schedule.refreshLater();
+      } else {
+        this.retryLater('Some doorbells are not subscribed yet.');
+      }
+    } catch (error) {
+      this.handleFailure(error);
+    }
+  }
+
+  /** One pass of the whole chain; resolves whether every doorbell is subscribed. */
+  private async connect(): Promise<boolean> {
+    const { settings, log, endpoint } = this.options;
+    const signal = this.abort.signal;
+    this.client ??= await this.signIn();
+    const pushToken = await endpoint.open();
+    if (!this.registered) {
+      await this.client.registerPushDevice({ token: pushToken, ...settings.registration }, { signal });
+      this.registered = true;
+      log.info(`Registered for push notifications at ${endpoint.description}`);
+    }
+    return this.subscriptions.subscribePending(this.client, signal);
+  }
+
+  private async signIn(): Promise<DoorbellClient> {
+    const { settings, store, log, retry } = this.options;
+    const accessToken = await obtainAccessToken(settings.credentials, { store, log, retry, signal: this.abort.signal });
+    log.addSecrets(accessToken);
+    return new DoorbellClient({ serverUrl: settings.doorbellServerUrl, accessToken, logger: log, retry });
+  }
+
+  private handleFailure(error: unknown): void {
+    if (this.abort.signal.aborted) {
+      return;
+    }
+    if (error instanceof CloudError && error.sessionInvalid) {
+      void this.sessionRejected();
+    } else if (error instanceof SignInError) {
+      this.waitForUser(error.message);
+    } else {
+      this.retryLater(errorMessage(error));
+    }
+  }
+
+  private retryLater(reason: string): void {
+    const delayMs = this.schedule.retryLater();
+    this.options.log.warn(`${reason} Trying again in ${formatDelay(delayMs)}.`);
+  }
+
+  /** Nothing is sent again until the user has fixed what only they can fix. */
+  private waitForUser(message: string): void {
+    this.stopUntilSignedIn();
+    this.options.log.error(message);
+  }
+
+  private stopUntilSignedIn(): void {
+    this.client = undefined;
+    this.schedule.pause();
+    this.options.listener.sessionUnavailable();
+  }
+
+  /**
+   * The service refused the session (401, code 2010): it is not reused, here or after a restart. The
+   * advice is logged once that is on record.
+   */
+  private async sessionRejected(): Promise<void> {
+    const { settings, store, log } = this.options;
+    this.stopUntilSignedIn();
+    if (settings.credentials.doorbellAccessToken !== undefined) {
+      log.error(advice.tokenRejected);
+      return;
+    }
+    try {
+      await store.markSessionInvalid();
+    } catch (storeError) {
+      log.warn(`Could not record the invalid session: ${errorMessage(storeError)}`);
+    }
+    log.error(advice.sessionRejected);
+  }
+}

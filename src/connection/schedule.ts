@@ -1,0 +1,82 @@
+/**
+ * When the background work runs next: a retry after a failure (from 1 minute, doubling, up to
+ * 1 hour), or the periodic refresh after a success (every 12 hours). It owns the one timer, so at
+ * most one run is ever pending, and nothing is left behind once it is stopped.
+ */
+
+export interface ScheduleTiming {
+  firstRetryMs: number;
+  maxRetryMs: number;
+  refreshMs: number;
+}
+
+export const SCHEDULE_TIMING: Readonly<ScheduleTiming> = Object.freeze({
+  firstRetryMs: 60_000,
+  maxRetryMs: 60 * 60_000,
+  refreshMs: 12 * 60 * 60_000,
+});
+
+/** Why a run happens: the refresh repeats work that already succeeded. */
+export type RunReason = 'start' | 'retry' | 'refresh';
+
+export class Schedule {
+  private timer: NodeJS.Timeout | undefined;
+  private failures = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly timing: ScheduleTiming,
+    private readonly run: (reason: RunReason) => void,
+  ) {}
+
+  /** Runs at once (on the next turn of the event loop), replacing whatever was pending; the backoff starts over. */
+  runNow(): void {
+    this.failures = 0;
+    this.at(0, 'start');
+  }
+
+  /** Schedules a retry with the next backoff delay, and returns that delay. */
+  retryLater(): number {
+    const delayMs = Math.min(this.timing.firstRetryMs * 2 ** this.failures, this.timing.maxRetryMs);
+    this.failures += 1;
+    this.at(delayMs, 'retry');
+    return delayMs;
+  }
+
+  /** Everything succeeded: the backoff starts over, and the refresh is due after its period. */
+  refreshLater(): void {
+    this.failures = 0;
+    this.at(this.timing.refreshMs, 'refresh');
+  }
+
+  /** Nothing runs until runNow: waiting for the user, who alone can fix what failed. */
+  pause(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.pause();
+  }
+
+  private at(delayMs: number, reason: RunReason): void {
+    this.pause();
+    if (this.stopped) {
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.run(reason);
+    }, delayMs);
+  }
+}
+
+/** "5 minutes", "30 s": how long until the next try, for the log. */
+export function formatDelay(ms: number): string {
+  if (ms >= 60_000) {
+    const minutes = Math.round(ms / 60_000);
+    return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  }
+  return `${Math.max(1, Math.round(ms / 1000))} s`;
+}

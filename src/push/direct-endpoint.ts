@@ -1,0 +1,57 @@
+import type { SecretMaskingLogger } from '../log.js';
+import type { PushSecrets } from '../session/push-secrets.js';
+import type { DoorbellNotification } from './notification.js';
+import { directPushToken } from './push-token.js';
+import { PushReceiver } from './receiver.js';
+
+export interface DirectSettings {
+  host: string;
+  port: number;
+  /** Where the push delivery service reaches the receiver. */
+  publicUrl: string;
+}
+
+/**
+ * Direct mode: the receiver inside the plugin, registered as `<publicUrl>/push/<secret>`. Opened
+ * once, when the connection first needs the push token; closed on shutdown.
+ */
+export class DirectEndpoint {
+  private opening: Promise<string> | undefined;
+  private receiver: PushReceiver | undefined;
+
+  constructor(
+    private readonly settings: DirectSettings,
+    private readonly secrets: () => Promise<PushSecrets>,
+    private readonly log: SecretMaskingLogger,
+    private readonly onNotification: (notification: DoorbellNotification) => void,
+  ) {}
+
+  get description(): string {
+    return this.settings.publicUrl;
+  }
+
+  /** A failed start (the port in use, say) is tried again on the next call. */
+  open(): Promise<string> {
+    this.opening ??= this.start().catch((error: unknown) => {
+      this.opening = undefined;
+      throw error;
+    });
+    return this.opening;
+  }
+
+  /** Frees the port; never rejects. */
+  async close(): Promise<void> {
+    await this.receiver?.close().catch(() => undefined);
+  }
+
+  private async start(): Promise<string> {
+    const { host, port, publicUrl } = this.settings;
+    const { receiverSecret } = await this.secrets();
+    this.log.addSecrets(receiverSecret);
+    const receiver = new PushReceiver({ host, port, secret: receiverSecret, log: this.log, onNotification: this.onNotification });
+    this.receiver = receiver;
+    const address = await receiver.start();
+    this.log.info(`Push receiver listening at ${address.host}:${address.port}`);
+    return directPushToken(publicUrl, receiverSecret);
+  }
+}

@@ -1,0 +1,110 @@
+import { isDeviceId } from '../device-id.js';
+import { isJsonObject } from '../json.js';
+
+/** One delivered doorbell event, read from a push body (docs/cloud-protocol.md). */
+export interface DoorbellNotification {
+  /** The doorbell's int64 id as an exact decimal string. */
+  deviceId: string;
+  /** The event type (`motion`, `ding`, ...); the platform decides which ones matter. */
+  kind: string;
+  /** The event id, used to drop redeliveries. An integer id is kept as its exact decimal text. */
+  id?: string;
+}
+
+export type ParseResult = { ok: true; notification: DoorbellNotification } | { ok: false; reason: string };
+
+/**
+ * A JSON number kept as the text it was written in: a JS number would turn the id 9007199254740993
+ * into ...992, and would make `1e6` and `1000000` indistinguishable.
+ */
+class JsonNumber {
+  constructor(readonly source: string) {}
+
+  /** JSON's grammar already rules out leading zeros and a plus sign. */
+  isInteger(): boolean {
+    return /^-?\d+$/.test(this.source);
+  }
+}
+
+/** JSON.parse source text access (Node.js 22+); TypeScript's ES2022 lib does not describe it yet. */
+interface ReviverContext {
+  source?: string;
+}
+
+const DEVICE_ID_KEYS = ['device_id', 'doorbot_id'];
+const KIND_KEYS = ['kind', 'subtype'];
+
+/** Parses a push body. Reasons are fixed phrases: they never echo the body, which the log must not see. */
+export function parseNotification(text: string): ParseResult {
+  let document: unknown;
+  try {
+    document = parseJsonKeepingNumberText(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) {
+      return invalid('body is not valid JSON');
+    }
+    // The reviver walks the parsed value recursively, so absurd nesting overflows the stack.
+    if (error instanceof RangeError) {
+      return invalid('JSON is nested too deeply');
+    }
+    throw error;
+  }
+  if (!isJsonObject(document)) {
+    return invalid('body is not a JSON object');
+  }
+  return readEvent(isJsonObject(document.ding) ? document.ding : document);
+}
+
+function parseJsonKeepingNumberText(text: string): unknown {
+  return JSON.parse(text, (_key: string, value: unknown, context?: ReviverContext) => {
+    if (typeof value !== 'number') {
+      return value;
+    }
+    if (context?.source === undefined) {
+      throw new Error('JSON.parse source text access is missing: Node.js 22 or later is required');
+    }
+    return new JsonNumber(context.source);
+  });
+}
+
+function readEvent(event: Record<string, unknown>): ParseResult {
+  const deviceId = asDeviceId(firstPresent(event, DEVICE_ID_KEYS));
+  if (deviceId === undefined) {
+    return invalid('device_id/doorbot_id is missing or not an integer from 1 to 9223372036854775807');
+  }
+  const kind = firstPresent(event, KIND_KEYS);
+  if (typeof kind !== 'string' || kind === '') {
+    return invalid('kind/subtype is missing or not a non-empty string');
+  }
+  if (event.id === undefined) {
+    return { ok: true, notification: { deviceId, kind } };
+  }
+  const id = asEventId(event.id);
+  if (id === undefined) {
+    return invalid('id is neither a string nor an integer');
+  }
+  return { ok: true, notification: { deviceId, kind, id } };
+}
+
+/** The value of the first key the object has, so that `kind` wins over `subtype` when both are sent. */
+function firstPresent(object: Record<string, unknown>, keys: string[]): unknown {
+  const key = keys.find((candidate) => Object.hasOwn(object, candidate));
+  return key === undefined ? undefined : object[key];
+}
+
+function asDeviceId(value: unknown): string | undefined {
+  const text = value instanceof JsonNumber ? value.source : value;
+  return isDeviceId(text) ? text : undefined;
+}
+
+/** `"7"` and `7` are the same event id. */
+function asEventId(value: unknown): string | undefined {
+  if (typeof value === 'string') {
+    return value;
+  }
+  return value instanceof JsonNumber && value.isInteger() ? value.source : undefined;
+}
+
+function invalid(reason: string): ParseResult {
+  return { ok: false, reason };
+}

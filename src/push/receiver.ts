@@ -1,0 +1,230 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, STATUS_CODES } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DuplicateFilter } from './duplicate-filter.js';
+import { errorMessage, type Logger } from '../log.js';
+import { isReceiverSecret } from '../session/push-secrets.js';
+import { parseNotification } from './notification.js';
+import { decodeUtf8, isJsonContentType, readBody } from './request-body.js';
+import type { DoorbellNotification } from './notification.js';
+
+export interface PushReceiverOptions {
+  host: string;
+  port: number;
+  /** The capability part of `/push/<secret>`: knowing it is what authorises a delivery. */
+  secret: string;
+  log: Logger;
+  /** Called once per fresh (non-duplicate) valid notification, of any kind. */
+  onNotification: (notification: DoorbellNotification) => void;
+  /** Injectable clock for the duplicate window. */
+  now?: () => number;
+}
+
+/** 16 KiB: 16,384 bytes are allowed, one more is 413. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+const PUSH_PATH_PREFIX = '/push/';
+
+/** Generous for a small body, short enough that a trickling client cannot hold a socket for minutes. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** The longest request path written to the debug log. */
+const MAX_LOGGED_PATH_LENGTH = 80;
+
+/** How one request ends: the status, why (for the debug log) and any extra headers. */
+interface Verdict {
+  status: number;
+  reason: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The HTTP endpoint that push deliveries reach in direct mode (docs/cloud-protocol.md). It answers every request with a small
+ * status-only response and hands each fresh valid notification to `onNotification`.
+ */
+export class PushReceiver {
+  private readonly duplicates: DuplicateFilter;
+  /** Digest of `/push/<secret>`: comparing equal-length digests leaks neither the secret nor its length. */
+  private readonly pushPathDigest: Buffer;
+  private server: Server | undefined;
+  private listening: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: PushReceiverOptions) {
+    // The secret is the only authorisation: it must be one push.json holds, which cannot be guessed.
+    if (!isReceiverSecret(options.secret)) {
+      throw new Error('Push receiver secret must be 43 base64url characters (32 random bytes)');
+    }
+    this.duplicates = new DuplicateFilter(options.now === undefined ? {} : { now: options.now });
+    this.pushPathDigest = sha256(PUSH_PATH_PREFIX + options.secret);
+  }
+
+  /** Resolves with the address actually bound (port 0 picks a free port). A receiver starts once. */
+  async start(): Promise<{ host: string; port: number }> {
+    if (this.server !== undefined) {
+      throw new Error('Push receiver can only be started once');
+    }
+    const timeouts = { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS };
+    const server = createServer(timeouts, (req, res) => void this.handle(req, res));
+    this.server = server;
+    this.listening = this.listen(server);
+    await this.listening;
+    // Without a listener, a later server error (such as running out of file descriptors) would crash Homebridge.
+    server.on('error', (error) => this.options.log.warn(`Push receiver error: ${error.message}`));
+    const { port } = server.address() as AddressInfo;
+    return { host: this.options.host, port };
+  }
+
+  /** Stops listening and drops every open connection, idle keep-alive ones included, so the port is free at once. */
+  close(): Promise<void> {
+    const { server, listening } = this;
+    if (server === undefined || listening === undefined) {
+      return Promise.resolve();
+    }
+    // Closing before listen() completed would let the socket open afterwards and hold the port.
+    this.closing ??= listening.then(
+      () => closeServer(server),
+      () => undefined,
+    );
+    return this.closing;
+  }
+
+  private listen(server: Server): Promise<void> {
+    const { host, port } = this.options;
+    return new Promise((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException): void => {
+        const inUse = error.code === 'EADDRINUSE';
+        if (inUse) {
+          this.options.log.warn(`Push receiver port ${port} on ${host} is already in use: set push.port to a free one`);
+        }
+        const problem = inUse ? 'the port is already in use' : (error.code ?? error.message);
+        reject(new Error(`Push receiver cannot listen on ${host}:${port}: ${problem}`, { cause: error }));
+      };
+      server.once('error', onError);
+      server.listen({ host, port }, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const startedAt = Date.now();
+    let verdict: Verdict | undefined;
+    try {
+      verdict = await this.judge(req);
+    } catch (error) {
+      // A bug of ours, not a bad request: worth a warning, and the server must keep serving.
+      this.options.log.warn(`Push receiver failed on a request: ${errorMessage(error)}`);
+      verdict = { status: 500, reason: 'internal error' };
+    }
+    if (verdict === undefined) {
+      this.logRequest(req, 'client aborted', startedAt);
+      return;
+    }
+    respond(res, verdict);
+    this.logRequest(req, `${verdict.status} ${verdict.reason}`, startedAt);
+  }
+
+  /** The checks in their documented order, the first failure answering. Undefined when the client went away. */
+  private async judge(req: IncomingMessage): Promise<Verdict | undefined> {
+    if (!this.isPushPath(req.url ?? '')) {
+      return { status: 404, reason: 'unknown path or wrong secret' };
+    }
+    if (req.method !== 'POST') {
+      return { status: 405, reason: 'only POST is allowed', headers: { Allow: 'POST' } };
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      return { status: 415, reason: 'content type is not application/json' };
+    }
+    const body = await readBody(req, MAX_BODY_BYTES);
+    if (body.kind === 'aborted') {
+      return undefined;
+    }
+    if (body.kind === 'too-large') {
+      return { status: 413, reason: `body is larger than ${MAX_BODY_BYTES} bytes` };
+    }
+    return this.accept(body.body);
+  }
+
+  private accept(body: Buffer): Verdict {
+    const text = decodeUtf8(body);
+    if (text === undefined) {
+      return { status: 400, reason: 'body is not UTF-8' };
+    }
+    const parsed = parseNotification(text);
+    if (!parsed.ok) {
+      return { status: 400, reason: parsed.reason };
+    }
+    const { notification } = parsed;
+    if (this.duplicates.isDuplicate(notification.deviceId, notification.id)) {
+      return { status: 202, reason: `duplicate for doorbell ${notification.deviceId} dropped` };
+    }
+    this.deliver(notification);
+    return { status: 202, reason: `notification for doorbell ${notification.deviceId}` };
+  }
+
+  /** The sender did its part; a failure in the platform's handler is ours to report, not the sender's. */
+  private deliver(notification: DoorbellNotification): void {
+    try {
+      this.options.onNotification(notification);
+    } catch (error) {
+      this.options.log.warn(
+        `Handling a notification for doorbell ${notification.deviceId} failed: ${errorMessage(error)}`,
+      );
+    }
+  }
+
+  private isPushPath(url: string): boolean {
+    return timingSafeEqual(sha256(pathOf(url)), this.pushPathDigest);
+  }
+
+  /** Debug only, so that a scanner cannot flood the log; the secret and the body never appear. */
+  private logRequest(req: IncomingMessage, outcome: string, startedAt: number): void {
+    const path = this.redactPath(pathOf(req.url ?? ''));
+    this.options.log.debug(`Push ${req.method ?? '?'} ${path} -> ${outcome} (${Date.now() - startedAt} ms)`);
+  }
+
+  private redactPath(path: string): string {
+    if (path.startsWith(PUSH_PATH_PREFIX)) {
+      return `${PUSH_PATH_PREFIX}***`;
+    }
+    // Any other path is kept for debugging (a publicUrl with a wrong prefix), the secret masked wherever it sits.
+    const masked = path.split(this.options.secret).join('***');
+    return masked.length > MAX_LOGGED_PATH_LENGTH ? `${masked.slice(0, MAX_LOGGED_PATH_LENGTH)}...` : masked;
+  }
+}
+
+/**
+ * Every rejection closes the connection: the client starts over, and a body we never read is not
+ * drained for it (Node would otherwise read all of it to reuse the connection).
+ */
+function respond(res: ServerResponse, { status, headers }: Verdict): void {
+  const body = `${STATUS_CODES[status] ?? 'Error'}\n`;
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    ...(status >= 400 ? { Connection: 'close' } : {}),
+  });
+  res.end(body);
+}
+
+/** The path without its query string, which the capability URL does not use. */
+function pathOf(url: string): string {
+  const queryStart = url.indexOf('?');
+  return queryStart === -1 ? url : url.slice(0, queryStart);
+}
+
+/** Resolves once the listening socket is closed; open connections are destroyed rather than awaited. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

@@ -1,0 +1,103 @@
+import { AccountClient, type LoginResult } from '../cloud/account.js';
+import { CloudError } from '../cloud/errors.js';
+import type { RetryPolicy } from '../cloud/retry-policy.js';
+import { stringsIn, type SecretMaskingLogger } from '../log.js';
+import { advice, describeRefusedSignIn } from './advice.js';
+import { hashCode, type SessionStore, type StoredSession } from './session-store.js';
+
+/**
+ * A sign-in that cannot succeed by trying again: only the user can fix it (a new code, another
+ * e-mail). Nothing retries it; its message says what to do. Any other failure (no answer, a busy
+ * server, an answer that is not the service's) may be retried with the same code.
+ */
+export class SignInError extends Error {
+  override readonly name = 'SignInError';
+}
+
+/** The account fields a sign-in sends, as the plugin's settings and the settings page both have them. */
+export interface SignInAccount {
+  serverUrl: string;
+  email: string;
+  country: string;
+  countryCode: string;
+  majorVersion: number;
+  minorVersion: number;
+}
+
+export interface SignInContext {
+  store: SessionStore;
+  /** Learns the session's secrets the moment they arrive, so no later line can show them. */
+  log: SecretMaskingLogger;
+  signal?: AbortSignal;
+  /** Tests shorten the retry delays; production uses the default policy. */
+  retry?: Partial<RetryPolicy>;
+}
+
+/**
+ * Region, then login at the regional address, with a one-time code; saves and returns the session.
+ * The code is spent once the service has answered it, whatever the answer, and is never sent again.
+ */
+export async function signInWithCode(account: SignInAccount, code: string, context: SignInContext): Promise<StoredSession> {
+  const { store, log, signal } = context;
+  log.addSecrets(code);
+  if (await store.isCodeSpent(code)) {
+    throw new SignInError(advice.codeSpent);
+  }
+  const client = new AccountClient({
+    serverUrl: account.serverUrl,
+    clientId: await store.clientIdFor(account.email),
+    logger: log,
+    retry: context.retry,
+  });
+  try {
+    const region = await client.resolveRegion(account.email, { signal });
+    const login = await loginSpendingCode(client, { ...account, regionUrl: region.url, code }, context);
+    rememberLoginSecrets(log, login);
+    const session = {
+      accountServer: account.serverUrl,
+      regionUrl: region.url,
+      email: account.email,
+      loggedInAt: new Date().toISOString(),
+      codeHash: hashCode(code),
+      login,
+    };
+    await store.saveSession(session);
+    return session;
+  } catch (error) {
+    throw asSignInError(error);
+  }
+}
+
+async function loginSpendingCode(
+  client: AccountClient,
+  params: Parameters<AccountClient['loginWithCode']>[0],
+  { store, signal }: SignInContext,
+): Promise<LoginResult> {
+  try {
+    const login = await client.loginWithCode(params, { signal });
+    await store.markCodeSpent(params.code);
+    return login;
+  } catch (error) {
+    if (error instanceof CloudError && error.serviceAnswered) {
+      await store.markCodeSpent(params.code);
+    }
+    throw error;
+  }
+}
+
+/** A refusal only the user can fix becomes a SignInError saying what to do; anything else may be retried. */
+function asSignInError(error: unknown): unknown {
+  const needsUser = error instanceof CloudError && (error.kind === 'insecure' || error.serviceAnswered);
+  return needsUser ? new SignInError(describeRefusedSignIn(error), { cause: error }) : error;
+}
+
+/** "Nickname (e-mail)", or the e-mail alone. */
+export function describeAccount(session: Pick<StoredSession, 'email' | 'login'>): string {
+  const nickname = session.login.nickname;
+  return nickname !== undefined && nickname !== '' ? `${nickname} (${session.email})` : session.email;
+}
+
+/** Every string in the login result that grants access is masked from then on. */
+export function rememberLoginSecrets(log: SecretMaskingLogger, login: LoginResult): void {
+  log.addSecrets(login.token, ...stringsIn(login.rriot));
+}

@@ -1,0 +1,198 @@
+import { tmpdir } from 'node:os';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { PlatformAccessory, WithUUID } from 'homebridge';
+import type { Characteristic } from '@homebridge/hap-nodejs';
+import { accessoryUuid, MotionSensorAccessory } from '../../src/accessories/doorbell-accessory.js';
+import type { DoorbellSettings } from '../../src/config/parse-config.js';
+import { createTestApi } from '../support/homebridge-api.js';
+import { reloadFromCache } from '../support/platform-accessory.js';
+
+const { api } = createTestApi({ storagePath: tmpdir() });
+const { Characteristic: C, Service } = api.hap;
+const FRONT_DOOR: DoorbellSettings = { deviceId: '1234567', name: 'Front Door', motionTimeout: 30 };
+
+function newAccessory(settings = FRONT_DOOR): PlatformAccessory {
+  return new api.platformAccessory(settings.name, accessoryUuid(api, settings.deviceId));
+}
+
+function sensorService(accessory: PlatformAccessory) {
+  const service = accessory.getService(Service.MotionSensor);
+  if (service === undefined) {
+    throw new Error('no MotionSensor service');
+  }
+  return service;
+}
+
+type CharacteristicType = WithUUID<new () => Characteristic>;
+
+/** The value HAP holds, i.e. what the last updateCharacteristic pushed to subscribed controllers. */
+function pushed(accessory: PlatformAccessory, type: CharacteristicType) {
+  return sensorService(accessory).getCharacteristic(type).value;
+}
+
+/** What a controller's read answers, through the onGet handler. */
+function read(accessory: PlatformAccessory, type: CharacteristicType) {
+  return sensorService(accessory).getCharacteristic(type).handleGetRequest();
+}
+
+async function expectState(accessory: PlatformAccessory, motion: boolean, fault: number) {
+  expect(pushed(accessory, C.MotionDetected)).toBe(motion);
+  expect(pushed(accessory, C.StatusFault)).toBe(fault);
+  await expect(read(accessory, C.MotionDetected)).resolves.toBe(motion);
+  await expect(read(accessory, C.StatusFault)).resolves.toBe(fault);
+}
+
+describe('accessoryUuid', () => {
+  it('derives the UUID from the device id alone', () => {
+    expect(accessoryUuid(api, '1234567')).toBe(api.hap.uuid.generate('doorbell-motion:1234567'));
+    expect(accessoryUuid(api, '1234567')).not.toBe(accessoryUuid(api, '1234568'));
+  });
+});
+
+describe('MotionSensorAccessory', () => {
+  let sensors: MotionSensorAccessory[];
+
+  function create(accessory: PlatformAccessory, settings = FRONT_DOOR): MotionSensorAccessory {
+    const sensor = new MotionSensorAccessory(api, accessory, settings);
+    sensors.push(sensor);
+    return sensor;
+  }
+
+  beforeEach(() => {
+    sensors = [];
+    jest.useFakeTimers();
+  });
+
+  afterEach(() => {
+    sensors.forEach((sensor) => sensor.dispose());
+    jest.useRealTimers();
+  });
+
+  it('describes the doorbell in AccessoryInformation and keeps its id in the context', () => {
+    const accessory = newAccessory();
+    create(accessory);
+    const information = accessory.getService(Service.AccessoryInformation)!;
+    expect(information.getCharacteristic(C.Manufacturer).value).toBe('Doorbell Motion');
+    expect(information.getCharacteristic(C.Model).value).toBe('Doorbell');
+    expect(information.getCharacteristic(C.SerialNumber).value).toBe('1234567');
+    expect(information.getCharacteristic(C.Name).value).toBe('Front Door');
+    expect(sensorService(accessory).getCharacteristic(C.Name).value).toBe('Front Door');
+    expect(accessory.context).toEqual({ deviceId: '1234567' });
+  });
+
+  it('starts without motion and in GENERAL_FAULT, since nothing is subscribed yet', async () => {
+    const accessory = newAccessory();
+    create(accessory);
+    await expectState(accessory, false, C.StatusFault.GENERAL_FAULT);
+  });
+
+  it('detects motion at once and ends it motionTimeout seconds after the latest alert', async () => {
+    const accessory = newAccessory();
+    const sensor = create(accessory);
+    sensor.motionDetected();
+    await expectState(accessory, true, C.StatusFault.GENERAL_FAULT);
+
+    jest.advanceTimersByTime(20_000);
+    sensor.motionDetected();
+    jest.advanceTimersByTime(29_999);
+    expect(pushed(accessory, C.MotionDetected)).toBe(true);
+    jest.advanceTimersByTime(1);
+    await expect(read(accessory, C.MotionDetected)).resolves.toBe(false);
+    expect(pushed(accessory, C.MotionDetected)).toBe(false);
+  });
+
+  it('ends a single alert after the timeout and leaves no timer behind', () => {
+    const accessory = newAccessory();
+    const sensor = create(accessory);
+    sensor.motionDetected();
+    jest.advanceTimersByTime(29_999);
+    expect(pushed(accessory, C.MotionDetected)).toBe(true);
+    jest.advanceTimersByTime(1);
+    expect(pushed(accessory, C.MotionDetected)).toBe(false);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('shows a fault only while told to', async () => {
+    const accessory = newAccessory();
+    const sensor = create(accessory);
+    sensor.setFault(false);
+    await expectState(accessory, false, C.StatusFault.NO_FAULT);
+    sensor.setFault(true);
+    await expectState(accessory, false, C.StatusFault.GENERAL_FAULT);
+  });
+
+  it('takes a new name and timeout from the config on the next start, keeping the UUID', () => {
+    const accessory = newAccessory();
+    create(accessory).dispose();
+    const uuid = accessory.UUID;
+    const sensor = create(accessory, { ...FRONT_DOOR, name: 'Back Door', motionTimeout: 10 });
+
+    expect(accessory.UUID).toBe(uuid);
+    expect(accessory.displayName).toBe('Back Door');
+    expect(sensor.name).toBe('Back Door');
+    expect(accessory.getService(Service.AccessoryInformation)!.getCharacteristic(C.Name).value).toBe('Back Door');
+    expect(sensorService(accessory).getCharacteristic(C.Name).value).toBe('Back Door');
+    expect(sensorService(accessory).getCharacteristic(C.ConfiguredName).value).toBe('Back Door');
+
+    sensor.motionDetected();
+    jest.advanceTimersByTime(10_000);
+    expect(pushed(accessory, C.MotionDetected)).toBe(false);
+  });
+
+  it('keeps a name given in the Home app until the configured name changes', async () => {
+    const accessory = newAccessory();
+    create(accessory);
+    await sensorService(accessory).getCharacteristic(C.ConfiguredName).handleSetRequest('Porch');
+
+    const restarted = reloadFromCache(accessory);
+    create(restarted);
+    expect(sensorService(restarted).getCharacteristic(C.ConfiguredName).value).toBe('Porch');
+
+    const renamed = reloadFromCache(restarted);
+    create(renamed, { ...FRONT_DOOR, name: 'Back Door' });
+    expect(sensorService(renamed).getCharacteristic(C.ConfiguredName).value).toBe('Back Door');
+    expect(renamed.displayName).toBe('Back Door');
+  });
+
+  it('dispose() clears the pending end of motion', () => {
+    const accessory = newAccessory();
+    const sensor = create(accessory);
+    // HAP keeps a timer of its own (a debounced configuration update) pending on a new accessory.
+    const hapTimers = jest.getTimerCount();
+    sensor.motionDetected();
+    expect(jest.getTimerCount()).toBe(hapTimers + 1);
+    sensor.dispose();
+    expect(jest.getTimerCount()).toBe(hapTimers);
+    jest.advanceTimersByTime(60_000);
+    expect(pushed(accessory, C.MotionDetected)).toBe(true);
+  });
+
+  it('does not keep the process alive for a pending end of motion', () => {
+    jest.useRealTimers();
+    const timersKeepingAlive = () => process.getActiveResourcesInfo().filter((type) => type === 'Timeout').length;
+    const sensor = create(newAccessory());
+    const before = timersKeepingAlive();
+    sensor.motionDetected();
+    expect(timersKeepingAlive()).toBe(before);
+  });
+
+  it('reuses the MotionSensor service of an accessory it is constructed on again', () => {
+    const accessory = newAccessory();
+    create(accessory);
+    create(accessory);
+    expect(accessory.services.filter((service) => service.UUID === Service.MotionSensor.UUID)).toHaveLength(1);
+  });
+
+  it('restores a cached accessory with one MotionSensor service and this session’s state', async () => {
+    const accessory = newAccessory();
+    const sensor = create(accessory);
+    sensor.setFault(false);
+    sensor.motionDetected();
+
+    const restored = reloadFromCache(accessory);
+    create(restored);
+    expect(restored.UUID).toBe(accessory.UUID);
+    expect(restored.services.filter((service) => service.UUID === Service.MotionSensor.UUID)).toHaveLength(1);
+    await expectState(restored, false, C.StatusFault.GENERAL_FAULT);
+  });
+});

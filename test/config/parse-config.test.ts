@@ -1,0 +1,500 @@
+import { readFileSync } from 'node:fs';
+import type os from 'node:os';
+import { describe, expect, it, jest } from '@jest/globals';
+import { Ajv } from 'ajv';
+import { type ConfigResult, parseConfig } from '../../src/config/parse-config.js';
+import { EXPECTED } from '../../src/config/messages.js';
+import { UI_KEYWORDS } from '../../src/config/schema-check.js';
+import { PLATFORM_NAME } from '../../src/settings.js';
+
+const schemaFile = JSON.parse(readFileSync(new URL('../../config.schema.json', import.meta.url), 'utf8')) as {
+  pluginAlias: string;
+  pluginType: string;
+  singular: boolean;
+  headerDisplay: string;
+  schema: SchemaNode;
+  layout: unknown[];
+};
+
+interface SchemaNode {
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+}
+
+const NONE_LEFT = 'doorbells must be a list of at least one valid doorbell';
+const DEVICE_ID_RANGE = 'must be an integer from 1 to 9223372036854775807';
+const HTTPS_RULE = 'must be an https:// address (http:// only for localhost)';
+const TEXT = 'must be text in quotes, not empty';
+const SECONDS = 'must be an integer from 5 to 3600';
+const PORT = 'must be an integer from 1 to 65535';
+const VERSION = 'must be an integer of 0 or more';
+const CODE_RULE = 'must be 6 digits in quotes, like "012345"';
+
+const CODE = '482913';
+const TOKEN = 'doorbell-token-SECRET';
+
+const ACCOUNT = {
+  serverUrl: 'https://account.example.com',
+  email: 'you@example.com',
+  country: 'US',
+  countryCode: '1',
+  code: CODE,
+};
+
+/** The example of the README's configuration section. */
+const EXAMPLE = {
+  platform: 'DoorbellMotion',
+  name: 'Doorbell Motion',
+  account: ACCOUNT,
+  doorbellServerUrl: 'https://doorbell.example.com',
+  doorbells: [{ deviceId: '1234567', name: 'Front Door', motionTimeout: 30 }],
+  motionTimeout: 60,
+  push: { port: 47850, host: '0.0.0.0', publicUrl: 'http://192.168.1.20:47850' },
+};
+
+/** The least a user must write. */
+const MINIMAL = {
+  platform: 'DoorbellMotion',
+  name: 'Doorbell Motion',
+  account: { serverUrl: 'https://account.example.com', email: 'you@example.com', country: 'US', countryCode: '1' },
+  doorbellServerUrl: 'https://doorbell.example.com',
+  doorbells: [{ deviceId: '1234567' }],
+};
+
+/** MINIMAL without its account block, as for signing in with doorbellAccessToken alone. */
+const WITHOUT_ACCOUNT = Object.fromEntries(Object.entries(MINIMAL).filter(([key]) => key !== 'account'));
+
+function address(family: 'IPv4' | 'IPv6', ip: string, internal: boolean): os.NetworkInterfaceInfo {
+  const common = { address: ip, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', internal, cidr: null };
+  return family === 'IPv4' ? { ...common, family } : { ...common, family, scopeid: 0 };
+}
+
+const LAN = {
+  networkInterfaces: () => ({
+    lo: [address('IPv4', '127.0.0.1', true), address('IPv6', '::1', true)],
+    eth0: [address('IPv6', 'fe80::1', false), address('IPv4', '192.168.1.20', false)],
+    wlan0: [address('IPv4', '10.0.0.7', false)],
+  }),
+  platform: 'linux',
+};
+
+const OFFLINE = { networkInterfaces: () => ({ lo: [address('IPv4', '127.0.0.1', true)] }), platform: 'linux' };
+
+function settingsOf(result: ConfigResult) {
+  if (result.status !== 'ok') {
+    throw new Error(`expected ok, got ${JSON.stringify(result)}`);
+  }
+  return result.settings;
+}
+
+function problemsOf(result: ConfigResult): string[] {
+  return result.status === 'unconfigured' ? [] : result.problems;
+}
+
+/** MINIMAL with the given doorbells. */
+function withDoorbells(...doorbells: unknown[]) {
+  return { ...MINIMAL, doorbells };
+}
+
+/** MINIMAL with an account block that differs from ACCOUNT by the given keys. */
+function withAccount(changes: Record<string, unknown>) {
+  return { ...MINIMAL, account: { ...ACCOUNT, ...changes } };
+}
+
+describe('parseConfig: not configured', () => {
+  it.each([
+    ['the bare platform block', { platform: 'DoorbellMotion' }],
+    ['a block with only a name', { platform: 'DoorbellMotion', name: 'Doorbell Motion' }],
+    ['a child-bridge block with only a name', { platform: 'DoorbellMotion', name: 'x', _bridge: { port: 1 } }],
+  ])('%s is unconfigured', (_, block) => {
+    expect(parseConfig(block, LAN)).toEqual({ status: 'unconfigured' });
+  });
+
+  it('rejects a block that is not an object', () => {
+    expect(parseConfig(['DoorbellMotion'], LAN)).toEqual({
+      status: 'invalid',
+      problems: ['the DoorbellMotion platform block must be a JSON object'],
+    });
+  });
+});
+
+describe('parseConfig: valid blocks', () => {
+  it("reads the README's example exactly", () => {
+    expect(parseConfig(EXAMPLE, LAN)).toStrictEqual({
+      status: 'ok',
+      problems: [],
+      settings: {
+        account: { ...ACCOUNT, majorVersion: 14, minorVersion: 0 },
+        doorbellServerUrl: 'https://doorbell.example.com',
+        doorbells: [{ deviceId: '1234567', name: 'Front Door', motionTimeout: 30 }],
+        push: {
+          port: 47850,
+          host: '0.0.0.0',
+          publicUrl: 'http://192.168.1.20:47850',
+          service: 'webhook',
+          os: 'linux',
+          dictVersion: '2.0.0',
+        },
+      },
+    });
+  });
+
+  it('fills in every default', () => {
+    expect(settingsOf(parseConfig({ ...MINIMAL, name: undefined }, { ...LAN, platform: 'darwin' }))).toStrictEqual({
+      account: { ...MINIMAL.account, majorVersion: 14, minorVersion: 0 },
+      doorbellServerUrl: 'https://doorbell.example.com',
+      doorbells: [{ deviceId: '1234567', name: 'Doorbell 1234567', motionTimeout: 60 }],
+      push: {
+        port: 47850,
+        host: '0.0.0.0',
+        publicUrl: 'http://192.168.1.20:47850',
+        service: 'webhook',
+        os: 'darwin',
+        dictVersion: '2.0.0',
+      },
+    });
+  });
+
+  it('lets the platform motionTimeout apply to doorbells without their own', () => {
+    const block = { ...withDoorbells({ deviceId: '1' }, { deviceId: '2', motionTimeout: 5 }), motionTimeout: 3600 };
+    expect(settingsOf(parseConfig(block, LAN)).doorbells.map((doorbell) => doorbell.motionTimeout)).toEqual([3600, 5]);
+  });
+
+  it('builds the default publicUrl from the configured port', () => {
+    expect(settingsOf(parseConfig({ ...MINIMAL, push: { port: 8080 } }, LAN)).push.publicUrl).toBe(
+      'http://192.168.1.20:8080',
+    );
+  });
+
+  it('falls back to loopback for the publicUrl on a machine without a network', () => {
+    expect(settingsOf(parseConfig(MINIMAL, OFFLINE)).push.publicUrl).toBe('http://127.0.0.1:47850');
+  });
+
+  it("takes push.os from the machine's platform when not injected", () => {
+    expect(settingsOf(parseConfig(MINIMAL, { networkInterfaces: LAN.networkInterfaces })).push.os).toBe(process.platform);
+  });
+
+  it('keeps the configured push values', () => {
+    const push = { port: 1, host: '::', publicUrl: 'https://hook.example.net', service: 's', os: 'o', dictVersion: '3' };
+    expect(settingsOf(parseConfig({ ...MINIMAL, push }, LAN)).push).toStrictEqual(push);
+  });
+
+  it('removes trailing slashes from addresses', () => {
+    const block = {
+      ...MINIMAL,
+      account: { ...MINIMAL.account, serverUrl: 'https://account.example.com/api//' },
+      doorbellServerUrl: 'https://doorbell.example.com/',
+      push: { publicUrl: 'http://192.168.1.9:47850/' },
+    };
+    const settings = settingsOf(parseConfig(block, LAN));
+    expect([settings.account?.serverUrl, settings.doorbellServerUrl, settings.push.publicUrl]).toEqual([
+      'https://account.example.com/api',
+      'https://doorbell.example.com',
+      'http://192.168.1.9:47850',
+    ]);
+  });
+
+  const LOCAL_OR_HTTPS = ['http://localhost:8080', 'http://127.0.0.1', 'http://127.10.0.1:81/base', 'http://[::1]:9000'];
+  it.each([...LOCAL_OR_HTTPS, 'https://[2001:db8::1]'])('accepts %s as a service address', (url) => {
+    expect(settingsOf(parseConfig({ ...MINIMAL, doorbellServerUrl: url }, LAN)).doorbellServerUrl).toBe(url);
+  });
+
+  it('uses doorbellAccessToken without an account', () => {
+    const settings = settingsOf(parseConfig({ ...WITHOUT_ACCOUNT, doorbellAccessToken: TOKEN }, LAN));
+    expect(settings.doorbellAccessToken).toBe(TOKEN);
+    expect(settings).not.toHaveProperty('account');
+  });
+
+  it('leaves out optional keys that were not set', () => {
+    const settings = settingsOf(parseConfig(MINIMAL, LAN));
+    expect(settings).not.toHaveProperty('doorbellAccessToken');
+    expect(settings.account).not.toHaveProperty('code');
+  });
+});
+
+describe('parseConfig: device ids', () => {
+  it.each([
+    ['the int64 maximum as a string', '9223372036854775807', '9223372036854775807'],
+    ['an id above 2^53 as a string', '9007199254740993', '9007199254740993'],
+    ['a safe JSON integer', 42, '42'],
+    ['the largest safe JSON integer', Number.MAX_SAFE_INTEGER, '9007199254740991'],
+  ])('accepts %s', (_, deviceId, expected) => {
+    expect(settingsOf(parseConfig(withDoorbells({ deviceId }), LAN)).doorbells[0]).toEqual({
+      deviceId: expected,
+      name: `Doorbell ${expected}`,
+      motionTimeout: 60,
+    });
+  });
+
+  it.each([
+    ['one above the int64 maximum', '9223372036854775808'],
+    ['20 digits', '10000000000000000000'],
+    ['zero', '0'],
+    ['zero as an integer', 0],
+    ['a negative integer', -1],
+    ['a leading zero', '01'],
+    ['a sign', '+1'],
+    ['a fraction', 1.5],
+    ['letters', '12a'],
+    ['an empty string', ''],
+    ['a boolean', true],
+  ])('rejects %s', (_, deviceId) => {
+    expect(parseConfig(withDoorbells({ deviceId }), LAN)).toEqual({
+      status: 'invalid',
+      problems: [`doorbells[0].deviceId ${DEVICE_ID_RANGE}`, NONE_LEFT],
+    });
+  });
+
+  it('asks for quotes around a JSON integer that lost digits in JSON.parse', () => {
+    const rounded = JSON.parse('{"deviceId": 9007199254740993}') as { deviceId: number };
+    expect(parseConfig(withDoorbells({ deviceId: '7' }, rounded), LAN)).toMatchObject({
+      status: 'ok',
+      problems: [
+        'doorbells[1].deviceId must be written in quotes, like "9007199254740993": ' +
+          'numbers above 9007199254740991 lose digits when config.json is read',
+      ],
+    });
+  });
+
+  it('leaves out a repeated id, naming both entries, and keeps the first', () => {
+    const result = parseConfig(withDoorbells({ deviceId: '5', name: 'First' }, { deviceId: 6 }, { deviceId: 5 }), LAN);
+    expect(result).toMatchObject({
+      status: 'ok',
+      problems: ['doorbells[2].deviceId repeats doorbells[0].deviceId: each doorbell needs its own deviceId'],
+    });
+    expect(settingsOf(result).doorbells.map((doorbell) => doorbell.name)).toEqual(['First', 'Doorbell 6']);
+  });
+});
+
+describe('parseConfig: a bad doorbell entry', () => {
+  it.each([
+    ['a missing deviceId', { name: 'Porch' }, 'doorbells[1].deviceId is required'],
+    ['a bad deviceId', { deviceId: 'abc' }, `doorbells[1].deviceId ${DEVICE_ID_RANGE}`],
+    ['an empty name', { deviceId: '2', name: '' }, 'doorbells[1].name must be text in quotes, not empty'],
+    ['a short motionTimeout', { deviceId: '2', motionTimeout: 4 }, `doorbells[1].motionTimeout ${SECONDS}`],
+    ['a long motionTimeout', { deviceId: '2', motionTimeout: 3601 }, `doorbells[1].motionTimeout ${SECONDS}`],
+    ['an entry that is not an object', '2', 'doorbells[1] must be an object with a deviceId'],
+  ])('with %s is left out and named; the others work', (_, bad, message) => {
+    const result = parseConfig(withDoorbells({ deviceId: '1' }, bad, { deviceId: '3' }), LAN);
+    expect(result).toMatchObject({ status: 'ok', problems: [message] });
+    expect(settingsOf(result).doorbells.map((doorbell) => doorbell.deviceId)).toEqual(['1', '3']);
+  });
+
+  it('makes the block invalid when no doorbell is left', () => {
+    expect(parseConfig(withDoorbells({ deviceId: 'x' }, {}), LAN)).toEqual({
+      status: 'invalid',
+      problems: [`doorbells[0].deviceId ${DEVICE_ID_RANGE}`, 'doorbells[1].deviceId is required', NONE_LEFT],
+    });
+  });
+});
+
+describe('parseConfig: bad settings outside the doorbells make the block invalid', () => {
+  it.each([
+    ['no account and no token', WITHOUT_ACCOUNT, 'account is required unless doorbellAccessToken is set'],
+    [
+      'an account that is not an object',
+      { ...MINIMAL, account: 'you@example.com' },
+      'account must be an object with serverUrl, email, country and countryCode',
+    ],
+    ['a missing account.email', withAccount({ email: undefined }), 'account.email is required'],
+    [
+      'a bad account.email',
+      withAccount({ email: 'you at example.com' }),
+      'account.email must be an e-mail address, like "you@example.com"',
+    ],
+    ['an http account.serverUrl', withAccount({ serverUrl: 'http://account.example.com' }), `account.serverUrl ${HTTPS_RULE}`],
+    ['a lower-case account.country', withAccount({ country: 'us' }), 'account.country must be 2 capital letters in quotes, like "US"'],
+    [
+      'a numeric account.countryCode',
+      withAccount({ countryCode: 49 }),
+      'account.countryCode must be 1 to 4 digits in quotes, like "1" or "49"',
+    ],
+    ['a numeric account.code', withAccount({ code: 12345 }), `account.code ${CODE_RULE}`],
+    ['a 5-digit account.code', withAccount({ code: '12345' }), `account.code ${CODE_RULE}`],
+    ['a negative account.majorVersion', withAccount({ majorVersion: -1 }), `account.majorVersion ${VERSION}`],
+    ['a fractional account.minorVersion', withAccount({ minorVersion: 0.5 }), `account.minorVersion ${VERSION}`],
+    ['a missing doorbellServerUrl', { ...MINIMAL, doorbellServerUrl: undefined }, 'doorbellServerUrl is required'],
+    ['an http doorbellServerUrl', { ...MINIMAL, doorbellServerUrl: 'http://doorbell.example.com' }, `doorbellServerUrl ${HTTPS_RULE}`],
+    ['a look-alike localhost', { ...MINIMAL, doorbellServerUrl: 'http://localhost.example.com' }, `doorbellServerUrl ${HTTPS_RULE}`],
+    ['a query in an address', { ...MINIMAL, doorbellServerUrl: 'https://doorbell.example.com/?a=1' }, `doorbellServerUrl ${HTTPS_RULE}`],
+    ['an empty doorbellAccessToken', { ...MINIMAL, doorbellAccessToken: '' }, `doorbellAccessToken ${TEXT}`],
+    ['an empty name', { ...MINIMAL, name: '' }, `name ${TEXT}`],
+    ['a missing doorbells list', { ...MINIMAL, doorbells: undefined }, 'doorbells is required'],
+    ['an empty doorbells list', { ...MINIMAL, doorbells: [] }, NONE_LEFT],
+    ['a doorbells object', { ...MINIMAL, doorbells: { deviceId: '1' } }, NONE_LEFT],
+    ['a short motionTimeout', { ...MINIMAL, motionTimeout: 4 }, `motionTimeout ${SECONDS}`],
+    ['a motionTimeout in quotes', { ...MINIMAL, motionTimeout: '60' }, `motionTimeout ${SECONDS}`],
+    ['a push that is not an object', { ...MINIMAL, push: 47850 }, 'push must be an object'],
+    ['push.port 0', { ...MINIMAL, push: { port: 0 } }, `push.port ${PORT}`],
+    ['push.port 65536', { ...MINIMAL, push: { port: 65536 } }, `push.port ${PORT}`],
+    ['an empty push.host', { ...MINIMAL, push: { host: '' } }, 'push.host must be an address to listen on, like "0.0.0.0"'],
+    [
+      'a non-web push.publicUrl',
+      { ...MINIMAL, push: { publicUrl: 'ftp://192.168.1.20' } },
+      'push.publicUrl must be an http:// or https:// address, like "http://192.168.1.20:47850"',
+    ],
+    ['an empty push.service', { ...MINIMAL, push: { service: '' } }, `push.service ${TEXT}`],
+    ['an empty push.os', { ...MINIMAL, push: { os: '' } }, `push.os ${TEXT}`],
+    ['an empty push.dictVersion', { ...MINIMAL, push: { dictVersion: '' } }, `push.dictVersion ${TEXT}`],
+  ])('%s', (_, block, message) => {
+    expect(parseConfig(JSON.parse(JSON.stringify(block)), LAN)).toEqual({ status: 'invalid', problems: [message] });
+  });
+
+  it('reports every problem at once, one line each, doorbells included', () => {
+    const block = { ...withDoorbells({ deviceId: '1', motionTimeout: 1 }), motionTimeout: 1, push: { port: 0 } };
+    expect(problemsOf(parseConfig(block, LAN))).toEqual([
+      'doorbells[0].motionTimeout must be an integer from 5 to 3600',
+      'motionTimeout must be an integer from 5 to 3600',
+      'push.port must be an integer from 1 to 65535',
+    ]);
+  });
+});
+
+describe('parseConfig: unknown settings', () => {
+  it('leave out the doorbell entry that holds one', () => {
+    const result = parseConfig(withDoorbells({ deviceId: '1', motionTimout: 30 }, { deviceId: '2' }), LAN);
+    expect(result).toMatchObject({ status: 'ok', problems: ['doorbells[0].motionTimout is not a known setting'] });
+    expect(settingsOf(result).doorbells.map((doorbell) => doorbell.deviceId)).toEqual(['2']);
+  });
+
+  it('make the block invalid anywhere else, each named', () => {
+    const block = { ...MINIMAL, motionTimout: 30, account: { ...MINIMAL.account, password: 'x' }, push: { portt: 1 } };
+    expect(parseConfig(block, LAN)).toEqual({
+      status: 'invalid',
+      problems: [
+        'account.password is not a known setting',
+        'motionTimout is not a known setting',
+        'push.portt is not a known setting',
+      ],
+    });
+  });
+
+  it("do not include Homebridge's own keys", () => {
+    const block = { ...MINIMAL, _bridge: { username: '0E:00:00:00:00:01', port: 51830 } };
+    expect(parseConfig(block, LAN)).toMatchObject({ status: 'ok', problems: [] });
+  });
+});
+
+describe('parseConfig: secrets', () => {
+  it('never puts the code or the token in a problem', () => {
+    const blocks = [
+      { ...MINIMAL, account: { ...ACCOUNT, code: `${CODE}7` }, doorbellAccessToken: TOKEN, motionTimeout: 1 },
+      { ...MINIMAL, account: { ...ACCOUNT, code: 123456 }, doorbellAccessToken: 1 },
+      { ...MINIMAL, account: { ...ACCOUNT, serverUrl: `http://${CODE}.example.com` }, doorbellAccessToken: TOKEN },
+      { ...withDoorbells({ deviceId: TOKEN }, { deviceId: `0${CODE}`, name: '' }), doorbellAccessToken: TOKEN },
+    ];
+    const problems = blocks.flatMap((block) => problemsOf(parseConfig(block, LAN)));
+    expect(problems).toHaveLength(9);
+    for (const secret of [CODE, '123456', TOKEN]) {
+      expect(problems.filter((problem) => problem.includes(secret))).toEqual([]);
+    }
+  });
+
+  it('does not change the block it was given', () => {
+    const block = JSON.parse(JSON.stringify(withDoorbells({ deviceId: 42 }))) as Record<string, unknown>;
+    const copy = JSON.parse(JSON.stringify(block)) as Record<string, unknown>;
+    parseConfig(block, LAN);
+    expect(block).toStrictEqual(copy);
+  });
+});
+
+/** Every place a setting can be, by its generic name: `account`, `doorbells[]`, `push.port`... */
+function settingNames(node: SchemaNode, prefix = ''): string[] {
+  const ofProperties = Object.entries(node.properties ?? {}).flatMap(([key, child]) => {
+    const name = prefix === '' ? key : `${prefix}.${key}`;
+    return [name, ...settingNames(child, name)];
+  });
+  const ofItems = node.items ? [`${prefix}[]`, ...settingNames(node.items, `${prefix}[]`)] : [];
+  return [...ofProperties, ...ofItems];
+}
+
+/** The keys the UI layout draws. */
+function layoutKeys(items: unknown[]): string[] {
+  return items.flatMap((item) => {
+    if (typeof item === 'string') {
+      return [item];
+    }
+    const { key, items: children } = item as { key?: string; items?: unknown[] };
+    return [...(key === undefined ? [] : [key]), ...(Array.isArray(children) ? layoutKeys(children) : [])];
+  });
+}
+
+/** Every `required` anywhere in the file, with where it is. */
+function requiredKeywords(value: unknown, where = '$'): Array<[string, unknown]> {
+  if (typeof value !== 'object' || value === null) {
+    return [];
+  }
+  return Object.entries(value).flatMap(([key, child]) => [
+    ...(key === 'required' ? [[where, child] as [string, unknown]] : []),
+    ...requiredKeywords(child, `${where}.${key}`),
+  ]);
+}
+
+describe('config.schema.json', () => {
+  it('is the DoorbellMotion single platform', () => {
+    expect(schemaFile).toMatchObject({ pluginAlias: PLATFORM_NAME, pluginType: 'platform', singular: true });
+    expect(schemaFile.headerDisplay).toContain('(https://github.com/homebridge-doorbell-motion/homebridge-doorbell-motion#readme)');
+  });
+
+  it('compiles under strict Ajv with only the form keywords the Homebridge UI reads added, and warns of nothing', () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      // strictRequired stays off: the "account unless doorbellAccessToken" if/else names properties of the parent.
+      const ajv = new Ajv({ strict: true, strictRequired: false });
+      ajv.addVocabulary([...UI_KEYWORDS]);
+      expect(() => ajv.compile(schemaFile.schema)).not.toThrow();
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('fails to compile under strict Ajv without those form keywords, so the check above can fail', () => {
+    expect(() => new Ajv({ strict: true, strictRequired: false }).compile(schemaFile.schema)).toThrow(/unknown keyword/);
+  });
+
+  it('uses only object-level required arrays, never a per-field required: true', () => {
+    const found = requiredKeywords(schemaFile);
+    expect(found.length).toBeGreaterThan(0);
+    for (const [where, required] of found) {
+      expect([where, Array.isArray(required)]).toEqual([where, true]);
+    }
+  });
+
+  it('has every documented setting', () => {
+    expect(settingNames(schemaFile.schema)).toEqual(
+      expect.arrayContaining([
+        'name',
+        'account.serverUrl',
+        'account.email',
+        'account.country',
+        'account.countryCode',
+        'account.code',
+        'account.majorVersion',
+        'account.minorVersion',
+        'doorbellServerUrl',
+        'doorbellAccessToken',
+        'doorbells',
+        'doorbells[].deviceId',
+        'doorbells[].name',
+        'doorbells[].motionTimeout',
+        'motionTimeout',
+        'push.port',
+        'push.host',
+        'push.publicUrl',
+        'push.service',
+        'push.os',
+        'push.dictVersion',
+      ]),
+    );
+  });
+
+  it('has a plain-words expectation for every setting, and none for a setting it lacks', () => {
+    expect(Object.keys(EXPECTED).sort()).toEqual(settingNames(schemaFile.schema).sort());
+  });
+
+  it('lays out every value setting exactly once', () => {
+    const values = settingNames(schemaFile.schema).filter((name) => !['account', 'push', 'doorbells[]'].includes(name));
+    expect(layoutKeys(schemaFile.layout).sort()).toEqual(values.sort());
+  });
+});

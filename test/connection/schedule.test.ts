@@ -1,0 +1,72 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { formatDelay, Schedule, SCHEDULE_TIMING, type RunReason } from '../../src/connection/schedule.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+describe('Schedule', () => {
+  let runs: RunReason[];
+  let schedule: Schedule;
+
+  beforeEach(() => {
+    jest.useFakeTimers();
+    runs = [];
+    schedule = new Schedule(SCHEDULE_TIMING, (reason) => runs.push(reason));
+  });
+
+  afterEach(() => {
+    schedule.stop();
+    jest.useRealTimers();
+  });
+
+  it('runs at once on start', () => {
+    schedule.runNow();
+    jest.advanceTimersByTime(0);
+    expect(runs).toEqual(['start']);
+  });
+
+  it('retries from 1 minute, doubling, up to 1 hour', () => {
+    const delays = Array.from({ length: 9 }, () => schedule.retryLater());
+    expect(delays).toEqual([1, 2, 4, 8, 16, 32, 60, 60, 60].map((minutes) => minutes * MINUTE));
+  });
+
+  it('keeps one run pending at most: the latest request replaces the earlier one', () => {
+    schedule.retryLater();
+    schedule.refreshLater();
+    jest.advanceTimersByTime(11 * HOUR);
+    expect(runs).toEqual([]);
+    jest.advanceTimersByTime(HOUR);
+    expect(runs).toEqual(['refresh']);
+  });
+
+  it('starts the backoff over after a success', () => {
+    schedule.retryLater();
+    schedule.retryLater();
+    schedule.refreshLater();
+    expect(schedule.retryLater()).toBe(MINUTE);
+  });
+
+  it('runs nothing while paused, until told to run now', () => {
+    schedule.retryLater();
+    schedule.pause();
+    jest.advanceTimersByTime(2 * HOUR);
+    expect(runs).toEqual([]);
+    schedule.runNow();
+    jest.advanceTimersByTime(0);
+    expect(runs).toEqual(['start']);
+  });
+
+  it('leaves no timer behind once stopped, and schedules nothing after', () => {
+    schedule.retryLater();
+    schedule.stop();
+    schedule.refreshLater();
+    schedule.runNow();
+    expect(jest.getTimerCount()).toBe(0);
+  });
+});
+
+describe('formatDelay', () => {
+  it('says minutes from one minute up, seconds below', () => {
+    expect([formatDelay(MINUTE), formatDelay(2 * HOUR), formatDelay(1500), formatDelay(10)]).toEqual(['1 minute', '120 minutes', '2 s', '1 s']);
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseNotification } from '../../src/push/notification.js';
+import type { DoorbellNotification } from '../../src/push/notification.js';
+
+function parsed(text: string): DoorbellNotification {
+  const result = parseNotification(text);
+  if (!result.ok) {
+    throw new Error(`expected a notification, got: ${result.reason}`);
+  }
+  return result.notification;
+}
+
+function rejection(text: string): string {
+  const result = parseNotification(text);
+  if (result.ok) {
+    throw new Error(`expected a rejection, got ${JSON.stringify(result.notification)}`);
+  }
+  return result.reason;
+}
+
+describe('parseNotification', () => {
+  it('reads the flat shape', () => {
+    const flat = '{"device_id": 1234567, "kind": "motion", "id": "evt-1", "created_at": "2026-11-22T10:00:00Z"}';
+    expect(parsed(flat)).toEqual({
+      deviceId: '1234567',
+      kind: 'motion',
+      id: 'evt-1',
+    });
+  });
+
+  it('reads the nested shape, keeping every digit of a large integer id', () => {
+    expect(parsed('{"ding": {"doorbot_id": 1234567, "kind": "motion", "id": 6975233002112450000}}')).toEqual({
+      deviceId: '1234567',
+      kind: 'motion',
+      id: '6975233002112450000',
+    });
+  });
+
+  it('tolerates other keys, nested objects included', () => {
+    const text = '{"action": "x", "ding": {"doorbot_id": "42", "kind": "ding", "extra": {"a": [1, 2.5]}}, "n": 1e400}';
+    expect(parsed(text)).toEqual({ deviceId: '42', kind: 'ding' });
+  });
+
+  it('reads device ids above 2^53 exactly from the raw text', () => {
+    expect(parsed('{"device_id": 9007199254740993, "kind": "motion"}').deviceId).toBe('9007199254740993');
+    expect(parsed('{"device_id": 9223372036854775807, "kind": "motion"}').deviceId).toBe('9223372036854775807');
+    expect(parsed('{"device_id": "9007199254740993", "kind": "motion"}').deviceId).toBe('9007199254740993');
+  });
+
+  it('rejects device ids that are not integers from 1 to 2^63 - 1', () => {
+    const bad = ['0', '-5', '1234567.0', '1e6', '9223372036854775808', '"01"', '"1e6"', '""', 'true', 'null', '[1]', '{}'];
+    for (const value of bad) {
+      expect(rejection(`{"device_id": ${value}, "kind": "motion"}`)).toMatch(/device_id/);
+    }
+    expect(rejection('{"kind": "motion"}')).toMatch(/device_id/);
+  });
+
+  it('takes subtype when kind is absent, and kind when both are present', () => {
+    expect(parsed('{"device_id": 1, "subtype": "motion"}').kind).toBe('motion');
+    expect(parsed('{"device_id": 1, "kind": "ding", "subtype": "motion"}').kind).toBe('ding');
+  });
+
+  it('rejects a missing, empty or non-string kind', () => {
+    for (const kind of ['', ', "kind": ""', ', "kind": 5', ', "kind": null', ', "kind": ["x"]', ', "subtype": {}']) {
+      expect(rejection(`{"device_id": 1${kind}}`)).toMatch(/kind/);
+    }
+  });
+
+  it('reads a string id and an integer id as the same id', () => {
+    expect(parsed('{"device_id": 1, "kind": "motion", "id": 7}').id).toBe('7');
+    expect(parsed('{"device_id": 1, "kind": "motion", "id": "7"}').id).toBe('7');
+    expect(parsed('{"device_id": 1, "kind": "motion", "id": -3}').id).toBe('-3');
+  });
+
+  it('rejects an id that is neither a string nor an integer', () => {
+    for (const id of ['7.0', '7.5', '1e3', 'true', 'null', '{}', '[7]']) {
+      expect(rejection(`{"device_id": 1, "kind": "motion", "id": ${id}}`)).toMatch(/\bid\b/);
+    }
+  });
+
+  it('rejects bodies that are not JSON objects', () => {
+    for (const text of ['[]', '[{"device_id": 1, "kind": "motion"}]', '5', '"text"', 'null', 'true']) {
+      expect(rejection(text)).toBe('body is not a JSON object');
+    }
+  });
+
+  it('rejects invalid JSON without echoing it', () => {
+    const invalidJson = ['', '{', '{"device_id": 1, "kind": "motion",}', "{'a': 1}", 'NaN', '{"a": 01}', 'plain words'];
+    for (const text of invalidJson) {
+      expect(rejection(text)).toBe('body is not valid JSON');
+    }
+  });
+
+  it('rejects absurdly deep nesting instead of throwing', () => {
+    const depth = 100_000;
+    expect(rejection(`{"x": ${'['.repeat(depth)}${']'.repeat(depth)}}`)).toBe('JSON is nested too deeply');
+  });
+
+  it('uses the nested object only when "ding" is an object', () => {
+    expect(parsed('{"device_id": 5, "kind": "motion", "ding": "yes"}').deviceId).toBe('5');
+    expect(rejection('{"device_id": 5, "kind": "motion", "ding": {}}')).toMatch(/device_id/);
+  });
+});

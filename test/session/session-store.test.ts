@@ -1,0 +1,360 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from '../../src/log.js';
+import { openDataFolder } from '../../src/session/data-folder.js';
+import { PushSecretStore } from '../../src/session/push-secrets.js';
+import { hashCode, SessionStore } from '../../src/session/session-store.js';
+import type { StoredSession } from '../../src/session/session-store.js';
+import { createTestLogger } from '../support/homebridge-api.js';
+import type { TestLogger } from '../support/homebridge-api.js';
+
+const EMAIL = 'you@example.com';
+const ACCOUNT_SERVER = 'https://account.example.com';
+const NOBODY = 65534;
+
+let root: string;
+let storagePath: string;
+let folder: string;
+let log: TestLogger;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'session-store-'));
+  storagePath = join(root, 'storage');
+  folder = join(storagePath, 'doorbell-motion');
+  await mkdir(storagePath);
+  log = createTestLogger();
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** The messages logged at one level, in order. */
+function messages(level: keyof Logger): string[] {
+  return log.lines.filter((line) => line.level === level).map((line) => line.message);
+}
+
+/** Both stores of one process on the data folder, as the plugin has them: a restart is a new one. */
+type Store = SessionStore & { receiverSecret(): Promise<string> };
+
+function newStore(): Store {
+  const dataFolder = openDataFolder(storagePath, log);
+  const push = new PushSecretStore(dataFolder, log);
+  return Object.assign(new SessionStore(dataFolder, log), { receiverSecret: async () => (await push.secrets()).receiverSecret });
+}
+
+function sampleSession(overrides: Partial<StoredSession> = {}): StoredSession {
+  return {
+    accountServer: ACCOUNT_SERVER,
+    regionUrl: 'https://eu.account.example.com',
+    email: EMAIL,
+    loggedInAt: '2026-11-22T10:00:00.000Z',
+    codeHash: hashCode('012345'),
+    login: {
+      token: 'session-token',
+      tokentype: 'Bearer',
+      rruid: 'rr-1',
+      rriot: { h: 'h', k: 'k', r: { a: 'a', l: 'l', m: 'm', r: 'r' }, s: 's', u: 'u' },
+      uid: 42,
+      region: 'eu',
+      country: 'US',
+      countrycode: '1',
+      nickname: 'You',
+    },
+    ...overrides,
+  };
+}
+
+async function modeOf(path: string): Promise<number> {
+  return (await stat(path)).mode & 0o777;
+}
+
+async function filesUnder(path: string): Promise<string[]> {
+  return (await readdir(path, { recursive: true })).sort();
+}
+
+async function tempFilesIn(path: string): Promise<string[]> {
+  return (await readdir(path)).filter((name) => name.endsWith('.tmp'));
+}
+
+/** Root ignores file modes, so as root the action runs with the effective user id of `nobody`. */
+async function withoutRootPrivileges<T>(action: () => Promise<T>): Promise<T> {
+  if (process.getuid?.() !== 0 || process.seteuid === undefined) {
+    return action();
+  }
+  process.seteuid(NOBODY);
+  try {
+    return await action();
+  } finally {
+    process.seteuid(0);
+  }
+}
+
+describe('session.json', () => {
+  it('finds a saved session for the same e-mail and account server, after a restart too', async () => {
+    const session = sampleSession();
+    const store = newStore();
+    await store.saveSession(session);
+
+    await expect(store.findSession(EMAIL, ACCOUNT_SERVER)).resolves.toEqual(session);
+    await expect(newStore().findSession(EMAIL, ACCOUNT_SERVER)).resolves.toEqual(session);
+    expect(JSON.parse(await readFile(join(folder, 'session.json'), 'utf8'))).toEqual(session);
+  });
+
+  it('does not use a session of another e-mail or account server', async () => {
+    await newStore().saveSession(sampleSession());
+    const store = newStore();
+
+    await expect(store.findSession('someone@example.com', ACCOUNT_SERVER)).resolves.toBeUndefined();
+    await expect(store.findSession(EMAIL, 'https://other.example.com')).resolves.toBeUndefined();
+  });
+
+  it('does not reuse an invalidated session, also after a restart', async () => {
+    const store = newStore();
+    await store.saveSession(sampleSession());
+    await store.markSessionInvalid();
+
+    await expect(store.findSession(EMAIL, ACCOUNT_SERVER)).resolves.toBeUndefined();
+    await expect(newStore().findSession(EMAIL, ACCOUNT_SERVER)).resolves.toBeUndefined();
+    const onDisk = JSON.parse(await readFile(join(folder, 'session.json'), 'utf8')) as StoredSession;
+    expect(new Date(onDisk.invalidatedAt ?? '').toISOString()).toBe(onDisk.invalidatedAt);
+  });
+
+  it('uses a newly saved session after the old one was invalidated', async () => {
+    const store = newStore();
+    await store.saveSession(sampleSession());
+    await store.markSessionInvalid();
+    const fresh = sampleSession({ loggedInAt: '2026-11-23T10:00:00.000Z', codeHash: hashCode('654321') });
+    await store.saveSession(fresh);
+
+    await expect(newStore().findSession(EMAIL, ACCOUNT_SERVER)).resolves.toEqual(fresh);
+  });
+});
+
+describe('one-time codes', () => {
+  it('hashes a code with SHA-256, in hex', () => {
+    expect(hashCode('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  it('remembers a spent code across a new store, and only that code', async () => {
+    await newStore().markCodeSpent('012345');
+    const store = newStore();
+
+    await expect(store.isCodeSpent('012345')).resolves.toBe(true);
+    await expect(store.isCodeSpent('12345')).resolves.toBe(false);
+    const onDisk = await readFile(join(folder, 'installation.json'), 'utf8');
+    expect(onDisk).toContain(hashCode('012345'));
+    expect(onDisk).not.toContain('"012345"');
+  });
+
+  it('keeps the latest 50 spent codes', async () => {
+    const store = newStore();
+    const codes = Array.from({ length: 51 }, (_, index) => String(index).padStart(6, '0'));
+    for (const code of codes) {
+      await store.markCodeSpent(code);
+    }
+    const restarted = newStore();
+
+    await expect(restarted.isCodeSpent(codes[0])).resolves.toBe(false);
+    await expect(restarted.isCodeSpent(codes[1])).resolves.toBe(true);
+    await expect(restarted.isCodeSpent(codes[50])).resolves.toBe(true);
+    const onDisk = JSON.parse(await readFile(join(folder, 'installation.json'), 'utf8')) as { spentCodeHashes: unknown[] };
+    expect(onDisk.spentCodeHashes).toHaveLength(50);
+  });
+});
+
+describe('installation identity and receiver secret', () => {
+  it('gives a client id that is stable across stores and differs per e-mail', async () => {
+    const first = await newStore().clientIdFor(EMAIL);
+    const store = newStore();
+
+    await expect(store.clientIdFor(EMAIL)).resolves.toBe(first);
+    await expect(store.clientIdFor('someone@example.com')).resolves.not.toBe(first);
+    expect(first).not.toContain(EMAIL);
+  });
+
+  it('gives a receiver secret of 43 base64url characters, stable across stores', async () => {
+    const secret = await newStore().receiverSecret();
+
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await expect(newStore().receiverSecret()).resolves.toBe(secret);
+    expect(JSON.parse(await readFile(join(folder, 'push.json'), 'utf8'))).toEqual({ receiverSecret: secret });
+  });
+
+  it('creates each value once when calls overlap, and loses no spent code', async () => {
+    const store = newStore();
+    const [secretA, secretB, idA, idB] = await Promise.all([
+      store.receiverSecret(),
+      store.receiverSecret(),
+      store.clientIdFor(EMAIL),
+      store.clientIdFor(EMAIL),
+      store.markCodeSpent('111111'),
+      store.markCodeSpent('222222'),
+    ]);
+    const restarted = newStore();
+
+    expect(secretB).toBe(secretA);
+    expect(idB).toBe(idA);
+    await expect(restarted.receiverSecret()).resolves.toBe(secretA);
+    await expect(restarted.clientIdFor(EMAIL)).resolves.toBe(idA);
+    await expect(restarted.isCodeSpent('111111')).resolves.toBe(true);
+    await expect(restarted.isCodeSpent('222222')).resolves.toBe(true);
+  });
+});
+
+describe('files on disk', () => {
+  async function useEveryFile(store: Store): Promise<void> {
+    await store.saveSession(sampleSession());
+    await store.markSessionInvalid();
+    await store.markCodeSpent('012345');
+    await store.clientIdFor(EMAIL);
+    await store.receiverSecret();
+  }
+
+  it('writes only its three files, inside <storage>/doorbell-motion/, with no temp files left', async () => {
+    await useEveryFile(newStore());
+
+    expect(await filesUnder(root)).toEqual([
+      'storage',
+      join('storage', 'doorbell-motion'),
+      join('storage', 'doorbell-motion', 'installation.json'),
+      join('storage', 'doorbell-motion', 'push.json'),
+      join('storage', 'doorbell-motion', 'session.json'),
+    ]);
+  });
+
+  it('creates the folder 0700 and the files 0600', async () => {
+    await useEveryFile(newStore());
+
+    expect(await modeOf(folder)).toBe(0o700);
+    for (const name of ['session.json', 'installation.json', 'push.json']) {
+      expect(await modeOf(join(folder, name))).toBe(0o600);
+    }
+  });
+
+  it('tightens an existing folder and files with looser modes, keeping their content', async () => {
+    const secret = 'A'.repeat(43);
+    await mkdir(folder);
+    await chmod(folder, 0o777);
+    await writeFile(join(folder, 'session.json'), JSON.stringify(sampleSession()), { mode: 0o644 });
+    await writeFile(join(folder, 'push.json'), JSON.stringify({ receiverSecret: secret }), { mode: 0o666 });
+    const store = newStore();
+
+    await expect(store.findSession(EMAIL, ACCOUNT_SERVER)).resolves.toEqual(sampleSession());
+    await expect(store.receiverSecret()).resolves.toBe(secret);
+    expect(await modeOf(folder)).toBe(0o700);
+    expect(await modeOf(join(folder, 'session.json'))).toBe(0o600);
+    expect(await modeOf(join(folder, 'push.json'))).toBe(0o600);
+  });
+
+  it('treats missing files as absent without a word, and invalidating nothing writes nothing', async () => {
+    const store = newStore();
+
+    await expect(store.findSession(EMAIL, ACCOUNT_SERVER)).resolves.toBeUndefined();
+    await expect(store.isCodeSpent('012345')).resolves.toBe(false);
+    await store.markSessionInvalid();
+    expect(log.lines).toEqual([]);
+    expect(await readdir(folder)).toEqual([]);
+  });
+});
+
+describe('broken files', () => {
+  const MARKER = 'SECRET-MARKER-7f3a';
+  const probes = {
+    'session.json': (store: Store) => store.findSession(EMAIL, ACCOUNT_SERVER),
+    'installation.json': (store: Store) => store.isCodeSpent('012345'),
+    'push.json': (store: Store) => store.receiverSecret(),
+  };
+  const cases: Array<[keyof typeof probes, string, string]> = [
+    ['session.json', 'bad JSON', `{"login":{"token":"${MARKER}"`],
+    ['session.json', 'an empty token', JSON.stringify(sampleSession({ email: MARKER, login: { token: '' } }))],
+    ['session.json', 'a login that is not an object', JSON.stringify({ ...sampleSession(), login: MARKER })],
+    ['installation.json', 'bad JSON', `${MARKER}`],
+    ['installation.json', 'hashes that are not SHA-256', JSON.stringify({ installationId: 'id', spentCodeHashes: [MARKER] })],
+    ['push.json', 'bad JSON', `{"receiverSecret": ${MARKER}}`],
+    ['push.json', 'a short secret', JSON.stringify({ receiverSecret: MARKER })],
+  ];
+
+  it.each(cases)('treats %s with %s as absent, warning once without quoting it', async (name, _problem, content) => {
+    await mkdir(folder);
+    await writeFile(join(folder, name), content);
+    const store = newStore();
+
+    const first = await probes[name](store);
+    const second = await probes[name](store);
+
+    expect(JSON.stringify([first, second])).not.toContain(MARKER);
+    expect(messages('warn')).toHaveLength(1);
+    expect(messages('warn')[0]).toContain(join(folder, name));
+    expect(JSON.stringify(log.lines)).not.toContain(MARKER);
+  });
+
+  it('replaces a broken push.json with a new secret that then stays', async () => {
+    await mkdir(folder);
+    await writeFile(join(folder, 'push.json'), 'not json');
+
+    const secret = await newStore().receiverSecret();
+
+    await expect(newStore().receiverSecret()).resolves.toBe(secret);
+    expect(messages('warn')).toHaveLength(1);
+  });
+});
+
+describe('atomic writes', () => {
+  it('replaces a file by renaming a new one over it, never rewriting it in place', async () => {
+    const store = newStore();
+    await store.saveSession(sampleSession());
+    const before = await stat(join(folder, 'session.json'));
+
+    await store.saveSession(sampleSession({ email: 'new@example.com' }));
+
+    expect((await stat(join(folder, 'session.json'))).ino).not.toBe(before.ino);
+    expect(await tempFilesIn(folder)).toEqual([]);
+  });
+
+  it('leaves the old file intact and no temp file when the folder is read-only', async () => {
+    const store = newStore();
+    const old = sampleSession();
+    await store.saveSession(old);
+    await chmod(root, 0o755);
+    await chmod(storagePath, 0o755);
+    await chmod(folder, 0o555);
+    try {
+      // The same store: it prepared the folder already, so the write itself is what fails.
+      const write = withoutRootPrivileges(() => store.saveSession(sampleSession({ email: 'new@example.com' })));
+      await expect(write).rejects.toMatchObject({ code: 'EACCES' });
+    } finally {
+      await chmod(folder, 0o700);
+    }
+
+    await expect(newStore().findSession(EMAIL, ACCOUNT_SERVER)).resolves.toEqual(old);
+    await expect(store.findSession(EMAIL, ACCOUNT_SERVER)).resolves.toEqual(old);
+    expect(await tempFilesIn(folder)).toEqual([]);
+  });
+
+  it('removes its temp file when the rename fails, leaving what was there', async () => {
+    // A folder where session.json belongs: reading it fails, and renaming a file over it fails.
+    await mkdir(join(folder, 'session.json'), { recursive: true });
+    await writeFile(join(folder, 'session.json', 'keep'), 'kept');
+    const store = newStore();
+
+    await expect(store.findSession(EMAIL, ACCOUNT_SERVER)).resolves.toBeUndefined();
+    await expect(store.saveSession(sampleSession())).rejects.toMatchObject({ code: 'EISDIR' });
+    expect(await tempFilesIn(folder)).toEqual([]);
+    expect(await readFile(join(folder, 'session.json', 'keep'), 'utf8')).toBe('kept');
+    expect(messages('warn')).toEqual([expect.stringContaining(join(folder, 'session.json'))]);
+  });
+
+  it('keeps later writes working after a failed one', async () => {
+    await mkdir(join(folder, 'session.json'), { recursive: true });
+    const store = newStore();
+    await expect(store.saveSession(sampleSession())).rejects.toThrow();
+    await rm(join(folder, 'session.json'), { recursive: true });
+
+    await store.saveSession(sampleSession());
+
+    await expect(newStore().findSession(EMAIL, ACCOUNT_SERVER)).resolves.toEqual(sampleSession());
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * Signing in with a one-time code against the simulator, as the plugin and the settings page both do:
+ * which failures only the user can fix (and what they are told), which may be retried with the same
+ * code, and when a code counts as spent.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CloudError } from '../../src/cloud/errors.js';
+import { SecretMaskingLogger } from '../../src/log.js';
+import { openDataFolder } from '../../src/session/data-folder.js';
+import { SessionStore } from '../../src/session/session-store.js';
+import { SignInError, signInWithCode, type SignInAccount } from '../../src/session/sign-in.js';
+import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
+import { useSimulator } from '../support/simulator.js';
+
+const EMAIL = 'porch+light@example.com';
+const CODE = '012345';
+const FAST_RETRY = { minDelayMs: 1, maxDelayMs: 2, waitForRetryAfter: async () => undefined };
+
+let storagePath: string;
+let lines: TestLogger;
+let store: SessionStore;
+
+beforeEach(async () => {
+  storagePath = await mkdtemp(join(tmpdir(), 'sign-in-'));
+  lines = createTestLogger();
+  store = new SessionStore(openDataFolder(storagePath, lines), lines);
+});
+
+afterEach(async () => {
+  await rm(storagePath, { recursive: true, force: true });
+});
+
+describe('signInWithCode', () => {
+  const sim = useSimulator({ accounts: [{ email: EMAIL, code: CODE }] });
+
+  function account(overrides: Partial<SignInAccount> = {}): SignInAccount {
+    return { serverUrl: sim().accountUrl, email: EMAIL, country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0, ...overrides };
+  }
+
+  function signIn(code = CODE, overrides: Partial<SignInAccount> = {}) {
+    return signInWithCode(account(overrides), code, { store, log: new SecretMaskingLogger(lines), retry: FAST_RETRY });
+  }
+
+  async function failure(promise: Promise<unknown>): Promise<unknown> {
+    return promise.then(
+      () => {
+        throw new Error('expected the sign-in to fail');
+      },
+      (error: unknown) => error,
+    );
+  }
+
+  it('resolves the region, logs in there, saves the session and spends the code', async () => {
+    const session = await signIn();
+
+    expect(session).toMatchObject({ email: EMAIL, accountServer: sim().accountUrl, regionUrl: sim().regionUrl });
+    expect(session.login.token).toBe(sim().issuedTokens[0]);
+    await expect(store.findSession(EMAIL, sim().accountUrl)).resolves.toEqual(session);
+    await expect(store.isCodeSpent(CODE)).resolves.toBe(true);
+    expect(sim().invalidRequests()).toEqual([]);
+  });
+
+  it.each([
+    [2018, 'the verification code is wrong or expired (service code 2018). Use a new code'],
+    [2008, 'there is no such account at this server (service code 2008). Check the e-mail address and the account server address.'],
+    [3039, 'there is no such account at this server (service code 3039). Check the e-mail address'],
+    [9002, 'too many attempts (service code 9002). Wait a while'],
+    [3006, 'the agreement version is out of date (service code 3006). Raise account.majorVersion'],
+    [1002, 'the service rejected a parameter (service code 1002). Check the e-mail address, the country and the country code.'],
+    [4242, 'the service refused it (service code 4242). Check the account settings'],
+  ])('turns service code %i at login into what to do, and spends the code', async (serviceCode, words) => {
+    sim().injectFault('login', { serviceCode, msg: 'no' });
+
+    const error = await failure(signIn());
+
+    expect(error).toBeInstanceOf(SignInError);
+    expect((error as SignInError).message).toMatch(/^Sign-in refused: /);
+    expect((error as SignInError).message).toContain(words);
+    expect((error as SignInError).cause).toBeInstanceOf(CloudError);
+    await expect(store.isCodeSpent(CODE)).resolves.toBe(true);
+    await expect(store.readSession()).resolves.toBeUndefined();
+  });
+
+  it('refuses an unknown account at the region call without sending or spending the code', async () => {
+    const error = await failure(signIn(CODE, { email: 'nobody@example.com' }));
+
+    expect(error).toBeInstanceOf(SignInError);
+    expect((error as Error).message).toContain('service code 2008');
+    expect(sim().requestsTo('login')).toHaveLength(0);
+    await expect(store.isCodeSpent(CODE)).resolves.toBe(false);
+  });
+
+  it('never sends a spent code again, saying so', async () => {
+    await signIn();
+    sim().addAccount({ email: EMAIL, code: CODE });
+
+    const error = await failure(signIn());
+
+    expect(error).toBeInstanceOf(SignInError);
+    expect((error as Error).message).toContain('already used, and a code is never sent twice');
+    expect(sim().requestsTo('login')).toHaveLength(1);
+  });
+
+  it('keeps the code for another try after an answer that is not the service\'s, and that try succeeds', async () => {
+    sim().injectFault('login', { rawBody: '<html>proxy error</html>', contentType: 'text/html' });
+
+    const error = await failure(signIn());
+
+    expect(error).toBeInstanceOf(CloudError);
+    expect(error).not.toBeInstanceOf(SignInError);
+    expect((error as CloudError).kind).toBe('malformed');
+    await expect(store.isCodeSpent(CODE)).resolves.toBe(false);
+    await expect(signIn()).resolves.toMatchObject({ email: EMAIL });
+  });
+
+  it('keeps the code when the region answer is malformed, and when the network fails', async () => {
+    sim().injectFault('region', { rawBody: '<html>gateway timeout</html>', contentType: 'text/html' });
+    await expect(failure(signIn())).resolves.toMatchObject({ kind: 'malformed' });
+    sim().injectFault('login', { reset: true, times: 5 });
+    await expect(failure(signIn())).resolves.toMatchObject({ kind: 'network' });
+
+    await expect(store.isCodeSpent(CODE)).resolves.toBe(false);
+  });
+
+  it('refuses a regional address that is not https, without sending the code, as only the user can fix', async () => {
+    const insecure = useSimulatorWithRegion('http://192.0.2.10:8080');
+    const error = await failure(
+      signInWithCode(account({ serverUrl: (await insecure).accountUrl }), CODE, { store, log: new SecretMaskingLogger(lines), retry: FAST_RETRY }),
+    );
+    await (await insecure).close();
+
+    expect(error).toBeInstanceOf(SignInError);
+    expect((error as Error).message).toMatch(/^Sign-in stopped: the verification code is only sent over https, and .*http:\/\/192\.0\.2\.10:8080/);
+    await expect(store.isCodeSpent(CODE)).resolves.toBe(false);
+  });
+
+  it('masks the code and the session secrets in every line it logs', async () => {
+    sim().injectFault('login', { status: 503 });
+    const session = await signIn();
+
+    const secrets = [CODE, session.login.token, ...sim().secrets];
+    expect(lines.lines.length).toBeGreaterThan(0);
+    expect(lines.lines.filter((line) => secrets.some((secret) => line.message.includes(secret)))).toEqual([]);
+  });
+});
+
+async function useSimulatorWithRegion(regionUrlOverride: string) {
+  const { startSimulator } = await import('../../simulator/index.js');
+  return startSimulator({ accounts: [{ email: EMAIL, code: CODE }], regionUrlOverride });
+}

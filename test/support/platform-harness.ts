@@ -1,0 +1,87 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PlatformAccessory, PlatformConfig } from 'homebridge';
+import type { Simulator } from '../../simulator/types.js';
+import { accessoryUuid } from '../../src/accessories/doorbell-accessory.js';
+import { DoorbellMotionPlatform } from '../../src/platform.js';
+import type { PlatformTiming } from '../../src/platform.js';
+import { hap } from './hap.js';
+import { createTestApi, createTestLogger } from './homebridge-api.js';
+import type { TestApi, TestLogger } from './homebridge-api.js';
+import { loopbackPlatformBlock } from './platform-block.js';
+import { pollUntil } from './poll.js';
+
+export const ACCOUNT = { email: 'porch+light@example.com', code: '012345' };
+
+/** The second id is above 2^53: it must survive config, subscription and notification exactly. */
+export const DOORBELLS = [
+  { deviceId: '1234567', name: 'Front Door' },
+  { deviceId: '9007199254740993', name: 'Back Door' },
+];
+
+/** Retries in milliseconds instead of minutes, so background recovery is observable in a test. */
+export const FAST: PlatformTiming = {
+  schedule: { firstRetryMs: 40, maxRetryMs: 160, refreshMs: 60 * 60_000 },
+  retry: { minDelayMs: 1, maxDelayMs: 4, waitForRetryAfter: async () => undefined },
+};
+
+export interface RunningPlatform {
+  test: TestApi;
+  log: TestLogger;
+  platform: DoorbellMotionPlatform;
+}
+
+/** A DoorbellMotion block for the simulator, with the receiver on loopback. */
+export function platformConfig(sim: Simulator, pushPort: number, overrides: Record<string, unknown> = {}): PlatformConfig {
+  const endpoints = { accountUrl: sim.accountUrl, doorbellUrl: sim.doorbellUrl, pushPort };
+  const block = loopbackPlatformBlock(endpoints, { name: 'Doorbell Motion', account: ACCOUNT, doorbells: DOORBELLS, motionTimeout: 5 }, overrides);
+  return block as PlatformConfig;
+}
+
+/** What Homebridge does at start-up: construct, hand over the cache, then signal the launch. */
+export function launchPlatform(
+  config: PlatformConfig,
+  storagePath: string,
+  cached: PlatformAccessory[] = [],
+  timing: PlatformTiming = FAST,
+): RunningPlatform {
+  const test = createTestApi({ storagePath, cachedAccessories: cached });
+  const log = createTestLogger();
+  const platform = new DoorbellMotionPlatform(log, config, test.api, timing);
+  cached.forEach((accessory) => platform.configureAccessory(accessory));
+  test.launch();
+  return { test, log, platform };
+}
+
+/** The current value of a doorbell's MotionSensor characteristic, as HomeKit would read it. */
+export function sensorValue(test: TestApi, deviceId: string, name: 'MotionDetected' | 'StatusFault'): unknown {
+  const accessory = test.registered.get(accessoryUuid(test.api, deviceId));
+  return accessory?.getService(hap.Service.MotionSensor)?.getCharacteristic(hap.Characteristic[name]).value;
+}
+
+/** Polls until the condition holds; bounded, and says what it waited for when it gives up. */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  await pollUntil(condition, (held) => held, timeoutMs, what, 10);
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** True once nothing listens on the port any more. */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+export async function temporaryStorage(): Promise<{ path: string; remove: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), 'doorbell-motion-platform-'));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+
