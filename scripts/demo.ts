@@ -10,6 +10,8 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startSimulator, type Simulator } from '../simulator/index.js';
+import { startRelay } from '../simulator/relay/index.js';
+import type { Relay } from '../simulator/relay/types.js';
 import {
   demoDir,
   forgetPreviousSession,
@@ -103,6 +105,7 @@ function unlessStopped<T>(promise: Promise<T>, stop: AbortSignal): Promise<T> {
 /** What a run has started so far: all of it is stopped at the end, however the run ends. */
 interface Started {
   simulator?: Simulator;
+  relay?: Relay;
   homebridge?: HomebridgeProcess;
 }
 
@@ -142,8 +145,12 @@ async function startDemo(options: DemoOptions, stop: AbortSignal, started: Start
   });
   started.simulator = simulator;
   stop.throwIfAborted();
+  const relay = await startRelay();
+  started.relay = relay;
+  stop.throwIfAborted();
   console.log(`Simulated cloud: account service ${simulator.accountUrl}, doorbell service ${simulator.doorbellUrl}`);
-  const bridge = await prepareDemoFolder(options, simulator, code);
+  console.log(`Push relay (ntfy protocol, standing in for https://ntfy.sh): ${relay.url}`);
+  const bridge = await prepareDemoFolder(options, simulator, relay, code);
   const homebridge = startHomebridge({
     homebridgeBin: HOMEBRIDGE_2_BIN,
     nodeBinary,
@@ -160,23 +167,24 @@ async function startDemo(options: DemoOptions, stop: AbortSignal, started: Start
 }
 
 /** Homebridge first: the plugin then shuts down while the services it talks to still answer. */
-async function release({ simulator, homebridge }: Started, dir: string): Promise<void> {
+async function release({ simulator, relay, homebridge }: Started, dir: string): Promise<void> {
   try {
     await homebridge?.stop(STOP_TIMEOUT_MS);
   } finally {
+    await relay?.close();
     await simulator?.close();
     await removeDemoInfo(dir);
   }
 }
 
 /** Writes this run's config.json and demo.json, keeping the bridge identity of an earlier run. */
-async function prepareDemoFolder({ dir, loopbackOnly }: DemoOptions, simulator: Simulator, code: string): Promise<BridgeSettings> {
+async function prepareDemoFolder({ dir, loopbackOnly }: DemoOptions, simulator: Simulator, relay: Relay, code: string): Promise<BridgeSettings> {
   const identity = await readBridgeIdentity(dir);
   const bridge = { name: BRIDGE_NAME, ...(identity ?? newBridgeIdentity()), port: await freeLoopbackPort() };
   if (await forgetPreviousSession(dir)) {
     console.log('Reusing the demo folder: the plugin signs in to this fresh simulator with a new one-time code; the HomeKit pairing is kept.');
   }
-  const platform = demoPlatform(simulator, code, await freeLoopbackPort());
+  const platform = demoPlatform(simulator, relay, code);
   await writeHomebridgeConfig(dir, { bridge, platforms: [platform], loopbackOnly });
   await writeDemoInfo(dir, { controlUrl: simulator.doorbellUrl, doorbells: [...DEMO_DOORBELLS] });
   return bridge;
@@ -219,7 +227,7 @@ function printReady(bridge: BridgeSettings, setupPayload: string | undefined, { 
     '',
     '  Trigger motion from a second terminal:',
     `      npm run motion -- ${first.deviceId}${dirFlag}`,
-    `  and watch for "Motion at ${first.name}" here. The ${second.name} is ${second.deviceId}; --kind ding sends a ring.`,
+    `  and watch for "Motion at ${first.name}" here. The ${second.name} is ${second.deviceId}; add --kind ding to ring.`,
     '  Ctrl-C stops everything.',
     '=====================================================================',
     '',

@@ -1,6 +1,7 @@
 /**
  * `npm run motion -- <deviceId>`: has the running demo's simulator deliver a notification to the
- * plugin's push receiver, as the push delivery service would, and says what the receiver answered.
+ * plugin's push address (the relay, or the receiver in direct mode), as the push delivery service
+ * would, and says what that address answered.
  */
 import { parseArgs } from 'node:util';
 import type { DeliveryResult } from '../simulator/index.js';
@@ -9,20 +10,19 @@ import { parseCommandLine } from '../simulator/cli.js';
 
 const USAGE = [
   'usage: npm run motion -- <deviceId> [--kind motion|ding] [--id EVENT_ID] [--dir PATH]',
-  '  --kind  motion (default) drives the motion sensor; ding is accepted and ignored by the plugin',
+  '  --kind  motion (default) drives the motion sensor; ding rings: it presses the doorbell button',
   '  --id    the event id; the plugin drops a repeated id within 10 minutes as a duplicate',
   '  --dir   the demo folder given to `npm start`; default .demo/',
 ].join('\n');
 
 const KINDS = ['motion', 'ding'];
 
-/** The simulator gives the receiver 5 s to answer; this covers that and the control request. */
+/** The simulator gives the push address 5 s to answer; this covers that and the control request. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
-/** From the control API when no push receiver is registered yet. */
+/** From the control API when no push address is registered yet. */
 const NOT_REGISTERED = 409;
 
-const ACCEPTED = 202;
 
 interface MotionRequest {
   deviceId: string;
@@ -94,10 +94,10 @@ async function deliver(controlUrl: string, { deviceId, kind, id }: MotionRequest
 
 function describeDelivery({ status, body }: DeliveryResult): string {
   if (status === 0) {
-    return 'the push receiver could not be reached';
+    return 'the push address could not be reached';
   }
   const reply = body.trim();
-  return `receiver answered ${status}${reply === '' ? '' : ` ${reply}`}`;
+  return `the push address answered ${status}${reply === '' || reply.startsWith('{') ? '' : ` ${reply}`}`;
 }
 
 async function main(): Promise<void> {
@@ -110,13 +110,15 @@ async function main(): Promise<void> {
     const doorbell = demoDoorbell(info, request.deviceId);
     const delivery = await deliver(info.controlUrl, request);
     const outcome = `${request.kind} for ${doorbell.deviceId} (${doorbell.name}): ${describeDelivery(delivery)}`;
-    if (delivery.status !== ACCEPTED) {
+    if (delivery.status < 200 || delivery.status > 299) {
       throw new MotionFailure(`Could not deliver ${outcome}`);
     }
     console.log(`Delivered ${outcome}`);
-    if (request.kind === 'motion') {
-      console.log(`The demo logs "Motion at ${doorbell.name}"; the sensor turns off again after the motion timeout.`);
-    }
+    console.log(
+      request.kind === 'motion'
+        ? `The demo logs "Motion at ${doorbell.name}"; the sensor turns off again after the motion timeout.`
+        : `The demo logs "Doorbell rang at ${doorbell.name}"; the Home app announces the ring.`,
+    );
   } catch (error) {
     if (!(error instanceof MotionFailure)) {
       throw error;

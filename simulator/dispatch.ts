@@ -58,7 +58,7 @@ async function handleRequest(service: SimulatedService, message: IncomingMessage
  */
 async function answerRoute(match: RouteMatch, entry: RecordedRequest, context: DispatchContext): Promise<Answer> {
   try {
-    const fault = match.served && match.name !== undefined ? context.faults.take(match.name) : undefined;
+    const fault = match.served && match.name !== undefined ? context.faults.take(match.name, match.params[0]) : undefined;
     if (fault?.delayMs) {
       await sleep(fault.delayMs, undefined, { signal: context.signal });
     }

@@ -1,7 +1,8 @@
 import { serviceError } from './account-data.js';
+import { ChaosFaults } from './chaos.js';
 import { jsonReply } from './incoming.js';
 import type { Answer } from './incoming.js';
-import type { Fault, RouteName } from './types.js';
+import type { Chaos, Fault, RouteName } from './types.js';
 
 /** Envelope codes exist only on the account service. */
 const ENVELOPE_ROUTES: ReadonlySet<RouteName> = new Set(['region', 'login']);
@@ -26,6 +27,7 @@ function validateFault(route: RouteName, fault: Fault): void {
     [fault.serviceCode !== undefined && !ENVELOPE_ROUTES.has(route), 'serviceCode applies to the account routes only'],
     [fault.delayMs !== undefined && !(Number.isFinite(fault.delayMs) && fault.delayMs >= 0), 'delayMs must be a number >= 0'],
     [fault.times !== undefined && !(Number.isInteger(fault.times) && fault.times >= 1), 'times must be an integer >= 1'],
+    [fault.deviceId !== undefined && route !== 'subscribe', 'deviceId applies to the subscribe route only'],
     ...COMPANIONS.map(([field, outcome]): [boolean, string] => [fault[field] !== undefined && fault[outcome] === undefined, `${field} needs ${outcome}`]),
   ];
   const broken = rules.filter(([isBroken]) => isBroken).map(([, message]) => message);
@@ -42,6 +44,12 @@ interface PendingFault {
 /** Faults waiting for their route, applied in the order they were injected. */
 export class FaultQueue {
   private readonly pending = new Map<RouteName, PendingFault[]>();
+  private chaos: ChaosFaults | undefined;
+
+  /** From now on, requests no injected fault applies to fail at random; undefined ends it. */
+  setChaos(chaos: Chaos | undefined): void {
+    this.chaos = chaos === undefined ? undefined : new ChaosFaults(chaos);
+  }
 
   add(route: RouteName, fault: Fault): void {
     validateFault(route, fault);
@@ -50,22 +58,27 @@ export class FaultQueue {
     this.pending.set(route, queue);
   }
 
-  /** The fault for the next request of `route`, spending one of its `times`. */
-  take(route: RouteName): Fault | undefined {
-    const queue = this.pending.get(route);
-    const next = queue?.[0];
-    if (queue === undefined || next === undefined) {
-      return undefined;
+  /**
+   * The fault for the next request of `route` (for doorbell `deviceId` on the subscribe route),
+   * spending one of its `times`: the oldest that applies to it.
+   */
+  take(route: RouteName, deviceId?: string): Fault | undefined {
+    const queue = this.pending.get(route) ?? [];
+    const index = queue.findIndex(({ fault }) => fault.deviceId === undefined || fault.deviceId === deviceId);
+    const next = queue[index];
+    if (next === undefined) {
+      return this.chaos?.next();
     }
     next.remaining -= 1;
     if (next.remaining === 0) {
-      queue.shift();
+      queue.splice(index, 1);
     }
     return next.fault;
   }
 
   clear(): void {
     this.pending.clear();
+    this.chaos = undefined;
   }
 }
 

@@ -10,6 +10,7 @@ import { listen } from './servers.js';
 import type { ListeningServer } from './servers.js';
 import { ServiceState } from './state.js';
 import type {
+  Chaos,
   DeliveryResult,
   Fault,
   MotionOptions,
@@ -113,6 +114,10 @@ class LocalSimulator implements Simulator, ControlTarget {
 
   injectFault(route: RouteName, fault: Fault): void {
     this.faults.add(route, fault);
+  }
+
+  injectChaos(chaos: Chaos): void {
+    this.faults.setChaos(chaos);
   }
 
   clearFaults(): void {

@@ -39,6 +39,8 @@ export interface RouteMatch {
   name: RouteName | undefined;
   /** True when this server serves the route with this method: only then do faults apply. */
   served: boolean;
+  /** What the route's pattern captured from the path (the device id of a subscription). */
+  params: readonly string[];
   evaluate(context: RouteContext): Evaluation;
 }
 
@@ -63,6 +65,7 @@ export function matchRoute(request: IncomingRequest): RouteMatch {
   return {
     name: route?.name,
     served,
+    params: found?.params ?? [],
     evaluate: (context) => {
       if (request.bodyTooLarge) {
         return refusedOutright(request.service, TOO_LARGE);

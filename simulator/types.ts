@@ -46,6 +46,18 @@ export interface Fault {
   rawBody?: string;
   contentType?: string;
   times?: number;
+  /** Subscribe route only: the fault applies to this doorbell's requests alone, the others pass by it. */
+  deviceId?: string;
+}
+
+/** Random faults on every route, for a chaos run: how often, and reproducibly. */
+export interface Chaos {
+  /** The share of requests that fail, from 0 to 1. */
+  probability: number;
+  /** The same seed fails the same requests in the same ways. */
+  seed: number;
+  /** How long a stalled request waits before answering; longer than the client's timeout. Default 5 s. */
+  stallMs?: number;
 }
 
 export interface SimulatedAccount {
@@ -102,6 +114,12 @@ export interface Simulator {
   invalidRequests(): RecordedRequest[];
   addAccount(account: SimulatedAccount): void;
   injectFault(route: RouteName, fault: Fault): void;
+  /**
+   * Fails requests of every route at random from now on, as a chaos run wants: a 503, a reset, a
+   * stall, a 429 with Retry-After. Injected faults still come first. clearFaults() ends it.
+   */
+  injectChaos(chaos: Chaos): void;
+  /** Forgets injected faults and ends chaos. */
   clearFaults(): void;
   /** Tokens issued by successful logins (the valid bearer tokens), in order. */
   readonly issuedTokens: readonly string[];

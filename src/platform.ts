@@ -2,22 +2,34 @@ import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformCo
 import { DoorbellAccessories } from './accessories/doorbell-accessories.js';
 import type { RetryPolicy } from './cloud/retry-policy.js';
 import { parseConfig, type PlatformSettings } from './config/parse-config.js';
-import { Connection } from './connection/connection.js';
+import { pushAddressWarnings } from './config/push-settings.js';
+import { Connection, type PushEndpoint } from './connection/connection.js';
 import { SCHEDULE_TIMING, type ScheduleTiming } from './connection/schedule.js';
-import { SecretMaskingLogger } from './log.js';
+import { errorMessage, SecretMaskingLogger } from './log.js';
 import { DirectEndpoint } from './push/direct-endpoint.js';
 import type { DoorbellNotification } from './push/notification.js';
+import { RelayEndpoint } from './push/relay-endpoint.js';
+import { RELAY_TIMING, type RelayTiming } from './push/relay-timing.js';
 import { openDataFolder } from './session/data-folder.js';
 import { PushSecretStore } from './session/push-secrets.js';
 import { SessionStore } from './session/session-store.js';
+import { SessionWatcher } from './session/session-watcher.js';
 
 /** How patiently the plugin retries and how often it refreshes; tests run the same code faster. */
 export interface PlatformTiming {
   schedule: ScheduleTiming;
+  relay: RelayTiming;
+  /** How long the connection waits for the relay stream before trying again later. */
+  relayConnectWaitMs: number;
   retry?: Partial<RetryPolicy>;
+  /** Per cloud request; the clients' own default (10 s) when absent. */
+  requestTimeoutMs?: number;
 }
 
-export const PRODUCTION_TIMING: PlatformTiming = { schedule: SCHEDULE_TIMING };
+export const PRODUCTION_TIMING: PlatformTiming = { schedule: SCHEDULE_TIMING, relay: RELAY_TIMING, relayConnectWaitMs: 30_000 };
+
+/** Where notifications arrive, owned by the platform from launch to shutdown. */
+type OwnedEndpoint = PushEndpoint & { close(): Promise<void> };
 
 interface AcceptedConfig {
   settings: PlatformSettings;
@@ -32,8 +44,9 @@ interface AcceptedConfig {
 export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   private readonly log: SecretMaskingLogger;
   private readonly accessories: DoorbellAccessories;
-  private endpoint: DirectEndpoint | undefined;
+  private endpoint: OwnedEndpoint | undefined;
   private connection: Connection | undefined;
+  private sessionWatcher: SessionWatcher | undefined;
 
   constructor(
     logging: Logging,
@@ -45,6 +58,8 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     this.accessories = new DoorbellAccessories(api, this.log);
     const accepted = this.readConfig(config);
     if (accepted === undefined) {
+      // Without a usable config, what the cache shows (motion, no fault) would be stale: clear it.
+      api.on('didFinishLaunching', () => this.accessories.showUnavailable());
       return;
     }
     api.on('didFinishLaunching', () => this.launch(accepted));
@@ -75,36 +90,59 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   private launch({ settings, complete }: AcceptedConfig): void {
     // A doorbell left out for a bad entry may own a cached accessory: keep them all until it is fixed.
     this.accessories.publish(settings.doorbells, { removeStale: complete });
+    pushAddressWarnings(settings.push).forEach((warning) => this.log.warn(warning));
     const folder = openDataFolder(this.api.user.storagePath(), this.log);
-    const pushSecrets = new PushSecretStore(folder, this.log);
-    this.endpoint = new DirectEndpoint(settings.push, () => pushSecrets.secrets(), this.log, (notification) =>
-      this.onNotification(notification),
-    );
-    this.connection = new Connection({
+    const store = new SessionStore(folder, this.log);
+    this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log));
+    const connection = new Connection({
       settings: {
         credentials: settings,
         doorbellServerUrl: settings.doorbellServerUrl,
         doorbells: settings.doorbells,
-        registration: settings.push,
+        registration: settings.push.registration,
       },
-      store: new SessionStore(folder, this.log),
+      store,
       log: this.log,
       endpoint: this.endpoint,
       listener: {
-        subscribed: (deviceId) => this.accessories.get(deviceId)?.setFault(false),
-        subscriptionFailed: (deviceId) => this.accessories.get(deviceId)?.setFault(true),
-        sessionUnavailable: () => this.accessories.setFaultEverywhere(true),
+        subscribed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(true),
+        subscriptionFailed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(false),
+        sessionUnavailable: () => this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
       },
       timing: this.timing.schedule,
       retry: this.timing.retry,
+      timeoutMs: this.timing.requestTimeoutMs,
     });
-    this.connection.start();
+    this.connection = connection;
+    connection.start();
+    if (settings.doorbellAccessToken === undefined) {
+      // The settings page in the Homebridge UI signs in and out by writing session.json.
+      this.sessionWatcher = new SessionWatcher(folder, store, this.log, (session) => connection.followSessionFile(session));
+      this.sessionWatcher.start().catch((error: unknown) => this.log.warn(`Cannot follow sign-ins from the settings page: ${errorMessage(error)}`));
+    }
+  }
+
+  private createEndpoint({ push }: PlatformSettings, pushSecrets: PushSecretStore): OwnedEndpoint {
+    const secrets = () => pushSecrets.secrets();
+    const onNotification = (notification: DoorbellNotification) => this.onNotification(notification);
+    if (push.mode === 'direct') {
+      return new DirectEndpoint(push.direct, secrets, this.log, onNotification);
+    }
+    return new RelayEndpoint({
+      settings: push.relay,
+      secrets,
+      log: this.log,
+      onNotification,
+      onDeliveryDown: (down) => this.accessories.forEach((accessory) => accessory.setDeliveryDown(down)),
+      timing: this.timing.relay,
+      connectWaitMs: this.timing.relayConnectWaitMs,
+    });
   }
 
   private async shutdown(): Promise<void> {
     this.accessories.dispose();
     this.connection?.stop();
-    await this.endpoint?.close();
+    await Promise.all([this.endpoint?.close(), this.sessionWatcher?.stop()]);
   }
 
   private onNotification(notification: DoorbellNotification): void {
@@ -113,12 +151,14 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       this.log.debug(`Ignored a ${notification.kind} notification for doorbell ${notification.deviceId}: not configured`);
       return;
     }
-    if (notification.kind !== 'motion') {
+    if (notification.kind === 'motion') {
+      accessory.motionDetected();
+      this.log.info(`Motion at ${accessory.name}`);
+    } else if (notification.kind === 'ding' && accessory.rang()) {
+      this.log.info(`Doorbell rang at ${accessory.name}`);
+    } else {
       this.log.debug(`Ignored a ${notification.kind} notification at ${accessory.name}`);
-      return;
     }
-    accessory.motionDetected();
-    this.log.info(`Motion at ${accessory.name}`);
   }
 }
 

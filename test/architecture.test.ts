@@ -21,7 +21,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Top-level files every room may use: they import no room themselves. */
-const SHARED = ['log.ts', 'json.ts', 'device-id.ts', 'settings.ts'];
+const SHARED = ['log.ts', 'json.ts', 'device-id.ts', 'secure-url.ts', 'settings.ts'];
 
 const HOMEBRIDGE = /^(homebridge|@homebridge\/)/;
 

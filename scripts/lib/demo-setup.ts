@@ -4,6 +4,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Simulator } from '../../simulator/index.js';
+import type { Relay } from '../../simulator/relay/types.js';
 import { loopbackPlatformBlock } from '../../test/support/platform-block.js';
 import type { DemoDoorbell } from './demo-folder.js';
 
@@ -28,11 +29,11 @@ export function newVerificationCode(): string {
 }
 
 /**
- * The DoorbellMotion block of config.json. The push receiver stays on loopback in every mode: the
- * only sender is the simulator on this machine.
+ * The DoorbellMotion block of config.json, in relay mode (the default a user gets) through the
+ * loopback relay, which stands in for ntfy.sh.
  */
-export function demoPlatform(simulator: Simulator, code: string, pushPort: number): Record<string, unknown> {
-  const endpoints = { accountUrl: simulator.accountUrl, doorbellUrl: simulator.doorbellUrl, pushPort };
+export function demoPlatform(simulator: Simulator, relay: Relay, code: string): Record<string, unknown> {
+  const endpoints = { accountUrl: simulator.accountUrl, doorbellUrl: simulator.doorbellUrl, relayUrl: relay.url };
   return loopbackPlatformBlock(endpoints, {
     name: 'Doorbell Motion',
     account: { email: DEMO_EMAIL, code },

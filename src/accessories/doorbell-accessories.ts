@@ -2,7 +2,7 @@ import type { API, PlatformAccessory } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
 import type { Logger } from '../log.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
-import { accessoryUuid, MotionSensorAccessory } from './doorbell-accessory.js';
+import { accessoryUuid, DoorbellAccessory } from './doorbell-accessory.js';
 
 /**
  * The plugin's accessories on the bridge: those Homebridge restored from its cache, matched to the
@@ -10,7 +10,7 @@ import { accessoryUuid, MotionSensorAccessory } from './doorbell-accessory.js';
  */
 export class DoorbellAccessories {
   private readonly cached = new Map<string, PlatformAccessory>();
-  private readonly byDeviceId = new Map<string, MotionSensorAccessory>();
+  private readonly byDeviceId = new Map<string, DoorbellAccessory>();
 
   constructor(
     private readonly api: API,
@@ -39,7 +39,7 @@ export class DoorbellAccessories {
         renamed.push(accessory);
       }
       this.cached.delete(uuid);
-      this.byDeviceId.set(doorbell.deviceId, new MotionSensorAccessory(this.api, accessory, doorbell));
+      this.byDeviceId.set(doorbell.deviceId, new DoorbellAccessory(this.api, accessory, doorbell));
     }
     if (fresh.length > 0) {
       this.api.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, fresh);
@@ -56,12 +56,26 @@ export class DoorbellAccessories {
     this.log.info(`Publishing ${doorbells.length} doorbell motion sensor${doorbells.length === 1 ? '' : 's'}`);
   }
 
-  get(deviceId: string): MotionSensorAccessory | undefined {
+  get(deviceId: string): DoorbellAccessory | undefined {
     return this.byDeviceId.get(deviceId);
   }
 
-  setFaultEverywhere(fault: boolean): void {
-    this.byDeviceId.forEach((accessory) => accessory.setFault(fault));
+  forEach(action: (accessory: DoorbellAccessory) => void): void {
+    this.byDeviceId.forEach(action);
+  }
+
+  /**
+   * Without a usable configuration nothing will update the cached accessories: rather than the state
+   * they were saved with, they show no motion and a fault until the configuration is fixed.
+   */
+  showUnavailable(): void {
+    const { Characteristic, Service } = this.api.hap;
+    for (const accessory of this.cached.values()) {
+      accessory
+        .getService(Service.MotionSensor)
+        ?.updateCharacteristic(Characteristic.MotionDetected, false)
+        .updateCharacteristic(Characteristic.StatusFault, Characteristic.StatusFault.GENERAL_FAULT);
+    }
   }
 
   /** Clears every pending end of motion. */

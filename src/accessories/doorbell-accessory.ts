@@ -1,18 +1,25 @@
 import type { API, PlatformAccessory, Service } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
+import { DoorbellButton } from './doorbell-button.js';
 
 /** Derived from the device id alone, so a renamed doorbell keeps its UUID and its automations. */
 export function accessoryUuid(api: API, deviceId: string): string {
   return api.hap.uuid.generate(`doorbell-motion:${deviceId}`);
 }
 
-/** One doorbell as a HomeKit MotionSensor; state lives in memory and is pushed, never fetched. */
-export class MotionSensorAccessory {
+/**
+ * One doorbell as a HomeKit accessory: a MotionSensor (the primary service) and, unless turned off,
+ * a doorbell button for rings. State lives in memory and is pushed, never fetched.
+ */
+export class DoorbellAccessory {
   private readonly information: Service;
   private readonly sensor: Service;
+  private readonly button: DoorbellButton | undefined;
   private motion = false;
   /** Faulted until the platform confirms the motion subscription. */
-  private fault = true;
+  private confirmed = false;
+  /** The way notifications arrive (the push relay) has been down too long. */
+  private deliveryDown = false;
   private readonly motionTimeout: number;
   private motionEndTimer?: NodeJS.Timeout;
 
@@ -34,12 +41,18 @@ export class MotionSensorAccessory {
 
     // A cached accessory already has its sensor service; adding a second would throw.
     this.sensor = accessory.getService(Service.MotionSensor) ?? accessory.addService(Service.MotionSensor);
+    this.sensor.setPrimaryService(true);
     this.sensor.getCharacteristic(Characteristic.MotionDetected).onGet(() => this.motion);
     this.sensor.getCharacteristic(Characteristic.StatusFault).onGet(() => this.statusFault());
     // The cache may hold the last session's values; this session knows nothing yet.
     this.sensor.updateCharacteristic(Characteristic.MotionDetected, this.motion);
     this.sensor.updateCharacteristic(Characteristic.StatusFault, this.statusFault());
     this.applyName(settings.name);
+    if (settings.button) {
+      this.button = DoorbellButton.attach(api, accessory, settings.name);
+    } else {
+      DoorbellButton.detach(api, accessory);
+    }
   }
 
   /** The configured name, for log lines such as "Motion at Front Door". */
@@ -56,9 +69,21 @@ export class MotionSensorAccessory {
     this.setMotion(true);
   }
 
-  setFault(fault: boolean): void {
-    this.fault = fault;
-    this.sensor.updateCharacteristic(this.api.hap.Characteristic.StatusFault, this.statusFault());
+  /** A press of the doorbell's button; false when the button is turned off. A ring never changes motion. */
+  rang(): boolean {
+    this.button?.ring();
+    return this.button !== undefined;
+  }
+
+  /** Whether this doorbell's motion alerts are confirmed: subscribed, with a valid session. */
+  setConfirmed(confirmed: boolean): void {
+    this.confirmed = confirmed;
+    this.showFault();
+  }
+
+  setDeliveryDown(down: boolean): void {
+    this.deliveryDown = down;
+    this.showFault();
   }
 
   dispose(): void {
@@ -70,9 +95,14 @@ export class MotionSensorAccessory {
     this.sensor.updateCharacteristic(this.api.hap.Characteristic.MotionDetected, motion);
   }
 
+  private showFault(): void {
+    this.sensor.updateCharacteristic(this.api.hap.Characteristic.StatusFault, this.statusFault());
+  }
+
+  /** A fault until alerts are confirmed, and while they cannot arrive. */
   private statusFault(): number {
     const { StatusFault } = this.api.hap.Characteristic;
-    return this.fault ? StatusFault.GENERAL_FAULT : StatusFault.NO_FAULT;
+    return this.confirmed && !this.deliveryDown ? StatusFault.NO_FAULT : StatusFault.GENERAL_FAULT;
   }
 
   private applyName(name: string): void {

@@ -1,8 +1,10 @@
-import os from 'node:os';
 import { isJsonObject } from '../json.js';
 import { PLATFORM_NAME } from '../settings.js';
 import { type SettingPath, mustBe } from './messages.js';
+import { toPushSettings, withoutTrailingSlashes, type Environment, type PushSettings, type SchemaPush } from './push-settings.js';
 import { checkBlock } from './schema-check.js';
+
+export type { PushSettings } from './push-settings.js';
 
 /**
  * The platform block, checked against config.schema.json (see schema-check.ts) and turned into one
@@ -17,6 +19,8 @@ export interface DoorbellSettings {
   deviceId: string;
   name: string;
   motionTimeout: number;
+  /** A ring is a HomeKit doorbell press on the same accessory. */
+  button: boolean;
 }
 
 export interface AccountSettings {
@@ -27,15 +31,6 @@ export interface AccountSettings {
   code?: string;
   majorVersion: number;
   minorVersion: number;
-}
-
-export interface PushSettings {
-  port: number;
-  host: string;
-  publicUrl: string;
-  service: string;
-  os: string;
-  dictVersion: string;
 }
 
 export interface PlatformSettings {
@@ -63,19 +58,14 @@ interface SchemaBlock {
   doorbellAccessToken?: string;
   doorbells: SchemaDoorbell[];
   motionTimeout: number;
-  push: Omit<PushSettings, 'publicUrl' | 'os'> & { publicUrl?: string; os?: string };
+  push: SchemaPush;
 }
 
 interface SchemaDoorbell {
   deviceId: string;
   name?: string;
   motionTimeout?: number;
-}
-
-/** What parseConfig reads from the machine, injectable for tests. */
-interface Environment {
-  networkInterfaces?: () => NodeJS.Dict<os.NetworkInterfaceInfo[]>;
-  platform?: string;
+  button: boolean;
 }
 
 /** Keys Homebridge itself keeps in every platform block. */
@@ -120,31 +110,10 @@ function toSettings(config: SchemaBlock, doorbells: SchemaDoorbell[], environmen
       deviceId: doorbell.deviceId,
       name: doorbell.name ?? `Doorbell ${doorbell.deviceId}`,
       motionTimeout: doorbell.motionTimeout ?? config.motionTimeout,
+      button: doorbell.button,
     })),
     push: toPushSettings(config.push, environment),
   };
-}
-
-function toPushSettings(push: SchemaBlock['push'], environment: Environment): PushSettings {
-  const lanAddress = () => firstLanAddress(environment.networkInterfaces ?? os.networkInterfaces);
-  return {
-    ...push,
-    publicUrl: push.publicUrl === undefined ? `http://${lanAddress()}:${push.port}` : withoutTrailingSlashes(push.publicUrl),
-    os: push.os ?? environment.platform ?? process.platform,
-  };
-}
-
-/** The first IPv4 address other machines can reach; loopback on a machine without a network. */
-function firstLanAddress(networkInterfaces: () => NodeJS.Dict<os.NetworkInterfaceInfo[]>): string {
-  const lan = Object.values(networkInterfaces())
-    .flat()
-    .find((address) => address?.family === 'IPv4' && !address.internal);
-  return lan?.address ?? '127.0.0.1';
-}
-
-/** Paths are appended to these addresses, so `https://x/` must not become `https://x//api`. */
-function withoutTrailingSlashes(url: string): string {
-  return url.replace(/\/+$/, '');
 }
 
 /** The index of the doorbell entry a problem lies in; undefined for the rest of the block. */

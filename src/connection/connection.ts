@@ -4,7 +4,7 @@ import type { RetryPolicy } from '../cloud/retry-policy.js';
 import { errorMessage, type SecretMaskingLogger } from '../log.js';
 import { obtainAccessToken, type Credentials } from '../session/access-token.js';
 import { advice } from '../session/advice.js';
-import type { SessionStore } from '../session/session-store.js';
+import type { SessionStore, StoredSession } from '../session/session-store.js';
 import { SignInError } from '../session/sign-in.js';
 import { formatDelay, Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
 import { Subscriptions, type SubscribedDoorbell, type SubscriptionListener } from './subscriptions.js';
@@ -38,6 +38,7 @@ export interface ConnectionOptions {
   endpoint: PushEndpoint;
   timing: ScheduleTiming;
   retry?: Partial<RetryPolicy>;
+  timeoutMs?: number;
 }
 
 /**
@@ -46,11 +47,15 @@ export interface ConnectionOptions {
  * refreshed on it, and a failure only the user can fix stops everything until they have.
  */
 export class Connection {
+  /** Aborted on shutdown. */
   private readonly abort = new AbortController();
+  /** Aborted when the session in use changes: requests made with the old one end. */
+  private sessionAbort = new AbortController();
   private readonly schedule: Schedule;
   private readonly subscriptions: Subscriptions;
   /** The doorbell service with this session's token; gone when the session is. */
   private client: DoorbellClient | undefined;
+  private accessToken: string | undefined;
   private registered = false;
 
   constructor(private readonly options: ConnectionOptions) {
@@ -69,27 +74,71 @@ export class Connection {
     this.schedule.stop();
   }
 
+  /**
+   * session.json changed on disk: the settings page signed in or out. This plugin's own writes (a
+   * sign-in with account.code, a session marked invalid) change nothing here.
+   */
+  followSessionFile(session: StoredSession | undefined): void {
+    const { credentials } = this.options.settings;
+    const { account } = credentials;
+    if (credentials.doorbellAccessToken !== undefined || account === undefined || this.abort.signal.aborted) {
+      return;
+    }
+    if (session === undefined) {
+      if (this.accessToken !== undefined) {
+        this.dropSession();
+        this.schedule.pause();
+        this.options.listener.sessionUnavailable();
+        this.options.log.warn(advice.signedOut);
+      }
+      return;
+    }
+    if (session.invalidatedAt !== undefined || session.login.token === this.accessToken) {
+      return;
+    }
+    if (session.email !== account.email || session.accountServer !== account.serverUrl) {
+      this.options.log.warn(advice.otherAccount(session.email, account.email));
+      return;
+    }
+    this.options.log.info('Signed in on the settings page: registering for push notifications with the new session.');
+    this.dropSession();
+    this.schedule.runNow();
+  }
+
+  /** Forgets the session in use, its registration and subscriptions, and ends its requests. */
+  private dropSession(): void {
+    this.sessionAbort.abort();
+    this.sessionAbort = new AbortController();
+    this.client = undefined;
+    this.accessToken = undefined;
+    this.registered = false;
+    this.subscriptions.forgetConfirmed();
+  }
+
   private async run(reason: RunReason): Promise<void> {
     if (reason === 'refresh') {
       this.registered = false;
       this.subscriptions.forgetConfirmed();
     }
+    const signal = AbortSignal.any([this.abort.signal, this.sessionAbort.signal]);
     try {
-      if (await this.connect()) {
+      if (await this.connect(signal)) {
         this.schedule.refreshLater();
       } else {
         this.retryLater('Some doorbells are not subscribed yet.');
       }
     } catch (error) {
-      this.handleFailure(error);
+      // Ended by shutdown, or by a new session whose own pass has already been scheduled.
+      if (!signal.aborted) {
+        this.handleFailure(error);
+      }
     }
   }
 
   /** One pass of the whole chain; resolves whether every doorbell is subscribed. */
-  private async connect(): Promise<boolean> {
+  private async connect(signal: AbortSignal): Promise<boolean> {
     const { settings, log, endpoint } = this.options;
-    const signal = this.abort.signal;
-    this.client ??= await this.signIn();
+    this.client ??= await this.signIn(signal);
     const pushToken = await endpoint.open();
     if (!this.registered) {
       await this.client.registerPushDevice({ token: pushToken, ...settings.registration }, { signal });
@@ -99,17 +148,15 @@ export class Connection {
     return this.subscriptions.subscribePending(this.client, signal);
   }
 
-  private async signIn(): Promise<DoorbellClient> {
-    const { settings, store, log, retry } = this.options;
-    const accessToken = await obtainAccessToken(settings.credentials, { store, log, retry, signal: this.abort.signal });
+  private async signIn(signal: AbortSignal): Promise<DoorbellClient> {
+    const { settings, store, log, retry, timeoutMs } = this.options;
+    const accessToken = await obtainAccessToken(settings.credentials, { store, log, retry, timeoutMs, signal });
     log.addSecrets(accessToken);
-    return new DoorbellClient({ serverUrl: settings.doorbellServerUrl, accessToken, logger: log, retry });
+    this.accessToken = accessToken;
+    return new DoorbellClient({ serverUrl: settings.doorbellServerUrl, accessToken, logger: log, retry, timeoutMs });
   }
 
   private handleFailure(error: unknown): void {
-    if (this.abort.signal.aborted) {
-      return;
-    }
     if (error instanceof CloudError && error.sessionInvalid) {
       void this.sessionRejected();
     } else if (error instanceof SignInError) {
@@ -132,6 +179,7 @@ export class Connection {
 
   private stopUntilSignedIn(): void {
     this.client = undefined;
+    this.accessToken = undefined;
     this.schedule.pause();
     this.options.listener.sessionUnavailable();
   }

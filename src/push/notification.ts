@@ -34,6 +34,16 @@ interface ReviverContext {
 const DEVICE_ID_KEYS = ['device_id', 'doorbot_id'];
 const KIND_KEYS = ['kind', 'subtype'];
 
+/** Where a shape keeps each field, for the reasons a bad notification is refused with. */
+interface FieldNames {
+  deviceId: string;
+  kind: string;
+  id: string;
+}
+
+const EVENT_FIELDS: FieldNames = { deviceId: 'device_id/doorbot_id', kind: 'kind/subtype', id: 'id' };
+const SERVICE_PAYLOAD_FIELDS: FieldNames = { deviceId: 'data.device.id', kind: 'android_config.category', id: 'data.event.ding.id' };
+
 /** Parses a push body. Reasons are fixed phrases: they never echo the body, which the log must not see. */
 export function parseNotification(text: string): ParseResult {
   let document: unknown;
@@ -52,6 +62,9 @@ export function parseNotification(text: string): ParseResult {
   if (!isJsonObject(document)) {
     return invalid('body is not a JSON object');
   }
+  if (isJsonObject(document.android_config) && isJsonObject(document.data)) {
+    return readServicePayload(document.android_config, document.data);
+  }
   return readEvent(isJsonObject(document.ding) ? document.ding : document);
 }
 
@@ -67,21 +80,39 @@ function parseJsonKeepingNumberText(text: string): unknown {
   });
 }
 
+/** The flat shape, or the object under `ding` of the nested one. */
 function readEvent(event: Record<string, unknown>): ParseResult {
-  const deviceId = asDeviceId(firstPresent(event, DEVICE_ID_KEYS));
+  return notificationOf(firstPresent(event, DEVICE_ID_KEYS), firstPresent(event, KIND_KEYS), event.id, EVENT_FIELDS);
+}
+
+/**
+ * The doorbell service's own payload, as its phone apps receive it: the kind is the last part of the
+ * category (`com.ring.pn.live-event.motion`), whatever the detection's subtype (a person, a vehicle:
+ * all are motion).
+ */
+function readServicePayload(androidConfig: Record<string, unknown>, data: Record<string, unknown>): ParseResult {
+  const { category } = androidConfig;
+  const kind = typeof category === 'string' ? category.slice(category.lastIndexOf('.') + 1) : undefined;
+  const device = isJsonObject(data.device) ? data.device : {};
+  const event = isJsonObject(data.event) ? data.event : {};
+  const ding = isJsonObject(event.ding) ? event.ding : {};
+  return notificationOf(device.id, kind, ding.id, SERVICE_PAYLOAD_FIELDS);
+}
+
+function notificationOf(deviceIdValue: unknown, kind: unknown, idValue: unknown, fields: FieldNames): ParseResult {
+  const deviceId = asDeviceId(deviceIdValue);
   if (deviceId === undefined) {
-    return invalid('device_id/doorbot_id is missing or not an integer from 1 to 9223372036854775807');
+    return invalid(`${fields.deviceId} is missing or not an integer from 1 to 9223372036854775807`);
   }
-  const kind = firstPresent(event, KIND_KEYS);
   if (typeof kind !== 'string' || kind === '') {
-    return invalid('kind/subtype is missing or not a non-empty string');
+    return invalid(`${fields.kind} is missing or not a non-empty string`);
   }
-  if (event.id === undefined) {
+  if (idValue === undefined) {
     return { ok: true, notification: { deviceId, kind } };
   }
-  const id = asEventId(event.id);
+  const id = asEventId(idValue);
   if (id === undefined) {
-    return invalid('id is neither a string nor an integer');
+    return invalid(`${fields.id} is neither a string nor an integer`);
   }
   return { ok: true, notification: { deviceId, kind, id } };
 }

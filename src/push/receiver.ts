@@ -2,12 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DuplicateFilter } from './duplicate-filter.js';
 import { errorMessage, type Logger } from '../log.js';
 import { isReceiverSecret } from '../session/push-secrets.js';
-import { parseNotification } from './notification.js';
-import { decodeUtf8, isJsonContentType, readBody } from './request-body.js';
+import { MAX_BODY_BYTES, NotificationIntake } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
+import { isJsonContentType, readBody } from './request-body.js';
 
 export interface PushReceiverOptions {
   host: string;
@@ -21,8 +20,7 @@ export interface PushReceiverOptions {
   now?: () => number;
 }
 
-/** 16 KiB: 16,384 bytes are allowed, one more is 413. */
-export const MAX_BODY_BYTES = 16 * 1024;
+export { MAX_BODY_BYTES } from './intake.js';
 
 const PUSH_PATH_PREFIX = '/push/';
 
@@ -44,7 +42,7 @@ interface Verdict {
  * status-only response and hands each fresh valid notification to `onNotification`.
  */
 export class PushReceiver {
-  private readonly duplicates: DuplicateFilter;
+  private readonly intake: NotificationIntake;
   /** Digest of `/push/<secret>`: comparing equal-length digests leaks neither the secret nor its length. */
   private readonly pushPathDigest: Buffer;
   private server: Server | undefined;
@@ -56,7 +54,7 @@ export class PushReceiver {
     if (!isReceiverSecret(options.secret)) {
       throw new Error('Push receiver secret must be 43 base64url characters (32 random bytes)');
     }
-    this.duplicates = new DuplicateFilter(options.now === undefined ? {} : { now: options.now });
+    this.intake = new NotificationIntake(options.onNotification, options.log, options.now);
     this.pushPathDigest = sha256(PUSH_PATH_PREFIX + options.secret);
   }
 
@@ -149,31 +147,8 @@ export class PushReceiver {
   }
 
   private accept(body: Buffer): Verdict {
-    const text = decodeUtf8(body);
-    if (text === undefined) {
-      return { status: 400, reason: 'body is not UTF-8' };
-    }
-    const parsed = parseNotification(text);
-    if (!parsed.ok) {
-      return { status: 400, reason: parsed.reason };
-    }
-    const { notification } = parsed;
-    if (this.duplicates.isDuplicate(notification.deviceId, notification.id)) {
-      return { status: 202, reason: `duplicate for doorbell ${notification.deviceId} dropped` };
-    }
-    this.deliver(notification);
-    return { status: 202, reason: `notification for doorbell ${notification.deviceId}` };
-  }
-
-  /** The sender did its part; a failure in the platform's handler is ours to report, not the sender's. */
-  private deliver(notification: DoorbellNotification): void {
-    try {
-      this.options.onNotification(notification);
-    } catch (error) {
-      this.options.log.warn(
-        `Handling a notification for doorbell ${notification.deviceId} failed: ${errorMessage(error)}`,
-      );
-    }
+    const verdict = this.intake.accept(body);
+    return { status: verdict.accepted ? 202 : verdict.tooLarge ? 413 : 400, reason: verdict.reason };
   }
 
   private isPushPath(url: string): boolean {

@@ -24,6 +24,9 @@ export const advice = {
   codeSpent: `This verification code was already used, and a code is never sent twice: ${HOW_TO_SIGN_IN} with a new one.`,
   sessionRejected: `The doorbell service no longer accepts this session. Sign in again: ${HOW_TO_SIGN_IN}.`,
   tokenRejected: 'The doorbell service no longer accepts doorbellAccessToken: replace it and restart Homebridge.',
+  signedOut: 'Signed out on the settings page: every doorbell shows a fault until you sign in again.',
+  otherAccount: (signedIn: string, configured: string): string =>
+    `The settings page signed in as ${signedIn}, but this Homebridge is set up for ${configured}: restart Homebridge to use the new account.`,
 };
 
 /** A sign-in the service refused, or that the plugin refused to send: what happened and what to do. */

@@ -29,8 +29,9 @@ export interface SignInContext {
   /** Learns the session's secrets the moment they arrive, so no later line can show them. */
   log: SecretMaskingLogger;
   signal?: AbortSignal;
-  /** Tests shorten the retry delays; production uses the default policy. */
+  /** Tests shorten the retry delays and the request timeout; production uses the defaults. */
   retry?: Partial<RetryPolicy>;
+  timeoutMs?: number;
 }
 
 /**
@@ -48,6 +49,7 @@ export async function signInWithCode(account: SignInAccount, code: string, conte
     clientId: await store.clientIdFor(account.email),
     logger: log,
     retry: context.retry,
+    timeoutMs: context.timeoutMs,
   });
   try {
     const region = await client.resolveRegion(account.email, { signal });

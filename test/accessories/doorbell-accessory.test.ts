@@ -2,14 +2,14 @@ import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { PlatformAccessory, WithUUID } from 'homebridge';
 import type { Characteristic } from '@homebridge/hap-nodejs';
-import { accessoryUuid, MotionSensorAccessory } from '../../src/accessories/doorbell-accessory.js';
+import { accessoryUuid, DoorbellAccessory } from '../../src/accessories/doorbell-accessory.js';
 import type { DoorbellSettings } from '../../src/config/parse-config.js';
 import { createTestApi } from '../support/homebridge-api.js';
 import { reloadFromCache } from '../support/platform-accessory.js';
 
 const { api } = createTestApi({ storagePath: tmpdir() });
 const { Characteristic: C, Service } = api.hap;
-const FRONT_DOOR: DoorbellSettings = { deviceId: '1234567', name: 'Front Door', motionTimeout: 30 };
+const FRONT_DOOR: DoorbellSettings = { deviceId: '1234567', name: 'Front Door', motionTimeout: 30, button: true };
 
 function newAccessory(settings = FRONT_DOOR): PlatformAccessory {
   return new api.platformAccessory(settings.name, accessoryUuid(api, settings.deviceId));
@@ -49,11 +49,11 @@ describe('accessoryUuid', () => {
   });
 });
 
-describe('MotionSensorAccessory', () => {
-  let sensors: MotionSensorAccessory[];
+describe('DoorbellAccessory', () => {
+  let sensors: DoorbellAccessory[];
 
-  function create(accessory: PlatformAccessory, settings = FRONT_DOOR): MotionSensorAccessory {
-    const sensor = new MotionSensorAccessory(api, accessory, settings);
+  function create(accessory: PlatformAccessory, settings = FRONT_DOOR): DoorbellAccessory {
+    const sensor = new DoorbellAccessory(api, accessory, settings);
     sensors.push(sensor);
     return sensor;
   }
@@ -112,13 +112,18 @@ describe('MotionSensorAccessory', () => {
     expect(jest.getTimerCount()).toBe(0);
   });
 
-  it('shows a fault only while told to', async () => {
+  it('shows no fault only while its alerts are confirmed and delivery is up', async () => {
     const accessory = newAccessory();
     const sensor = create(accessory);
-    sensor.setFault(false);
+    sensor.setConfirmed(true);
     await expectState(accessory, false, C.StatusFault.NO_FAULT);
-    sensor.setFault(true);
+    sensor.setDeliveryDown(true);
     await expectState(accessory, false, C.StatusFault.GENERAL_FAULT);
+    sensor.setConfirmed(false);
+    sensor.setDeliveryDown(false);
+    await expectState(accessory, false, C.StatusFault.GENERAL_FAULT);
+    sensor.setConfirmed(true);
+    await expectState(accessory, false, C.StatusFault.NO_FAULT);
   });
 
   it('takes a new name and timeout from the config on the next start, keeping the UUID', () => {
@@ -186,7 +191,7 @@ describe('MotionSensorAccessory', () => {
   it('restores a cached accessory with one MotionSensor service and this session’s state', async () => {
     const accessory = newAccessory();
     const sensor = create(accessory);
-    sensor.setFault(false);
+    sensor.setConfirmed(true);
     sensor.motionDetected();
 
     const restored = reloadFromCache(accessory);
@@ -194,5 +199,105 @@ describe('MotionSensorAccessory', () => {
     expect(restored.UUID).toBe(accessory.UUID);
     expect(restored.services.filter((service) => service.UUID === Service.MotionSensor.UUID)).toHaveLength(1);
     await expectState(restored, false, C.StatusFault.GENERAL_FAULT);
+  });
+});
+
+describe('the doorbell button', () => {
+  let doorbells: DoorbellAccessory[];
+
+  beforeEach(() => {
+    doorbells = [];
+  });
+
+  afterEach(() => {
+    doorbells.forEach((doorbell) => doorbell.dispose());
+  });
+
+  function create(accessory: PlatformAccessory, settings = FRONT_DOOR): DoorbellAccessory {
+    const doorbell = new DoorbellAccessory(api, accessory, settings);
+    doorbells.push(doorbell);
+    return doorbell;
+  }
+
+  const servicesOf = (accessory: PlatformAccessory) => accessory.services.map((service) => service.UUID);
+  const switchEvents = (accessory: PlatformAccessory) =>
+    [Service.Doorbell, Service.StatelessProgrammableSwitch].map((type) => accessory.getService(type)!.getCharacteristic(C.ProgrammableSwitchEvent));
+
+  /** Every ProgrammableSwitchEvent each service sends, as a paired controller would get them. */
+  function recordPresses(accessory: PlatformAccessory): unknown[][] {
+    return switchEvents(accessory).map((characteristic) => {
+      const presses: unknown[] = [];
+      characteristic.on('change', ({ newValue }) => presses.push(newValue));
+      return presses;
+    });
+  }
+
+  it('adds a Doorbell and a StatelessProgrammableSwitch, the motion sensor staying primary', () => {
+    const accessory = newAccessory();
+    create(accessory);
+
+    expect(servicesOf(accessory)).toEqual(
+      expect.arrayContaining([Service.MotionSensor.UUID, Service.Doorbell.UUID, Service.StatelessProgrammableSwitch.UUID]),
+    );
+    expect(accessory.getService(Service.MotionSensor)!.isPrimaryService).toBe(true);
+    expect(accessory.getService(Service.Doorbell)!.isPrimaryService).toBe(false);
+    for (const characteristic of switchEvents(accessory)) {
+      expect(characteristic.props.validValues).toEqual([C.ProgrammableSwitchEvent.SINGLE_PRESS]);
+    }
+  });
+
+  it('fires SINGLE_PRESS on both at a ring, every ring, within milliseconds, and leaves motion alone', async () => {
+    const accessory = newAccessory();
+    const doorbell = create(accessory);
+    doorbell.setConfirmed(true);
+    const presses = recordPresses(accessory);
+
+    const started = performance.now();
+    expect(doorbell.rang()).toBe(true);
+    doorbell.rang();
+    const elapsedMs = performance.now() - started;
+
+    expect(presses).toEqual([
+      [C.ProgrammableSwitchEvent.SINGLE_PRESS, C.ProgrammableSwitchEvent.SINGLE_PRESS],
+      [C.ProgrammableSwitchEvent.SINGLE_PRESS, C.ProgrammableSwitchEvent.SINGLE_PRESS],
+    ]);
+    expect(elapsedMs).toBeLessThan(20);
+    await expectState(accessory, false, C.StatusFault.NO_FAULT);
+  });
+
+  it('has neither service with button false, and a ring does nothing', () => {
+    const accessory = newAccessory();
+    const doorbell = create(accessory, { ...FRONT_DOOR, button: false });
+
+    expect(servicesOf(accessory)).not.toContain(Service.Doorbell.UUID);
+    expect(servicesOf(accessory)).not.toContain(Service.StatelessProgrammableSwitch.UUID);
+    expect(doorbell.rang()).toBe(false);
+  });
+
+  it('removes both services from a cached accessory when the button is turned off, keeping its UUID', () => {
+    const accessory = newAccessory();
+    create(accessory).dispose();
+    const restored = reloadFromCache(accessory);
+    expect(servicesOf(restored)).toContain(Service.Doorbell.UUID);
+
+    create(restored, { ...FRONT_DOOR, button: false });
+
+    expect(restored.UUID).toBe(accessory.UUID);
+    expect(servicesOf(restored)).not.toContain(Service.Doorbell.UUID);
+    expect(servicesOf(restored)).not.toContain(Service.StatelessProgrammableSwitch.UUID);
+    expect(servicesOf(restored)).toContain(Service.MotionSensor.UUID);
+  });
+
+  it('takes over the services of a cached accessory instead of adding them twice', () => {
+    const accessory = newAccessory();
+    create(accessory).dispose();
+    const restored = reloadFromCache(accessory);
+    const doorbell = create(restored);
+    const presses = recordPresses(restored);
+
+    expect(servicesOf(restored).filter((uuid) => uuid === Service.Doorbell.UUID)).toHaveLength(1);
+    expect(servicesOf(restored).filter((uuid) => uuid === Service.StatelessProgrammableSwitch.UUID)).toHaveLength(1);
+    doorbell.rang();
+    expect(presses).toEqual([[C.ProgrammableSwitchEvent.SINGLE_PRESS], [C.ProgrammableSwitchEvent.SINGLE_PRESS]]);
   });
 });

@@ -3,6 +3,7 @@ import type os from 'node:os';
 import { describe, expect, it, jest } from '@jest/globals';
 import { Ajv } from 'ajv';
 import { type ConfigResult, parseConfig } from '../../src/config/parse-config.js';
+import { pushAddressWarnings } from '../../src/config/push-settings.js';
 import { EXPECTED } from '../../src/config/messages.js';
 import { UI_KEYWORDS } from '../../src/config/schema-check.js';
 import { PLATFORM_NAME } from '../../src/settings.js';
@@ -126,14 +127,12 @@ describe('parseConfig: valid blocks', () => {
       settings: {
         account: { ...ACCOUNT, majorVersion: 14, minorVersion: 0 },
         doorbellServerUrl: 'https://doorbell.example.com',
-        doorbells: [{ deviceId: '1234567', name: 'Front Door', motionTimeout: 30 }],
+        doorbells: [{ deviceId: '1234567', name: 'Front Door', motionTimeout: 30, button: true }],
         push: {
-          port: 47850,
-          host: '0.0.0.0',
-          publicUrl: 'http://192.168.1.20:47850',
-          service: 'webhook',
-          os: 'linux',
-          dictVersion: '2.0.0',
+          mode: 'direct',
+          relay: { relayUrl: 'https://ntfy.sh' },
+          direct: { port: 47850, host: '0.0.0.0', publicUrl: 'http://192.168.1.20:47850' },
+          registration: { service: 'webhook', os: 'linux', dictVersion: '2.0.0' },
         },
       },
     });
@@ -143,16 +142,20 @@ describe('parseConfig: valid blocks', () => {
     expect(settingsOf(parseConfig({ ...MINIMAL, name: undefined }, { ...LAN, platform: 'darwin' }))).toStrictEqual({
       account: { ...MINIMAL.account, majorVersion: 14, minorVersion: 0 },
       doorbellServerUrl: 'https://doorbell.example.com',
-      doorbells: [{ deviceId: '1234567', name: 'Doorbell 1234567', motionTimeout: 60 }],
+      doorbells: [{ deviceId: '1234567', name: 'Doorbell 1234567', motionTimeout: 60, button: true }],
       push: {
-        port: 47850,
-        host: '0.0.0.0',
-        publicUrl: 'http://192.168.1.20:47850',
-        service: 'webhook',
-        os: 'darwin',
-        dictVersion: '2.0.0',
+        mode: 'relay',
+        relay: { relayUrl: 'https://ntfy.sh' },
+        direct: { port: 47850, host: '0.0.0.0', publicUrl: 'http://192.168.1.20:47850' },
+        registration: { service: 'webhook', os: 'darwin', dictVersion: '2.0.0' },
       },
     });
+  });
+
+  it('gives every doorbell a button unless turned off', () => {
+    const block = withDoorbells({ deviceId: '1' }, { deviceId: '2', button: false }, { deviceId: '3', button: true });
+    expect(settingsOf(parseConfig(block, LAN)).doorbells.map((doorbell) => doorbell.button)).toEqual([true, false, true]);
+    expect(problemsOf(parseConfig(withDoorbells({ deviceId: '1', button: 'no' }), LAN))).toEqual(['doorbells[0].button must be true or false', NONE_LEFT]);
   });
 
   it('lets the platform motionTimeout apply to doorbells without their own', () => {
@@ -160,23 +163,45 @@ describe('parseConfig: valid blocks', () => {
     expect(settingsOf(parseConfig(block, LAN)).doorbells.map((doorbell) => doorbell.motionTimeout)).toEqual([3600, 5]);
   });
 
-  it('builds the default publicUrl from the configured port', () => {
-    expect(settingsOf(parseConfig({ ...MINIMAL, push: { port: 8080 } }, LAN)).push.publicUrl).toBe(
-      'http://192.168.1.20:8080',
-    );
+  it('builds the default publicUrl of direct mode from the configured port', () => {
+    const push = settingsOf(parseConfig({ ...MINIMAL, push: { mode: 'direct', port: 8080 } }, LAN)).push;
+    expect(push).toMatchObject({ mode: 'direct', direct: { publicUrl: 'http://192.168.1.20:8080' } });
   });
 
   it('falls back to loopback for the publicUrl on a machine without a network', () => {
-    expect(settingsOf(parseConfig(MINIMAL, OFFLINE)).push.publicUrl).toBe('http://127.0.0.1:47850');
+    expect(settingsOf(parseConfig(MINIMAL, OFFLINE)).push.direct.publicUrl).toBe('http://127.0.0.1:47850');
   });
 
   it("takes push.os from the machine's platform when not injected", () => {
-    expect(settingsOf(parseConfig(MINIMAL, { networkInterfaces: LAN.networkInterfaces })).push.os).toBe(process.platform);
+    expect(settingsOf(parseConfig(MINIMAL, { networkInterfaces: LAN.networkInterfaces })).push.registration.os).toBe(process.platform);
   });
 
   it('keeps the configured push values', () => {
     const push = { port: 1, host: '::', publicUrl: 'https://hook.example.net', service: 's', os: 'o', dictVersion: '3' };
-    expect(settingsOf(parseConfig({ ...MINIMAL, push }, LAN)).push).toStrictEqual(push);
+    expect(settingsOf(parseConfig({ ...MINIMAL, push }, LAN)).push).toStrictEqual({
+      mode: 'direct',
+      relay: { relayUrl: 'https://ntfy.sh' },
+      direct: { port: 1, host: '::', publicUrl: 'https://hook.example.net' },
+      registration: { service: 's', os: 'o', dictVersion: '3' },
+    });
+  });
+
+  it('delivers through the relay unless a public address or direct mode is set', () => {
+    const modeOf = (push: Record<string, unknown>) => settingsOf(parseConfig({ ...MINIMAL, push }, LAN)).push.mode;
+    expect([
+      modeOf({}),
+      modeOf({ publicUrl: 'https://hook.example.net' }),
+      modeOf({ mode: 'direct' }),
+      modeOf({ mode: 'relay', publicUrl: 'https://hook.example.net' }),
+    ]).toEqual(['relay', 'direct', 'direct', 'relay']);
+  });
+
+  it('keeps a self-hosted relay and its access token', () => {
+    const push = { relayUrl: 'https://ntfy.example.org/', relayToken: 'tk_0123456789abcdefghijklmnopqrs' };
+    expect(settingsOf(parseConfig({ ...MINIMAL, push }, LAN)).push.relay).toStrictEqual({
+      relayUrl: 'https://ntfy.example.org',
+      relayToken: 'tk_0123456789abcdefghijklmnopqrs',
+    });
   });
 
   it('removes trailing slashes from addresses', () => {
@@ -187,7 +212,7 @@ describe('parseConfig: valid blocks', () => {
       push: { publicUrl: 'http://192.168.1.9:47850/' },
     };
     const settings = settingsOf(parseConfig(block, LAN));
-    expect([settings.account?.serverUrl, settings.doorbellServerUrl, settings.push.publicUrl]).toEqual([
+    expect([settings.account?.serverUrl, settings.doorbellServerUrl, settings.push.direct.publicUrl]).toEqual([
       'https://account.example.com/api',
       'https://doorbell.example.com',
       'http://192.168.1.9:47850',
@@ -223,6 +248,7 @@ describe('parseConfig: device ids', () => {
       deviceId: expected,
       name: `Doorbell ${expected}`,
       motionTimeout: 60,
+      button: true,
     });
   });
 
@@ -331,11 +357,14 @@ describe('parseConfig: bad settings outside the doorbells make the block invalid
     [
       'a non-web push.publicUrl',
       { ...MINIMAL, push: { publicUrl: 'ftp://192.168.1.20' } },
-      'push.publicUrl must be an http:// or https:// address, like "http://192.168.1.20:47850"',
+      'push.publicUrl must be an http:// or https:// address, like "https://homebridge.example.com:47850"',
     ],
     ['an empty push.service', { ...MINIMAL, push: { service: '' } }, `push.service ${TEXT}`],
     ['an empty push.os', { ...MINIMAL, push: { os: '' } }, `push.os ${TEXT}`],
     ['an empty push.dictVersion', { ...MINIMAL, push: { dictVersion: '' } }, `push.dictVersion ${TEXT}`],
+    ['an unknown push.mode', { ...MINIMAL, push: { mode: 'webhook' } }, 'push.mode must be "relay" or "direct"'],
+    ['an http push.relayUrl', { ...MINIMAL, push: { relayUrl: 'http://ntfy.example.org' } }, `push.relayUrl ${HTTPS_RULE}`],
+    ['an empty push.relayToken', { ...MINIMAL, push: { relayToken: '' } }, `push.relayToken ${TEXT}`],
   ])('%s', (_, block, message) => {
     expect(parseConfig(JSON.parse(JSON.stringify(block)), LAN)).toEqual({ status: 'invalid', problems: [message] });
   });
@@ -479,6 +508,9 @@ describe('config.schema.json', () => {
         'doorbells[].name',
         'doorbells[].motionTimeout',
         'motionTimeout',
+        'push.mode',
+        'push.relayUrl',
+        'push.relayToken',
         'push.port',
         'push.host',
         'push.publicUrl',
@@ -496,5 +528,32 @@ describe('config.schema.json', () => {
   it('lays out every value setting exactly once', () => {
     const values = settingNames(schemaFile.schema).filter((name) => !['account', 'push', 'doorbells[]'].includes(name));
     expect(layoutKeys(schemaFile.layout).sort()).toEqual(values.sort());
+  });
+});
+
+describe('pushAddressWarnings', () => {
+  const warningsFor = (push: Record<string, unknown>) => pushAddressWarnings(settingsOf(parseConfig({ ...MINIMAL, push }, LAN)).push);
+
+  it.each([
+    ['a private IPv4 address', 'http://192.168.1.20:47850'],
+    ['the default LAN address', undefined],
+    ['a 10/8 address over https', 'https://10.1.2.3'],
+    ['a link-local address', 'http://169.254.10.20:47850'],
+    ['loopback', 'http://127.0.0.1:47850'],
+    ['an IPv6 unique local address', 'http://[fd00::5]:47850'],
+    ['an mDNS name', 'https://homebridge.local:47850'],
+  ])('warns that a cloud cannot reach %s, naming relay mode as the fix', (_, publicUrl) => {
+    const warnings = warningsFor({ mode: 'direct', ...(publicUrl === undefined ? {} : { publicUrl }) });
+    expect(warnings).toEqual([expect.stringContaining('a local address that a cloud service cannot reach')]);
+    expect(warnings[0]).toContain('relay mode');
+  });
+
+  it('warns that a public http address sends every delivery unencrypted', () => {
+    expect(warningsFor({ publicUrl: 'http://203.0.113.7:47850' })).toEqual([expect.stringContaining('crosses the internet unencrypted')]);
+  });
+
+  it('says nothing of a public https address, nor in relay mode', () => {
+    expect(warningsFor({ publicUrl: 'https://home.example.com/doorbell' })).toEqual([]);
+    expect(warningsFor({ publicUrl: 'http://192.168.1.20:47850', mode: 'relay' })).toEqual([]);
   });
 });

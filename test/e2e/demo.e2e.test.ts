@@ -121,11 +121,12 @@ describeWithBuiltPlugin('the demo (npm start --loopback) with npm run motion', (
   );
 
   it(
-    'delivers motion to the plugin: the receiver answers 202 and Homebridge logs "Motion at Front Door"',
+    'runs in relay mode, the default, and delivers motion through the relay: Homebridge logs "Motion at Front Door"',
     async () => {
+      expect(demo.lines).toContainEqual(expect.stringMatching(/^\[homebridge\] \[Doorbell Motion\] push relay connected: http:\/\/127\.0\.0\.1:\d+$/));
       const motion = await runMotion(['1234567', '--dir', dir]);
 
-      expect(motion).toEqual({ code: 0, output: expect.stringMatching(/^Delivered motion for 1234567 \(Front Door\): receiver answered 202/) });
+      expect(motion).toEqual({ code: 0, output: expect.stringMatching(/^Delivered motion for 1234567 \(Front Door\): the push address answered 200/) });
       await demo.waitForLine(/^\[homebridge\] \[Doorbell Motion\] Motion at Front Door$/, LOG_TIMEOUT_MS);
     },
     MOTION_TIMEOUT_MS + LOG_TIMEOUT_MS,

@@ -100,4 +100,38 @@ describe('parseNotification', () => {
     expect(parsed('{"device_id": 5, "kind": "motion", "ding": "yes"}').deviceId).toBe('5');
     expect(rejection('{"device_id": 5, "kind": "motion", "ding": {}}')).toMatch(/device_id/);
   });
+
+  describe("the doorbell service's own payload", () => {
+    const payload = (category: unknown, subtype: string, deviceId: unknown = 1234567, dingId: unknown = '6975233002112450000') =>
+      JSON.stringify({
+        android_config: { category, priority: 'high' },
+        data: { device: { id: deviceId, kind: 'doorbell_v3' }, event: { ding: { id: dingId, subtype, created_at: '2026-11-22T10:00:00Z' } } },
+      });
+
+    it.each(['human', 'vehicle', 'other_motion', 'motion'])('reads a %s detection as a motion', (subtype) => {
+      expect(parsed(payload('com.ring.pn.live-event.motion', subtype))).toEqual({ deviceId: '1234567', kind: 'motion', id: '6975233002112450000' });
+    });
+
+    it('reads a ring as a ding, and another category as its last part', () => {
+      expect(parsed(payload('com.ring.pn.live-event.ding', 'ding')).kind).toBe('ding');
+      expect(parsed(payload('com.ring.pn.live-event.intercom_unlock', 'x')).kind).toBe('intercom_unlock');
+    });
+
+    it('keeps a device id above 2^53 and an integer event id exact', () => {
+      // Written as JSON integers: the placeholders are replaced by digits a JS number cannot hold.
+      const text = payload('com.ring.pn.live-event.motion', 'human', 'DEVICE', 'EVENT')
+        .replace('"DEVICE"', '9007199254740993')
+        .replace('"EVENT"', '6975233002112450001');
+      expect(parsed(text)).toMatchObject({ deviceId: '9007199254740993', id: '6975233002112450001' });
+    });
+
+    it('names the field of this shape that is wrong', () => {
+      expect(rejection(payload(undefined, 'human'))).toBe('android_config.category is missing or not a non-empty string');
+      expect(rejection(payload('com.ring.pn.live-event.', 'human'))).toBe('android_config.category is missing or not a non-empty string');
+      expect(rejection(payload('com.ring.pn.live-event.motion', 'human', 'front'))).toBe(
+        'data.device.id is missing or not an integer from 1 to 9223372036854775807',
+      );
+      expect(rejection(payload('com.ring.pn.live-event.motion', 'human', 1, 1.5))).toBe('data.event.ding.id is neither a string nor an integer');
+    });
+  });
 });

@@ -180,7 +180,29 @@ describe('installation identity and receiver secret', () => {
 
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     await expect(newStore().receiverSecret()).resolves.toBe(secret);
-    expect(JSON.parse(await readFile(join(folder, 'push.json'), 'utf8'))).toEqual({ receiverSecret: secret });
+    expect(JSON.parse(await readFile(join(folder, 'push.json'), 'utf8'))).toEqual({ receiverSecret: secret, relayTopic: expect.any(String) });
+  });
+
+  it('gives a relay topic of "up" and 12 base64url characters, stable across stores and unlike any other', async () => {
+    const pushSecrets = () => new PushSecretStore(openDataFolder(storagePath, log), log).secrets();
+    const { relayTopic } = await pushSecrets();
+
+    expect(relayTopic).toMatch(/^up[A-Za-z0-9_-]{12}$/);
+    await expect(pushSecrets()).resolves.toMatchObject({ relayTopic });
+    await rm(folder, { recursive: true });
+    await expect(pushSecrets()).resolves.not.toMatchObject({ relayTopic });
+  });
+
+  it('adds a relay topic to a push.json written before relay mode, keeping its receiver secret', async () => {
+    const secret = 'B'.repeat(43);
+    await mkdir(folder);
+    await writeFile(join(folder, 'push.json'), JSON.stringify({ receiverSecret: secret }));
+
+    const secrets = await new PushSecretStore(openDataFolder(storagePath, log), log).secrets();
+
+    expect(secrets).toEqual({ receiverSecret: secret, relayTopic: expect.stringMatching(/^up[A-Za-z0-9_-]{12}$/) });
+    expect(JSON.parse(await readFile(join(folder, 'push.json'), 'utf8'))).toEqual(secrets);
+    expect(log.lines).toEqual([]);
   });
 
   it('creates each value once when calls overlap, and loses no spent code', async () => {
@@ -275,6 +297,7 @@ describe('broken files', () => {
     ['installation.json', 'hashes that are not SHA-256', JSON.stringify({ installationId: 'id', spentCodeHashes: [MARKER] })],
     ['push.json', 'bad JSON', `{"receiverSecret": ${MARKER}}`],
     ['push.json', 'a short secret', JSON.stringify({ receiverSecret: MARKER })],
+    ['push.json', 'a topic that is not up and 12 characters', JSON.stringify({ receiverSecret: 'C'.repeat(43), relayTopic: MARKER })],
   ];
 
   it.each(cases)('treats %s with %s as absent, warning once without quoting it', async (name, _problem, content) => {

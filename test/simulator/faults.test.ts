@@ -88,6 +88,19 @@ describe('simulator: injected faults', () => {
     expect((await send(regionUrl(simulator()))).status).toBe(200);
   });
 
+  it('applies a fault with a deviceId to that doorbell\'s subscriptions alone', async () => {
+    const token = await signIn(simulator());
+    await register(simulator(), token);
+    simulator().injectFault('subscribe', { status: 503, deviceId: '42', times: 2 });
+
+    const statuses = [];
+    for (const deviceId of ['7', '42', '7', '42', '42']) {
+      statuses.push((await subscribe(simulator(), token, deviceId)).status);
+    }
+
+    expect(statuses).toEqual([200, 503, 200, 503, 200]);
+  });
+
   it('does not spend a fault on a request its route does not serve', async () => {
     simulator().injectFault('login', { status: 503 });
 
@@ -102,6 +115,7 @@ describe('simulator: injected faults', () => {
     ['region', { retryAfter: '1', delayMs: 5 }, 'retryAfter needs status'],
     ['login', { status: 99 }, 'status must be 200-599'],
     ['login', { status: 500, times: 0 }, 'times must be an integer >= 1'],
+    ['register', { status: 500, deviceId: '7' }, 'deviceId applies to the subscribe route only'],
   ])('refuses a %s fault that cannot work: %j', (route, fault, message) => {
     expect(() => simulator().injectFault(route, fault)).toThrow(message);
   });

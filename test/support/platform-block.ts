@@ -7,8 +7,10 @@ import { PLATFORM_NAME } from '../../src/settings.js';
 export interface LoopbackEndpoints {
   accountUrl: string;
   doorbellUrl: string;
-  /** The push receiver's port on 127.0.0.1. */
-  pushPort: number;
+  /** Relay mode: the loopback push relay (`simulator/relay`). */
+  relayUrl?: string;
+  /** Direct mode (without relayUrl): the push receiver's port on 127.0.0.1. */
+  pushPort?: number;
 }
 
 export interface LoopbackAccount {
@@ -27,8 +29,9 @@ export interface LoopbackPlatform {
 }
 
 /**
- * The receiver listens on loopback and is registered at a loopback address, since the simulator
- * delivers to loopback only (the default public address is this machine's first LAN address).
+ * Relay mode when the endpoints have a relay, else direct mode with the receiver on loopback,
+ * registered at a loopback address: the simulator delivers to loopback only (the default public
+ * address is this machine's first LAN address).
  */
 export function loopbackPlatformBlock(
   endpoints: LoopbackEndpoints,
@@ -42,7 +45,17 @@ export function loopbackPlatformBlock(
     doorbellServerUrl: endpoints.doorbellUrl,
     doorbells,
     motionTimeout,
-    push: { host: '127.0.0.1', port: endpoints.pushPort, publicUrl: `http://127.0.0.1:${endpoints.pushPort}` },
+    push: pushBlock(endpoints),
     ...overrides,
   };
+}
+
+function pushBlock({ relayUrl, pushPort }: LoopbackEndpoints): Record<string, unknown> {
+  if (relayUrl !== undefined) {
+    return { mode: 'relay', relayUrl };
+  }
+  if (pushPort === undefined) {
+    throw new Error('a loopback platform block needs a relayUrl or a pushPort');
+  }
+  return { mode: 'direct', host: '127.0.0.1', port: pushPort, publicUrl: `http://127.0.0.1:${pushPort}` };
 }

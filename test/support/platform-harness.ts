@@ -24,6 +24,17 @@ export const DOORBELLS = [
 /** Retries in milliseconds instead of minutes, so background recovery is observable in a test. */
 export const FAST: PlatformTiming = {
   schedule: { firstRetryMs: 40, maxRetryMs: 160, refreshMs: 60 * 60_000 },
+  relay: {
+    aliveMs: 2_000,
+    firstReconnectMs: 20,
+    maxReconnectMs: 200,
+    stableMs: 1_000,
+    refusedRetryMs: 500,
+    maxRetryAfterMs: 500,
+    faultAfterMs: 300,
+    staleMs: 120_000,
+  },
+  relayConnectWaitMs: 2_000,
   retry: { minDelayMs: 1, maxDelayMs: 4, waitForRetryAfter: async () => undefined },
 };
 
@@ -33,9 +44,13 @@ export interface RunningPlatform {
   platform: DoorbellMotionPlatform;
 }
 
-/** A DoorbellMotion block for the simulator, with the receiver on loopback. */
-export function platformConfig(sim: Simulator, pushPort: number, overrides: Record<string, unknown> = {}): PlatformConfig {
-  const endpoints = { accountUrl: sim.accountUrl, doorbellUrl: sim.doorbellUrl, pushPort };
+/**
+ * A DoorbellMotion block for the simulator: direct mode with the receiver on loopback at `push`
+ * when it is a port, relay mode through the loopback relay at `push` when it is its URL.
+ */
+export function platformConfig(sim: Simulator, push: number | string, overrides: Record<string, unknown> = {}): PlatformConfig {
+  const delivery = typeof push === 'number' ? { pushPort: push } : { relayUrl: push };
+  const endpoints = { accountUrl: sim.accountUrl, doorbellUrl: sim.doorbellUrl, ...delivery };
   const block = loopbackPlatformBlock(endpoints, { name: 'Doorbell Motion', account: ACCOUNT, doorbells: DOORBELLS, motionTimeout: 5 }, overrides);
   return block as PlatformConfig;
 }

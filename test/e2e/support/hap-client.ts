@@ -25,6 +25,8 @@ function hapType(shortType: string): string {
 export const HapService = {
   AccessoryInformation: hapType('3E'),
   MotionSensor: hapType('85'),
+  Doorbell: hapType('121'),
+  StatelessProgrammableSwitch: hapType('89'),
 } as const;
 
 export const HapCharacteristic = {
@@ -34,6 +36,7 @@ export const HapCharacteristic = {
   SerialNumber: hapType('30'),
   MotionDetected: hapType('22'),
   StatusFault: hapType('77'),
+  ProgrammableSwitchEvent: hapType('73'),
 } as const;
 
 /** Where a characteristic lives (accessory and characteristic instance ids), and its value format. */
@@ -122,6 +125,7 @@ export class HapTestClient {
   /** Characteristic changes the bridge sent and nextEvent has not handed out yet, oldest first. */
   private readonly unclaimedEvents: CharacteristicEvent[] = [];
   private readonly eventArrived = new EventEmitter();
+  private subscribed = false;
 
   private constructor(private readonly client: HttpClient) {
     client.on('event', (body: { characteristics: CharacteristicEvent[] }) => {
@@ -160,8 +164,16 @@ export class HapTestClient {
     return characteristics.map((characteristic) => decodeValue(characteristic, valueById.get(characteristicId(characteristic))));
   }
 
-  /** Asks for change events, which nextEvent then hands out. */
+  /**
+   * Asks for change events, which nextEvent then hands out. Once per controller: hap-controller adds
+   * a second decrypting reader to the connection on a second call, and the two then spin forever on
+   * frames neither can decrypt, blocking the test process.
+   */
   async subscribe(...characteristics: CharacteristicRef[]): Promise<void> {
+    if (this.subscribed) {
+      throw new Error('HapTestClient.subscribe may be called once: subscribe to every characteristic a test needs at once');
+    }
+    this.subscribed = true;
     await this.request(this.client.subscribeCharacteristics(characteristics.map(characteristicId)), 'subscribe');
   }
 

@@ -38,7 +38,7 @@ export const DOORBELLS = [
 export const SERIAL_NUMBERS = DOORBELLS.map(({ deviceId }) => String(deviceId));
 
 /** Where the plugin sends its requests and receives its notifications. */
-export type PluginEndpoints = LoopbackEndpoints;
+export type PluginEndpoints = LoopbackEndpoints & { pushPort: number };
 
 /** The full block for the simulator. */
 export function doorbellMotionPlatform(endpoints: PluginEndpoints, overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { freeLoopbackPort, type HomebridgeProcess, type StopResult } from '../../support/homebridge-process.js';
 import { startSimulator, type Simulator } from '../../../simulator/index.js';
+import { startRelay } from '../../../simulator/relay/index.js';
+import type { Relay } from '../../../simulator/relay/types.js';
 import { linesRevealing } from '../../support/log-secrets.js';
 import { pollUntil } from '../../support/poll.js';
 import { findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef } from './hap-client.js';
@@ -33,6 +35,11 @@ export interface DoorbellSensor {
   statusFault: CharacteristicRef;
 }
 
+export interface RigOptions {
+  /** How notifications reach the plugin: its own receiver, or the loopback relay. */
+  delivery: 'direct' | 'relay';
+}
+
 export class PluginRig {
   private pairedController: HapTestClient | undefined;
   private running: HomebridgeProcess | undefined;
@@ -42,14 +49,25 @@ export class PluginRig {
     readonly sandbox: HomebridgeSandbox,
     readonly simulator: Simulator,
     readonly endpoints: PluginEndpoints,
+    /** The loopback push relay, in relay mode. */
+    readonly relay: Relay | undefined,
   ) {}
 
-  /** A fresh storage whose config.json holds the full platform block for the simulator. */
-  static async create(runtime: HomebridgeRuntime): Promise<PluginRig> {
+  /**
+   * A fresh storage whose config.json holds the full platform block for the simulator: direct mode,
+   * or relay mode through a loopback relay of the rig's own.
+   */
+  static async create(runtime: HomebridgeRuntime, { delivery }: RigOptions = { delivery: 'direct' }): Promise<PluginRig> {
     const sandbox = await HomebridgeSandbox.create();
     const simulator = await startSimulator(SIMULATOR_OPTIONS);
-    const endpoints = { accountUrl: simulator.accountUrl, doorbellUrl: simulator.doorbellUrl, pushPort: await freeLoopbackPort() };
-    const rig = new PluginRig(runtime, sandbox, simulator, endpoints);
+    const relay = delivery === 'relay' ? await startRelay() : undefined;
+    const endpoints = {
+      accountUrl: simulator.accountUrl,
+      doorbellUrl: simulator.doorbellUrl,
+      pushPort: await freeLoopbackPort(),
+      ...(relay === undefined ? {} : { relayUrl: relay.url }),
+    };
+    const rig = new PluginRig(runtime, sandbox, simulator, endpoints, relay);
     await sandbox.writeConfig([doorbellMotionPlatform(endpoints)]);
     return rig;
   }
@@ -95,14 +113,14 @@ export class PluginRig {
     return (await this.controller()).read(...faultsOf.map(({ statusFault }) => statusFault));
   }
 
-  /** Waits, bounded, until every sensor shows `expected` (the plugin works in the background). */
-  async waitForStatusFaults(expected: number, timeoutMs: number): Promise<void> {
-    const sensors = await this.sensors();
+  /** Waits, bounded, until every sensor (or each of `only`) shows `expected`: the plugin works in the background. */
+  async waitForStatusFaults(expected: number, timeoutMs: number, only?: readonly DoorbellSensor[]): Promise<void> {
+    const sensors = only ?? (await this.sensors());
     await pollUntil(
       () => this.statusFaults(sensors),
       (faults) => faults.every((fault) => fault === expected),
       timeoutMs,
-      `StatusFault ${expected} on every doorbell`,
+      `StatusFault ${expected} on ${only === undefined ? 'every doorbell' : only.map(({ name }) => String(name)).join(', ')}`,
     );
   }
 
@@ -139,6 +157,7 @@ export class PluginRig {
   async dispose(): Promise<void> {
     await this.pairedController?.close();
     await this.sandbox.dispose();
+    await this.relay?.close();
     await this.simulator.close();
   }
 }
@@ -147,11 +166,15 @@ export class PluginRig {
  * A rig for the enclosing describe: created before its tests, with `prepare` run on it (faults to
  * inject, say; awaited when it returns a promise) before any test starts Homebridge, and disposed after them.
  */
-export function useRig(runtime: HomebridgeRuntime, prepare: (rig: PluginRig) => unknown = () => undefined): () => PluginRig {
+export function useRig(
+  runtime: HomebridgeRuntime,
+  prepare: (rig: PluginRig) => unknown = () => undefined,
+  options?: RigOptions,
+): () => PluginRig {
   let rig: PluginRig | undefined;
   beforeAll(async () => {
     await runtime.binary();
-    rig = await PluginRig.create(runtime);
+    rig = await PluginRig.create(runtime, options);
     await prepare(rig);
   }, RUNTIME_SETUP_TIMEOUT_MS);
   afterAll(() => rig?.dispose(), STOP_TIMEOUT_MS * 2);

@@ -1,0 +1,47 @@
+import type { API, PlatformAccessory, Service } from 'homebridge';
+
+/**
+ * A ring as a HomeKit doorbell press on the doorbell's accessory: a Doorbell service, which the Home
+ * app shows as a doorbell with "doorbell rang" notifications, and a StatelessProgrammableSwitch,
+ * which offers press automations. Both fire SINGLE_PRESS, the only press a ring can be.
+ */
+export class DoorbellButton {
+  private constructor(
+    private readonly api: API,
+    private readonly services: readonly Service[],
+  ) {}
+
+  /** Adds both services, or takes them over from a cached accessory. */
+  static attach(api: API, accessory: PlatformAccessory, name: string): DoorbellButton {
+    const { Characteristic, Service } = api.hap;
+    const services = [Service.Doorbell, Service.StatelessProgrammableSwitch].map((type) => {
+      const service = accessory.getService(type) ?? accessory.addService(type, name);
+      service.updateCharacteristic(Characteristic.Name, name);
+      // Without this, the Home app offers double and long presses that can never happen.
+      service.getCharacteristic(Characteristic.ProgrammableSwitchEvent).setProps({
+        validValues: [Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS],
+      });
+      return service;
+    });
+    return new DoorbellButton(api, services);
+  }
+
+  /** Removes both services, if a cached accessory has them; the accessory and its UUID stay. */
+  static detach(api: API, accessory: PlatformAccessory): void {
+    const { Service } = api.hap;
+    for (const type of [Service.Doorbell, Service.StatelessProgrammableSwitch]) {
+      const service = accessory.getService(type);
+      if (service !== undefined) {
+        accessory.removeService(service);
+      }
+    }
+  }
+
+  /** An event, not a state: every ring notifies, even the same press twice in a row. */
+  ring(): void {
+    const { ProgrammableSwitchEvent } = this.api.hap.Characteristic;
+    for (const service of this.services) {
+      service.getCharacteristic(ProgrammableSwitchEvent).sendEventNotification(ProgrammableSwitchEvent.SINGLE_PRESS);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import { BlockList, isIP } from 'node:net';
+import os from 'node:os';
+import { isLoopbackHost } from '../secure-url.js';
+
+/** How notifications reach the plugin, and what the push registration sends. */
+export interface PushSettings {
+  mode: 'relay' | 'direct';
+  relay: { relayUrl: string; relayToken?: string };
+  direct: { host: string; port: number; publicUrl: string };
+  /** Sent with the push registration as pn_service, os and pn_dict_version. */
+  registration: { service: string; os: string; dictVersion: string };
+}
+
+/** The push block as the schema leaves it once valid: Ajv has filled in the defaults. */
+export interface SchemaPush {
+  mode?: 'relay' | 'direct';
+  relayUrl?: string;
+  relayToken?: string;
+  port: number;
+  host: string;
+  publicUrl?: string;
+  service: string;
+  os?: string;
+  dictVersion: string;
+}
+
+/** What the settings read from the machine, injectable for tests. */
+export interface Environment {
+  networkInterfaces?: () => NodeJS.Dict<os.NetworkInterfaceInfo[]>;
+  platform?: string;
+}
+
+/** The public ntfy server: nothing to set up. A self-hosted ntfy works the same. */
+export const DEFAULT_RELAY_URL = 'https://ntfy.sh';
+
+/** Relay unless the user gave an address the push service can reach the receiver at. */
+export function toPushSettings(push: SchemaPush, environment: Environment): PushSettings {
+  const mode = push.mode ?? (push.publicUrl === undefined ? 'relay' : 'direct');
+  const lanAddress = () => firstLanAddress(environment.networkInterfaces ?? os.networkInterfaces);
+  return {
+    mode,
+    relay: {
+      relayUrl: withoutTrailingSlashes(push.relayUrl ?? DEFAULT_RELAY_URL),
+      ...(push.relayToken === undefined ? {} : { relayToken: push.relayToken }),
+    },
+    direct: {
+      host: push.host,
+      port: push.port,
+      publicUrl: push.publicUrl === undefined ? `http://${lanAddress()}:${push.port}` : withoutTrailingSlashes(push.publicUrl),
+    },
+    registration: { service: push.service, os: push.os ?? environment.platform ?? process.platform, dictVersion: push.dictVersion },
+  };
+}
+
+/** Paths are appended to these addresses, so `https://x/` must not become `https://x//api`. */
+export function withoutTrailingSlashes(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** The first IPv4 address other machines can reach; loopback on a machine without a network. */
+function firstLanAddress(networkInterfaces: () => NodeJS.Dict<os.NetworkInterfaceInfo[]>): string {
+  const lan = Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address?.family === 'IPv4' && !address.internal);
+  return lan?.address ?? '127.0.0.1';
+}
+
+const NOT_ON_THE_INTERNET = new BlockList();
+for (const [network, prefix] of [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16], ['100.64.0.0', 10]] as const) {
+  NOT_ON_THE_INTERNET.addSubnet(network, prefix, 'ipv4');
+}
+NOT_ON_THE_INTERNET.addSubnet('fc00::', 7, 'ipv6');
+NOT_ON_THE_INTERNET.addSubnet('fe80::', 10, 'ipv6');
+
+/** Loopback, private (RFC 1918, unique local, shared address space), link-local, or a `.local` mDNS name. */
+function isUnreachableFromInternet(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (isLoopbackHost(host) || host.endsWith('.local')) {
+    return true;
+  }
+  const family = isIP(host);
+  return family !== 0 && NOT_ON_THE_INTERNET.check(host, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Start-up warnings about where direct mode asks the cloud to deliver; none in relay mode. */
+export function pushAddressWarnings({ mode, direct }: PushSettings): string[] {
+  if (mode !== 'direct') {
+    return [];
+  }
+  const url = new URL(direct.publicUrl);
+  if (isUnreachableFromInternet(url.hostname)) {
+    return [
+      `push.publicUrl ${url.origin} is a local address that a cloud service cannot reach, so motion alerts will not arrive. ` +
+        'Use relay mode (push.mode "relay", the default without push.publicUrl), or set push.publicUrl to an address reachable from the internet.',
+    ];
+  }
+  if (url.protocol === 'http:') {
+    return [
+      `push.publicUrl ${url.origin} is plain http: every delivery, the secret path included, crosses the internet unencrypted. ` +
+        'Put an https reverse proxy in front of the receiver, or use relay mode.',
+    ];
+  }
+  return [];
+}

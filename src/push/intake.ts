@@ -1,0 +1,56 @@
+import { errorMessage, type Logger } from '../log.js';
+import { DuplicateFilter } from './duplicate-filter.js';
+import { parseNotification, type DoorbellNotification } from './notification.js';
+import { decodeUtf8 } from './request-body.js';
+
+/** 16 KiB: 16,384 bytes are allowed, one more is refused. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/** How a pushed body was judged; the reason is for the debug log and never quotes the body. */
+export type IntakeVerdict = { accepted: true; reason: string } | { accepted: false; tooLarge: boolean; reason: string };
+
+/**
+ * Where every pushed body is judged, whichever way it came (the receiver, the relay): size, UTF-8,
+ * JSON, the notification's shape, duplicates. A fresh valid notification goes to `onNotification`.
+ */
+export class NotificationIntake {
+  private readonly duplicates: DuplicateFilter;
+
+  constructor(
+    private readonly onNotification: (notification: DoorbellNotification) => void,
+    private readonly log: Logger,
+    /** Injectable clock for the duplicate window. */
+    now?: () => number,
+  ) {
+    this.duplicates = new DuplicateFilter(now === undefined ? {} : { now });
+  }
+
+  accept(body: Buffer): IntakeVerdict {
+    if (body.length > MAX_BODY_BYTES) {
+      return { accepted: false, tooLarge: true, reason: `body is larger than ${MAX_BODY_BYTES} bytes` };
+    }
+    const text = decodeUtf8(body);
+    if (text === undefined) {
+      return { accepted: false, tooLarge: false, reason: 'body is not UTF-8' };
+    }
+    const parsed = parseNotification(text);
+    if (!parsed.ok) {
+      return { accepted: false, tooLarge: false, reason: parsed.reason };
+    }
+    const { notification } = parsed;
+    if (this.duplicates.isDuplicate(notification.deviceId, notification.id)) {
+      return { accepted: true, reason: `duplicate for doorbell ${notification.deviceId} dropped` };
+    }
+    this.deliver(notification);
+    return { accepted: true, reason: `notification for doorbell ${notification.deviceId}` };
+  }
+
+  /** The sender did its part; a failure in the platform's handler is ours to report, not the sender's. */
+  private deliver(notification: DoorbellNotification): void {
+    try {
+      this.onNotification(notification);
+    } catch (error) {
+      this.log.warn(`Handling a notification for doorbell ${notification.deviceId} failed: ${errorMessage(error)}`);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { isJsonObject, isNonEmptyString } from '../json.js';
+
+/**
+ * The relay's subscribe stream (ntfy's JSON stream): one JSON object per line. `open` and `keepalive`
+ * only prove the stream is alive; `message` carries a notification; anything else is ignored.
+ */
+
+/**
+ * The longest line kept. A relay message holds at most a few KiB (ntfy: 4,096 bytes, a third more as
+ * base64); a longer line is dropped rather than buffered without end.
+ */
+export const MAX_LINE_BYTES = 64 * 1024;
+
+export type RelayLine =
+  | { kind: 'alive' }
+  | { kind: 'message'; id: string; time: number; body: Buffer }
+  | { kind: 'ignored' }
+  | { kind: 'bad'; reason: string };
+
+const ALIVE_EVENTS = new Set(['open', 'keepalive']);
+
+/** Reads one line; never throws, and a reason never quotes the line. */
+export function parseRelayLine(line: string): RelayLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { kind: 'bad', reason: 'line is not JSON' };
+  }
+  if (!isJsonObject(value) || typeof value.event !== 'string') {
+    return { kind: 'bad', reason: 'line is not an event object' };
+  }
+  if (ALIVE_EVENTS.has(value.event)) {
+    return { kind: 'alive' };
+  }
+  if (value.event !== 'message') {
+    return { kind: 'ignored' };
+  }
+  return parseMessage(value);
+}
+
+function parseMessage(value: Record<string, unknown>): RelayLine {
+  const { id, time, message, encoding } = value;
+  if (!isNonEmptyString(id) || typeof time !== 'number' || !Number.isFinite(time) || typeof message !== 'string') {
+    return { kind: 'bad', reason: 'message event without an id, a time or a message' };
+  }
+  if (encoding === 'base64') {
+    return /^[A-Za-z0-9+/]*={0,2}$/.test(message)
+      ? { kind: 'message', id, time, body: Buffer.from(message, 'base64') }
+      : { kind: 'bad', reason: 'message is not base64' };
+  }
+  if (encoding !== undefined && encoding !== '') {
+    return { kind: 'bad', reason: 'message has an unknown encoding' };
+  }
+  return { kind: 'message', id, time, body: Buffer.from(message, 'utf8') };
+}
+
+/**
+ * Splits a byte stream into lines, as they complete. A line longer than MAX_LINE_BYTES is reported
+ * as `undefined` (once) and its bytes dropped up to the next newline.
+ */
+export class LineSplitter {
+  private readonly decoder = new TextDecoder('utf-8');
+  private pending = '';
+  private overflowing = false;
+
+  push(chunk: Uint8Array): Array<string | undefined> {
+    const lines: Array<string | undefined> = [];
+    const parts = (this.pending + this.decoder.decode(chunk, { stream: true })).split('\n');
+    this.pending = parts.pop() ?? '';
+    for (const part of parts) {
+      // The end of an overlong line, already reported, is dropped with it.
+      if (!this.overflowing) {
+        lines.push(part);
+      }
+      this.overflowing = false;
+    }
+    if (Buffer.byteLength(this.pending) > MAX_LINE_BYTES) {
+      if (!this.overflowing) {
+        lines.push(undefined);
+      }
+      this.overflowing = true;
+      this.pending = '';
+    }
+    return lines.filter((line) => line === undefined || line.trim() !== '');
+  }
+}

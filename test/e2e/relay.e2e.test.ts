@@ -1,0 +1,74 @@
+/**
+ * Relay mode, the default a user gets, on real Homebridge 2 (the relay client is the plugin's own
+ * code, the same under either Homebridge; the motion suite covers Homebridge 1): the plugin keeps one stream to the
+ * loopback relay (ntfy protocol) and registers its topic; the simulated doorbell cloud delivers to the
+ * relay, and the motion reaches a paired HomeKit controller. A break of the stream loses nothing, and
+ * the topic never reaches the log.
+ */
+import { expect, it } from '@jest/globals';
+import { describeWithBuiltPlugin } from './support/built-plugin.js';
+import { changeOf } from './support/hap-client.js';
+import { START_TIMEOUT_MS } from './support/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { pluginLogLine } from './support/plugin-config.js';
+import { itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
+
+const SUBSCRIBED_TIMEOUT_MS = 10_000;
+
+/** From the cloud's delivery, through the relay, to the controller's event. */
+const MOTION_EVENT_TIMEOUT_MS = 5_000;
+
+/** The plugin reconnects after 1 to 2 s; the first backoff step with its jitter, and the request. */
+const RECONNECT_TIMEOUT_MS = 6_000;
+
+describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES.slice(0, 1))('$label, relay mode', (runtime) => {
+  const rig = useRig(runtime, undefined, { delivery: 'relay' });
+  let sensors: DoorbellSensor[];
+
+  it(
+    'opens the relay stream, registers <relay>/<topic>?up=1 and subscribes every doorbell',
+    async () => {
+      const homebridge = await rig().start();
+      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      const relay = rig().relay!;
+
+      await homebridge.waitForLine(pluginLogLine(`push relay connected: ${relay.url.replace(/\./g, '\\.')}`), 0);
+      const pushToken = rig().simulator.pushToken!;
+      expect(pushToken).toMatch(new RegExp(`^${relay.url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
+      expect(relay.subscriberCount(new URL(pushToken).pathname.slice(1))).toBe(1);
+      expect(homebridge.lines.some((line) => /Push receiver listening/.test(line))).toBe(false);
+    },
+    START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
+  );
+
+  it('turns a motion the cloud delivers to the relay into a MotionDetected event at the controller', async () => {
+    sensors = await rig().sensors();
+    const controller = await rig().controller();
+    await controller.subscribe(...sensors.map(({ motionDetected }) => motionDetected));
+    const [front] = sensors;
+
+    expect(await rig().simulator.deliverMotion(front.serialNumber, { id: 'relay-1' })).toMatchObject({ status: 200 });
+    await controller.nextEvent(changeOf(front.motionDetected, true), MOTION_EVENT_TIMEOUT_MS);
+  });
+
+  it(
+    'loses nothing across a break of the stream: a motion delivered meanwhile arrives after the reconnect',
+    async () => {
+      const controller = await rig().controller();
+      const garage = sensors[2];
+      const relay = rig().relay!;
+      const requestsBefore = relay.requests.length;
+
+      relay.dropStreams();
+      expect(await rig().simulator.deliverMotion(garage.serialNumber, { id: 'during-the-break' })).toMatchObject({ status: 200 });
+      await controller.nextEvent(changeOf(garage.motionDetected, true), RECONNECT_TIMEOUT_MS + MOTION_EVENT_TIMEOUT_MS);
+
+      const reconnect = relay.requests.slice(requestsBefore).find((request) => request.method === 'GET');
+      expect(reconnect?.rawQuery).toMatch(/^since=[A-Za-z0-9]{12}$/);
+      expect(await rig().statusFaults(sensors)).toEqual(sensors.map(() => NO_FAULT));
+    },
+    RECONNECT_TIMEOUT_MS + MOTION_EVENT_TIMEOUT_MS * 2,
+  );
+
+  itEndsCleanly(rig);
+});

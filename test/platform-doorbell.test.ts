@@ -1,0 +1,131 @@
+/**
+ * The doorbell as HomeKit sees it, through the whole platform on real HAP objects: a ring is a press
+ * of its button, the service's own payload is understood, each doorbell's fault clears as soon as its
+ * own subscription succeeds, and a config that cannot be used leaves no stale state behind.
+ */
+import { describe, expect, it } from '@jest/globals';
+import type { PlatformAccessory } from 'homebridge';
+import { accessoryUuid } from '../src/accessories/doorbell-accessory.js';
+import { hap } from './support/hap.js';
+import { DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
+import type { RunningPlatform } from './support/platform-harness.js';
+import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
+
+const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
+const { Characteristic, Service } = hap;
+const SINGLE_PRESS = Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS;
+
+function accessoryOf({ test }: RunningPlatform, deviceId: string): PlatformAccessory {
+  const accessory = test.registered.get(accessoryUuid(test.api, deviceId));
+  if (accessory === undefined) {
+    throw new Error(`no accessory for ${deviceId}`);
+  }
+  return accessory;
+}
+
+/** The ProgrammableSwitchEvent values the Doorbell and the switch service send from now on. */
+function recordPresses(accessory: PlatformAccessory): { doorbell: unknown[]; switch: unknown[] } {
+  const record = (type: typeof Service.Doorbell | typeof Service.StatelessProgrammableSwitch) => {
+    const presses: unknown[] = [];
+    accessory.getService(type)?.getCharacteristic(Characteristic.ProgrammableSwitchEvent).on('change', ({ newValue }) => presses.push(newValue));
+    return presses;
+  };
+  return { doorbell: record(Service.Doorbell), switch: record(Service.StatelessProgrammableSwitch) };
+}
+
+describe('the doorbell button', () => {
+  const bed = usePlatformTestbed();
+
+  it('turns a ding into SINGLE_PRESS on the Doorbell and the switch, once per event id, motion untouched', async () => {
+    const platform = bed.launch();
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    const presses = recordPresses(accessoryOf(platform, FRONT));
+
+    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding', id: 'ring-1' })).status).toBe(202);
+    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding', id: 'ring-1' })).status).toBe(202);
+    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding', id: 'ring-2' })).status).toBe(202);
+
+    expect(presses).toEqual({ doorbell: [SINGLE_PRESS, SINGLE_PRESS], switch: [SINGLE_PRESS, SINGLE_PRESS] });
+    expect(sensorValue(platform.test, FRONT, 'MotionDetected')).toBe(false);
+    expect(platform.log.lines.filter(({ message }) => message === 'Doorbell rang at Front Door')).toHaveLength(2);
+  });
+
+  it('with button false has no button services, and ignores a ding at debug level', async () => {
+    const platform = bed.launch({ overrides: { doorbells: [{ deviceId: FRONT, name: 'Front Door', button: false }, DOORBELLS[1]] } });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+
+    const accessory = accessoryOf(platform, FRONT);
+    expect(accessory.getService(Service.Doorbell)).toBeUndefined();
+    expect(accessory.getService(Service.StatelessProgrammableSwitch)).toBeUndefined();
+    expect(accessoryOf(platform, BACK).getService(Service.Doorbell)).toBeDefined();
+    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(202);
+    expect(platform.log.lines).toContainEqual({ level: 'debug', message: 'Ignored a ding notification at Front Door' });
+  });
+
+  it("reads the service's own payload: a person detection is a motion, a ring category a press", async () => {
+    const platform = bed.launch();
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    const presses = recordPresses(accessoryOf(platform, BACK));
+    const payload = (category: string, id: string) =>
+      `{"android_config":{"category":"com.ring.pn.live-event.${category}"},"data":{"device":{"id":${BACK}},"event":{"ding":{"id":"${id}","subtype":"human"}}}}`;
+
+    expect((await bed.sim.deliverMotion(BACK, { rawBody: payload('motion', '6975233002112450000') })).status).toBe(202);
+    expect((await bed.sim.deliverMotion(BACK, { rawBody: payload('ding', '6975233002112450001') })).status).toBe(202);
+
+    expect(sensorValue(platform.test, BACK, 'MotionDetected')).toBe(true);
+    expect(presses).toEqual({ doorbell: [SINGLE_PRESS], switch: [SINGLE_PRESS] });
+  });
+});
+
+describe('faults, doorbell by doorbell', () => {
+  const FIVE = ['1001', '1002', '1003', '1004', '1005'].map((deviceId, index) => ({ deviceId, name: `Door ${index + 1}` }));
+  const bed = usePlatformTestbed(FIVE.map(({ deviceId }) => deviceId));
+
+  it('clears each doorbell\'s fault as soon as its own subscription succeeds, while one keeps failing', async () => {
+    // The failing doorbell's own retries take 4 x 400 ms within the call, as 503s do.
+    bed.sim.injectFault('subscribe', { status: 503, deviceId: '1003', times: 1_000 });
+    const timing = { ...FAST, retry: { ...FAST.retry, minDelayMs: 400, maxDelayMs: 400 } };
+    const platform = bed.launch({ doorbells: FIVE, timing });
+    const healthy = FIVE.filter(({ deviceId }) => deviceId !== '1003');
+
+    await waitFor(() => allConfirmed(platform, healthy), 'the four healthy doorbells', 1_000);
+    expect(sensorValue(platform.test, '1003', 'StatusFault')).toBe(1);
+    expect(bed.sim.requestsTo('subscribe').filter(({ path }) => path.includes('/1003/')).length).toBeLessThan(5);
+
+    await waitFor(() => logged(platform, '4 of 5 doorbells subscribed to motion alerts; still trying: Door 3'), 'the summary', 5_000);
+    bed.sim.clearFaults();
+    await waitFor(() => allConfirmed(platform, FIVE), 'the fifth after its retry', 5_000);
+  });
+});
+
+describe('no stale state', () => {
+  const bed = usePlatformTestbed();
+
+  async function accessoriesWithMotion(): Promise<RunningPlatform> {
+    const first = bed.launch({ overrides: { motionTimeout: 600 } });
+    await waitFor(() => allConfirmed(first), 'subscriptions');
+    await bed.sim.deliverMotion(FRONT);
+    await bed.sim.deliverMotion(BACK);
+    expect(DOORBELLS.map(({ deviceId }) => sensorValue(first.test, deviceId, 'MotionDetected'))).toEqual([true, true]);
+    await bed.stop(first);
+    return first;
+  }
+
+  it.each([
+    ['a config mistake', { doorbellServerUrl: 'not a url' }],
+    ['an unconfigured block', undefined],
+  ])('shows no motion and a fault on every cached accessory after a restart with %s, sending nothing', async (_, overrides) => {
+    const first = await accessoriesWithMotion();
+    bed.sim.reset();
+
+    const second =
+      overrides === undefined
+        ? bed.launch({ block: { platform: 'DoorbellMotion' }, cached: first.test.registered })
+        : bed.launch({ overrides, cached: first.test.registered });
+
+    expect(DOORBELLS.map(({ deviceId }) => sensorValue(second.test, deviceId, 'MotionDetected'))).toEqual([false, false]);
+    expect(DOORBELLS.map(({ deviceId }) => sensorValue(second.test, deviceId, 'StatusFault'))).toEqual([1, 1]);
+    expect(second.test.registered.size).toBe(2);
+    expect(bed.sim.requests).toEqual([]);
+  });
+});

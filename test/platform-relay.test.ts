@@ -1,0 +1,84 @@
+/**
+ * The platform in relay mode, the default without a public address, against the simulator and the
+ * loopback relay (ntfy protocol): the stream opens before the registration, motion arrives through
+ * it, a break shows as a fault only when long, and the topic never reaches the log.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { startRelay } from '../simulator/relay/index.js';
+import type { Relay } from '../simulator/relay/types.js';
+import { DOORBELLS, sensorValue, waitFor } from './support/platform-harness.js';
+import type { RunningPlatform } from './support/platform-harness.js';
+import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
+
+const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
+
+const bed = usePlatformTestbed();
+
+describe('relay mode', () => {
+  let relay: Relay;
+
+  beforeEach(async () => {
+    relay = await startRelay();
+  });
+
+  afterEach(async () => {
+    await relay.close();
+  });
+
+  function launchWithRelay(): RunningPlatform {
+    return bed.launch({ relayUrl: relay.url });
+  }
+
+  const topicOf = (pushToken: string | undefined) => new URL(pushToken ?? 'http://x/').pathname.slice(1);
+
+  it('opens the relay stream before registering <relay>/<topic>?up=1, then turns a delivered motion into MotionDetected', async () => {
+    const platform = launchWithRelay();
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+
+    expect(bed.sim.pushToken).toMatch(new RegExp(`^${relay.url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
+    const subscribe = relay.requests.findIndex((request) => request.method === 'GET');
+    expect(subscribe).toBeGreaterThanOrEqual(0);
+    expect(logged(platform, `push relay connected: ${relay.url}`)).toBe(true);
+    expect(logged(platform, 'Push receiver listening')).toBe(false);
+
+    expect((await bed.sim.deliverMotion(BACK)).status).toBe(200);
+    await waitFor(() => sensorValue(platform.test, BACK, 'MotionDetected') === true, 'the motion');
+    expect(logged(platform, 'Motion at Back Door')).toBe(true);
+  });
+
+  it('keeps the same topic across a restart, so the registered address stays the same', async () => {
+    const first = launchWithRelay();
+    await waitFor(() => allConfirmed(first), 'first subscriptions');
+    const pushToken = bed.sim.pushToken;
+    await bed.stop(first);
+    await waitFor(() => relay.subscriberCount(topicOf(pushToken)) === 0, 'the stream to close on shutdown');
+
+    const second = launchWithRelay();
+    await waitFor(() => allConfirmed(second), 'second subscriptions');
+    expect(bed.sim.pushToken).toBe(pushToken);
+  });
+
+  it('faults every doorbell while the stream has been down too long, and clears the faults when it is back', async () => {
+    const platform = launchWithRelay();
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+
+    relay.refuseSubscriptions({ status: 503, times: 1_000 });
+    relay.dropStreams();
+    await waitFor(() => DOORBELLS.every(({ deviceId }) => sensorValue(platform.test, deviceId, 'StatusFault') === 1), 'the faults');
+    relay.refuseSubscriptions({ status: 503, times: 0 });
+    await waitFor(() => allConfirmed(platform), 'the faults to clear');
+  });
+
+  it('never logs the topic, at any level', async () => {
+    const platform = launchWithRelay();
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    await bed.sim.deliverMotion(FRONT);
+    relay.dropStreams();
+    await waitFor(() => relay.subscriberCount(topicOf(bed.sim.pushToken)) === 1, 'the reconnect');
+
+    const topic = topicOf(bed.sim.pushToken);
+    expect(bed.sim.secrets).toContain(topic);
+    expect(platform.log.lines.filter((line) => line.message.includes(topic))).toEqual([]);
+  });
+});
+

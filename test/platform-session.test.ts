@@ -1,0 +1,101 @@
+/**
+ * The running platform follows session.json as the settings page in the Homebridge UI writes it, with
+ * no restart: a sign-in registers and subscribes, a sign-out faults every doorbell, and the platform's
+ * own writes change nothing. The other writer here is a second store on the same folder, as the UI's
+ * plugin server is.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { SecretMaskingLogger } from '../src/log.js';
+import { openDataFolder } from '../src/session/data-folder.js';
+import { SessionStore } from '../src/session/session-store.js';
+import { signInWithCode } from '../src/session/sign-in.js';
+import { createTestLogger } from './support/homebridge-api.js';
+import { ACCOUNT, DOORBELLS, sensorValue, waitFor } from './support/platform-harness.js';
+import type { RunningPlatform } from './support/platform-harness.js';
+import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
+
+/** The contract: the plugin follows within 5 s. */
+const FOLLOW_MS = 5_000;
+
+const allFaulted = ({ test }: RunningPlatform) => DOORBELLS.every(({ deviceId }) => sensorValue(test, deviceId, 'StatusFault') === 1);
+
+describe('following the settings page', () => {
+  const bed = usePlatformTestbed();
+
+  /** The UI's plugin server: its own store on the same data folder. */
+  function settingsPage() {
+    const log = createTestLogger('UI');
+    const store = new SessionStore(openDataFolder(bed.storagePath, log), log);
+    const account = { serverUrl: bed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0 };
+    return {
+      store,
+      signIn: (code = ACCOUNT.code) => signInWithCode(account, code, { store, log: new SecretMaskingLogger(log) }),
+    };
+  }
+
+  function launchWithoutCode(): RunningPlatform {
+    return bed.launch({ overrides: { account: { serverUrl: bed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1' } } });
+  }
+
+  it('registers and subscribes within 5 s of a sign-in on the settings page, without a restart', async () => {
+    const platform = launchWithoutCode();
+    await waitFor(() => logged(platform, 'Not signed in as'), 'the sign-in hint');
+    expect(allFaulted(platform)).toBe(true);
+
+    await settingsPage().signIn();
+
+    await waitFor(() => allConfirmed(platform), 'the subscriptions', FOLLOW_MS);
+    expect(logged(platform, 'Signed in on the settings page')).toBe(true);
+    expect(bed.sim.requestsTo('login')).toHaveLength(1);
+    expect(bed.sim.requestsTo('register')).toHaveLength(1);
+  });
+
+  it('faults every doorbell within 5 s of a sign-out, and says so', async () => {
+    const page = settingsPage();
+    await page.signIn();
+    const platform = launchWithoutCode();
+    await waitFor(() => allConfirmed(platform), 'the subscriptions');
+    const requests = bed.sim.requests.length;
+
+    await page.store.removeSession();
+
+    await waitFor(() => allFaulted(platform), 'the faults', FOLLOW_MS);
+    expect(platform.log.lines).toContainEqual({ level: 'warn', message: 'Signed out on the settings page: every doorbell shows a fault until you sign in again.' });
+    expect(bed.sim.requests).toHaveLength(requests);
+  });
+
+  it('takes a new session after the old one was refused', async () => {
+    bed.sim.injectFault('subscribe', { status: 401 });
+    const platform = bed.launch();
+    await waitFor(() => logged(platform, 'no longer accepts this session'), 'the refused session');
+    bed.sim.addAccount({ email: ACCOUNT.email, code: '654321' });
+
+    await settingsPage().signIn('654321');
+
+    await waitFor(() => allConfirmed(platform), 'the subscriptions with the new session', FOLLOW_MS);
+  });
+
+  it('changes nothing for its own writes: a sign-in with account.code is not followed again', async () => {
+    const platform = bed.launch();
+    await waitFor(() => allConfirmed(platform), 'the subscriptions');
+    await new Promise((resolve) => setTimeout(resolve, 800));
+
+    expect(logged(platform, 'Signed in on the settings page')).toBe(false);
+    expect(bed.sim.requestsTo('register')).toHaveLength(1);
+  });
+
+  it('keeps to its configured account when the page signs in with another, saying a restart is needed', async () => {
+    const platform = launchWithoutCode();
+    await waitFor(() => logged(platform, 'Not signed in as'), 'the sign-in hint');
+    bed.sim.addAccount({ email: 'someone.else@example.com', code: '111111' });
+    const log = createTestLogger('UI');
+    const store = new SessionStore(openDataFolder(bed.storagePath, log), log);
+    const other = { serverUrl: bed.sim.accountUrl, email: 'someone.else@example.com', country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0 };
+
+    await signInWithCode(other, '111111', { store, log: new SecretMaskingLogger(log) });
+
+    await waitFor(() => logged(platform, 'restart Homebridge to use the new account'), 'the warning', FOLLOW_MS);
+    expect(allFaulted(platform)).toBe(true);
+    expect(bed.sim.requestsTo('register')).toHaveLength(0);
+  });
+});

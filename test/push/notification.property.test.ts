@@ -1,0 +1,59 @@
+/** Properties of the notification parser over generated input, with fast-check. */
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { parseNotification } from '../../src/push/notification.js';
+import { propertyRuns } from '../support/property-runs.js';
+
+const MAX_INT64 = 9223372036854775807n;
+const int64 = fc.bigInt({ min: 1n, max: MAX_INT64 });
+const beyondSafe = fc.bigInt({ min: BigInt(Number.MAX_SAFE_INTEGER) + 1n, max: MAX_INT64 });
+
+/** The three shapes, with the device id and event id written as the given JSON text. */
+const shapes = [
+  (deviceId: string, id: string) => `{"device_id": ${deviceId}, "kind": "motion", "id": ${id}}`,
+  (deviceId: string, id: string) => `{"ding": {"doorbot_id": ${deviceId}, "kind": "ding", "id": ${id}}}`,
+  (deviceId: string, id: string) =>
+    `{"android_config": {"category": "com.ring.pn.live-event.motion"}, "data": {"device": {"id": ${deviceId}}, "event": {"ding": {"id": ${id}}}}}`,
+];
+
+describe('parseNotification, for any input', () => {
+  it('keeps every device id and integer event id exact, above 2^53 too, whether written as a number or a string', () => {
+    fc.assert(
+      fc.property(fc.oneof(int64, beyondSafe), fc.bigInt({ min: 0n, max: 2n ** 70n }), fc.constantFrom(...shapes), fc.boolean(), (deviceId, id, shape, quoted) => {
+        const deviceIdText = quoted ? `"${deviceId}"` : String(deviceId);
+        const result = parseNotification(shape(deviceIdText, String(id)));
+        expect(result).toMatchObject({ ok: true, notification: { deviceId: String(deviceId), id: String(id) } });
+      }),
+      propertyRuns(10_000),
+    );
+  });
+
+  it('refuses device ids outside 1 to 2^63 - 1 and never rounds one into range', () => {
+    const outside = fc.oneof(fc.bigInt({ min: MAX_INT64 + 1n, max: 2n ** 80n }), fc.bigInt({ min: -(2n ** 70n), max: 0n }));
+    fc.assert(
+      fc.property(outside, fc.constantFrom(...shapes), (deviceId, shape) => {
+        expect(parseNotification(shape(String(deviceId), '"e"')).ok).toBe(false);
+      }),
+      propertyRuns(10_000),
+    );
+  });
+
+  it('never throws, and a refusal never quotes the input', () => {
+    const json = fc.json({ depthSize: 'medium' });
+    const mutated = fc.tuple(fc.constantFrom(...shapes), int64, fc.string(), fc.nat()).map(([shape, deviceId, junk, at]) => {
+      const text = shape(String(deviceId), '"evt-marker"');
+      const cut = at % (text.length + 1);
+      return text.slice(0, cut) + junk + text.slice(cut);
+    });
+    fc.assert(
+      fc.property(fc.oneof(json, mutated, fc.string({ unit: 'binary' })), (text) => {
+        const result = parseNotification(text);
+        if (!result.ok) {
+          expect(result.reason).toMatch(/^[a-z_./]+( [a-z_./0-9 -]+)*$/i);
+          expect(text.length > 12 && result.reason.includes(text)).toBe(false);
+        }
+      }),
+      propertyRuns(10_000),
+    );
+  });
+});
