@@ -38,15 +38,26 @@ async function start() {
   showAccount(await homebridge.request('/account'));
 }
 
-/** The settings form is drawn only for an existing block: a first visit creates one (saved with the form). */
+/**
+ * The settings form is drawn only for an existing block: a first visit creates one. Device ids
+ * written as JSON integers, which the plugin accepts, become text, as the form checks them and would
+ * otherwise mark them wrong (its Save writes them as text anyway). Nothing is saved here.
+ */
 async function ensurePlatformBlock() {
-  const [block] = await homebridge.getPluginConfig();
-  if (block !== undefined) {
+  const [found] = await homebridge.getPluginConfig();
+  const block = found ?? { platform: PLATFORM, name: DEFAULT_NAME };
+  const doorbells = Array.isArray(block.doorbells) ? block.doorbells.map(withDeviceIdAsText) : undefined;
+  const changed = doorbells?.some((doorbell, index) => doorbell !== block.doorbells[index]) ?? false;
+  if (found !== undefined && !changed) {
     return block;
   }
-  const created = { platform: PLATFORM, name: DEFAULT_NAME };
-  await homebridge.updatePluginConfig([created]);
-  return created;
+  const updated = changed ? { ...block, doorbells } : block;
+  await homebridge.updatePluginConfig([updated]);
+  return updated;
+}
+
+function withDeviceIdAsText(doorbell) {
+  return Number.isSafeInteger(doorbell?.deviceId) ? { ...doorbell, deviceId: String(doorbell.deviceId) } : doorbell;
 }
 
 function prefillSignIn(account = {}) {
@@ -124,6 +135,8 @@ async function signOut() {
 function showDoorbells(block) {
   const doorbells = (Array.isArray(block.doorbells) ? block.doorbells : []).filter((doorbell) => doorbell?.deviceId !== undefined);
   element('doorbells').replaceChildren(...doorbells.map(doorbellItem));
+  // An empty list would still draw its border.
+  element('doorbells').hidden = doorbells.length === 0;
   element('no-doorbells').hidden = doorbells.length > 0;
 }
 

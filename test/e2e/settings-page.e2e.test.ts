@@ -151,7 +151,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       }
     });
 
-    it('draws every number as a number field with its value, the code field visibly, and plain words under Advanced', async () => {
+    it('draws every number as a number field with its value, device ids as valid text, the code field visibly, and plain words under Advanced', async () => {
       await settings.expandFieldset('Advanced');
       await settings.screenshot('06-settings-form');
 
@@ -161,6 +161,10 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       expect(await settings.formInput('port').evaluate(attributesOf)).toMatchObject({ type: 'number' });
       expect(await settings.formInput('port').inputValue()).toBe(String(rig().endpoints.pushPort));
       expect(await settings.formInput('code').evaluate(attributesOf)).toEqual({ type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' });
+      // Back Door's id is a JSON integer in config.json, which the plugin accepts: the form shows it as valid text.
+      const deviceIds = settings.page.locator('.modal-body input[name="deviceId"]');
+      expect(await deviceIds.evaluateAll((inputs) => inputs.map((input) => input.getAttribute('class')?.includes('ng-invalid')))).toEqual([false, false, false]);
+      expect(await settings.formInput('deviceId', 1).inputValue()).toBe('42');
       await expect(settings.formInput('code').isVisible()).resolves.toBe(true);
       const text = await settings.formText();
       expect(text).toContain(
