@@ -25,8 +25,11 @@ export function describeWithChromium(title: string, tests: () => void): void {
       });
     });
   } else {
+    const why = `no Chromium at ${CHROMIUM_PATH}; ${INSTALL_HINT}, or set CHROMIUM to its path`;
+    // jest reports a skipped test by its name only in verbose runs: say it in every run.
+    process.stderr.write(`Skipping the browser tests "${title}": ${why}.\n`);
     describe(title, () => {
-      it.skip(`skipped: no Chromium at ${CHROMIUM_PATH}; ${INSTALL_HINT}, or set CHROMIUM to its path`, () => undefined);
+      it.skip(`skipped: ${why}`, () => undefined);
     });
   }
 }
