@@ -90,16 +90,22 @@ function describeAccount({ state, email, nickname, region, signedInAt }) {
 async function signIn() {
   const fields = Object.fromEntries(Object.entries(SIGN_IN_INPUTS).map(([field, id]) => [field, element(id).value.trim()]));
   await busy(element('sign-in'), element('account-message'), 'Signing in…', async () => {
+    let account;
     try {
-      const account = await homebridge.request('/sign-in', fields);
-      element(SIGN_IN_INPUTS.code).value = '';
-      showAccount(account);
-      await storeAccount(fields);
-      showAccountMessage('Signed in. The account is saved in the settings below.', 'success');
-      homebridge.toast.success(describeAccount(account), 'Doorbell Motion');
+      account = await homebridge.request('/sign-in', fields);
     } catch (error) {
       showAccountMessage(messageOf(error), 'danger');
       homebridge.toast.error(messageOf(error), 'Sign-in failed');
+      return;
+    }
+    element(SIGN_IN_INPUTS.code).value = '';
+    showAccount(account);
+    homebridge.toast.success(describeAccount(account), 'Doorbell Motion');
+    try {
+      await storeAccount(fields);
+      showAccountMessage('Signed in. The account is saved in the settings below.', 'success');
+    } catch (error) {
+      showAccountMessage(`Signed in, but the account could not be saved in the settings (${messageOf(error)}): press Save below.`, 'danger');
     }
   });
 }
