@@ -23,6 +23,9 @@ export const CONFIG_UI_SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS + 30_000;
 const LISTENING_LINE = /is listening on 127\.0\.0\.1 port (\d+)/;
 const START_TIMEOUT_MS = 30_000;
 
+/** It shuts down gracefully within about 2 s of SIGTERM. */
+const STOP_TIMEOUT_MS = 10_000;
+
 /** The UI prints that it listens a moment before it answers. */
 const ANSWER_TIMEOUT_MS = 10_000;
 
@@ -80,8 +83,14 @@ export async function startConfigUi({ storagePath, pluginPath, home }: ConfigUiL
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const ui = new HomebridgeProcess(child, 'Homebridge UI');
-  const [, port] = await ui.waitForLine(LISTENING_LINE, START_TIMEOUT_MS);
-  await pollUntil(() => answers(`http://127.0.0.1:${port}/`), Boolean, ANSWER_TIMEOUT_MS, 'The Homebridge UI answering');
+  try {
+    const [, port] = await ui.waitForLine(LISTENING_LINE, START_TIMEOUT_MS);
+    await pollUntil(() => answers(`http://127.0.0.1:${port}/`), Boolean, ANSWER_TIMEOUT_MS, 'The Homebridge UI answering');
+  } catch (error) {
+    // Nobody else holds its pid yet: a UI that never came up must not outlive the test.
+    await ui.stop(STOP_TIMEOUT_MS);
+    throw error;
+  }
   return ui;
 }
 
