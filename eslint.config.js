@@ -15,6 +15,19 @@ export default tseslint.config(
     },
   },
   {
+    // The settings page's server: the Homebridge UI shows its output in its log.
+    files: ['homebridge-ui/server.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    // The settings page's script runs in the Homebridge UI's frame, which provides `homebridge`.
+    files: ['homebridge-ui/public/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: { window: 'readonly', document: 'readonly', homebridge: 'readonly' },
+    },
+  },
+  {
     // The simulator and the developer scripts are command-line programs: printing is their job.
     files: ['simulator/main.ts', 'simulator/cli.ts', 'scripts/**/*.ts'],
     rules: { 'no-console': 'off' },

@@ -1,7 +1,11 @@
 const shared = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // The settings page's server imports the plugin's modules as `#plugin/...`: tests use their source.
+    '^#plugin/(.*)\\.js$': '<rootDir>/src/$1',
+  },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
 };
 

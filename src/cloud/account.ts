@@ -9,7 +9,7 @@ export const APP_VERSION = '4.54.02';
 export const PHONE_SYSTEM = 'Android';
 export const PHONE_MODEL = 'Pixel 7';
 
-const REGION_PATH = '/api/v1/getUrlByEmail';
+export const REGION_PATH = '/api/v1/getUrlByEmail';
 const LOGIN_PATH = '/api/v4/auth/email/login/code';
 
 const MERCY_KS_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

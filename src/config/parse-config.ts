@@ -71,11 +71,14 @@ interface SchemaDoorbell {
 /** Keys Homebridge itself keeps in every platform block. */
 const HOMEBRIDGE_KEYS = new Set(['platform', '_bridge']);
 
+/** What the Homebridge UI's form writes into the account block by itself: the schema's defaults. */
+const FORM_DEFAULT_ACCOUNT_KEYS = new Set(['majorVersion', 'minorVersion']);
+
 export function parseConfig(raw: unknown, environment: Environment = {}): ConfigResult {
   if (!isJsonObject(raw)) {
     return { status: 'invalid', problems: [`the ${PLATFORM_NAME} platform block must be a JSON object`] };
   }
-  const block = withoutHomebridgeKeys(raw);
+  const block = withoutUnusedAccount(withoutHomebridgeKeys(raw));
   if (Object.keys(block).every((key) => key === 'name')) {
     return { status: 'unconfigured' };
   }
@@ -97,6 +100,17 @@ export function parseConfig(raw: unknown, environment: Environment = {}): Config
 
 function withoutHomebridgeKeys(raw: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(raw).filter(([key]) => !HOMEBRIDGE_KEYS.has(key)));
+}
+
+/**
+ * The Homebridge UI's settings form saves the account's default version numbers even when nobody
+ * filled in the account, as in a set-up with doorbellAccessToken alone. An account block that holds
+ * nothing else is no account; one with anything more (an e-mail, say) is checked as it stands.
+ */
+function withoutUnusedAccount(block: Record<string, unknown>): Record<string, unknown> {
+  const { account, ...rest } = block;
+  const unused = isJsonObject(account) && Object.keys(account).every((key) => FORM_DEFAULT_ACCOUNT_KEYS.has(key));
+  return unused ? rest : block;
 }
 
 function toSettings(config: SchemaBlock, doorbells: SchemaDoorbell[], environment: Environment): PlatformSettings {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import {
   type Problem,
   type SettingPath,
@@ -30,30 +30,44 @@ interface SchemaNode {
   items?: SchemaNode;
 }
 
+interface PlatformSchema extends SchemaNode {
+  properties: { account: SchemaNode } & Record<string, SchemaNode>;
+}
+
 /** Keywords the Homebridge UI reads from the schema to draw the form; they validate nothing. */
 export const UI_KEYWORDS = ['placeholder', 'condition', 'functionBody', 'titleMap', 'x-schema-form'];
 
 /** From src/config/ in tests and from dist/config/ when installed, the schema is two folders up. */
 const SCHEMA_FILE = new URL('../../config.schema.json', import.meta.url);
 
-const schema = (JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as { schema: SchemaNode }).schema;
+const schema = (JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as { schema: PlatformSchema }).schema;
 
-const validate = createValidator();
+const ajv = createAjv();
+const validate = ajv.compile(schema);
+/** The account block alone: the settings page's sign-in form sends these fields. */
+const validateAccount = ajv.compile(schema.properties.account);
 
-function createValidator() {
+function createAjv(): Ajv {
   // Strict mode stays on so that a misspelt keyword in the schema fails the tests instead of
   // silently checking nothing. strictRequired is the exception: the "account unless
   // doorbellAccessToken" rule is an if/else whose `required` names properties declared one level up.
   // useDefaults fills in the schema's defaults, so each is written once, where the UI shows it too.
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false });
   ajv.addVocabulary(UI_KEYWORDS);
-  return ajv.compile(schema);
+  return ajv;
 }
 
 export function checkBlock(block: Record<string, unknown>): CheckedBlock {
   const data = withDeviceIdsAsStrings(block);
   const unknown = findUnknownSettings(data, schema, []).map(unknownSetting);
-  return { data, problems: uniqueMessages([...schemaProblems(data), ...deviceIdProblems(data), ...unknown]) };
+  return { data, problems: uniqueMessages([...schemaProblems(validate, data), ...deviceIdProblems(data), ...unknown]) };
+}
+
+/** An account block on its own, by the same rules; problems are named from `account` down. */
+export function checkAccount(account: Record<string, unknown>): CheckedBlock {
+  const data = structuredClone(account);
+  const unknown = findUnknownSettings(data, schema.properties.account, ['account']).map(unknownSetting);
+  return { data, problems: uniqueMessages([...schemaProblems(validateAccount, data, ['account']), ...unknown]) };
 }
 
 /**
@@ -73,22 +87,24 @@ function withDeviceIdsAsStrings(block: Record<string, unknown>): Record<string, 
   return copy;
 }
 
-function schemaProblems(data: Record<string, unknown>): Problem[] {
-  if (validate(data)) {
+/** `at`: where in the platform block the checked data sits. */
+function schemaProblems(check: ValidateFunction, data: Record<string, unknown>, at: SettingPath = []): Problem[] {
+  if (check(data)) {
     return [];
   }
-  return (validate.errors ?? []).flatMap((error) => problemOf(error, data) ?? []);
+  return (check.errors ?? []).flatMap((error) => problemOf(error, data, at) ?? []);
 }
 
-function problemOf(error: ErrorObject, data: unknown): Problem | undefined {
-  const path = pathOf(error);
+function problemOf(error: ErrorObject, data: unknown, at: SettingPath): Problem | undefined {
+  const inData = pathOf(error);
+  const path = [...at, ...inData];
   switch (error.keyword) {
     case 'if':
       return undefined; // its `else` has already reported the missing key
     case 'required':
       return isRequired([...path, String(error.params.missingProperty)]);
     default:
-      return isUnquotedLargeId(path, valueAt(data, path)) ? mustBeQuoted(path) : mustBe(path);
+      return isUnquotedLargeId(path, valueAt(data, inData)) ? mustBeQuoted(path) : mustBe(path);
   }
 }
 

@@ -5,23 +5,28 @@ import type { CloudError } from '../cloud/errors.js';
  * written, so the log and every other place that shows them say the same thing.
  */
 
-/** How to get a new session. */
-export const HOW_TO_SIGN_IN = 'request a verification code in the doorbell app, put it in account.code and restart Homebridge';
+/**
+ * How to get a new session. The settings page is the usual way; account.code serves set-ups without
+ * the Homebridge UI.
+ */
+export const HOW_TO_SIGN_IN =
+  "request a new verification code in the doorbell app and sign in with it on the plugin's settings page in the Homebridge UI " +
+  '(without the UI: put it in account.code and restart Homebridge)';
 
 /** What to do about each code the account service is known to refuse a sign-in with. */
 const WHAT_TO_DO: Readonly<Record<number, string>> = {
   1002: 'Check the e-mail address, the country and the country code.',
   2008: 'Check the e-mail address and the account server address.',
   2010: `Sign in again: ${HOW_TO_SIGN_IN}.`,
-  2018: `Use a new code: ${HOW_TO_SIGN_IN}.`,
-  3006: 'Raise account.majorVersion (under Advanced in the plugin settings), then sign in again.',
+  2018: `Sign in again: ${HOW_TO_SIGN_IN}.`,
+  3006: 'Raise account.majorVersion (Sign-in Version (Major) under Advanced in the plugin settings), then sign in again.',
   3039: 'Check the e-mail address and the account server address.',
   9002: 'Wait a while (an hour, say) before signing in again.',
 };
 
 export const advice = {
   notSignedIn: (email: string): string => `Not signed in as ${email}: ${HOW_TO_SIGN_IN}.`,
-  codeSpent: `This verification code was already used, and a code is never sent twice: ${HOW_TO_SIGN_IN} with a new one.`,
+  codeSpent: `This verification code was already used, and a code is never sent twice: ${HOW_TO_SIGN_IN}.`,
   sessionRejected: `The doorbell service no longer accepts this session. Sign in again: ${HOW_TO_SIGN_IN}.`,
   tokenRejected: 'The doorbell service no longer accepts doorbellAccessToken: replace it and restart Homebridge.',
   signedOut: 'Signed out on the settings page: every doorbell shows a fault until you sign in again.',

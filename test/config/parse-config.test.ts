@@ -237,6 +237,36 @@ describe('parseConfig: valid blocks', () => {
   });
 });
 
+describe('parseConfig: an account block holding only the settings form defaults', () => {
+  const FORM_DEFAULTS = { majorVersion: 14, minorVersion: 0 };
+
+  it('is no account: a set-up with doorbellAccessToken survives the form\'s Save', () => {
+    const settings = settingsOf(parseConfig({ ...WITHOUT_ACCOUNT, doorbellAccessToken: TOKEN, account: FORM_DEFAULTS }, LAN));
+    expect(settings.doorbellAccessToken).toBe(TOKEN);
+    expect(settings).not.toHaveProperty('account');
+  });
+
+  it('is no account without a token either, which is then missing', () => {
+    expect(parseConfig({ ...WITHOUT_ACCOUNT, account: FORM_DEFAULTS }, LAN)).toEqual({
+      status: 'invalid',
+      problems: ['account is required unless doorbellAccessToken is set'],
+    });
+  });
+
+  it('leaves a block with nothing else unconfigured', () => {
+    expect(parseConfig({ platform: PLATFORM_NAME, name: 'Doorbell Motion', account: FORM_DEFAULTS }, LAN)).toEqual({ status: 'unconfigured' });
+  });
+
+  it('is still checked as an account with anything more, an e-mail say', () => {
+    const block = { ...WITHOUT_ACCOUNT, doorbellAccessToken: TOKEN, account: { ...FORM_DEFAULTS, email: 'you@example.com' } };
+    expect(problemsOf(parseConfig(block, LAN))).toEqual([
+      'account.serverUrl is required',
+      'account.country is required',
+      'account.countryCode is required',
+    ]);
+  });
+});
+
 describe('parseConfig: device ids', () => {
   it.each([
     ['the int64 maximum as a string', '9223372036854775807', '9223372036854775807'],

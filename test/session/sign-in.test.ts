@@ -64,7 +64,7 @@ describe('signInWithCode', () => {
   });
 
   it.each([
-    [2018, 'the verification code is wrong or expired (service code 2018). Use a new code'],
+    [2018, 'the verification code is wrong or expired (service code 2018). Sign in again: request a new verification code'],
     [2008, 'there is no such account at this server (service code 2008). Check the e-mail address and the account server address.'],
     [3039, 'there is no such account at this server (service code 3039). Check the e-mail address'],
     [9002, 'too many attempts (service code 9002). Wait a while'],

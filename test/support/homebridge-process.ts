@@ -29,7 +29,7 @@ const LINES_IN_ERRORS = 30;
  * Homebridge cannot be told to listen on loopback only (see that file), so this preload makes it.
  * A URL, because `--import` takes a module specifier and not a path.
  */
-const LOOPBACK_GUARD_URL = new URL('./loopback-guard.mjs', import.meta.url).href;
+export const LOOPBACK_GUARD_URL = new URL('./loopback-guard.mjs', import.meta.url).href;
 
 export interface HomebridgeLaunch {
   /** `bin/homebridge` (1.x) or `bin/homebridge.js` (2.x) of the Homebridge to run. */

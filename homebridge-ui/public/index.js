@@ -1,0 +1,214 @@
+// The settings page: the account state, signing in and out, the standard settings form, and a test
+// motion per doorbell. Everything the server does is asked for with homebridge.request; its failures
+// arrive as { message } in the words the plugin's log uses.
+
+const PLATFORM = 'DoorbellMotion';
+const DEFAULT_NAME = 'Doorbell Motion';
+
+/** The sign-in form's inputs, by the field the server and the config block call them. */
+const SIGN_IN_INPUTS = {
+  serverUrl: 'sign-in-server',
+  email: 'sign-in-email',
+  country: 'sign-in-country',
+  countryCode: 'sign-in-country-code',
+  code: 'sign-in-code',
+};
+
+/** The account fields a sign-in stores in the config block: never the code. */
+const STORED_ACCOUNT_FIELDS = ['serverUrl', 'email', 'country', 'countryCode'];
+
+const element = (id) => document.getElementById(id);
+
+homebridge.addEventListener('ready', () => {
+  start().catch((error) => showAccountMessage(messageOf(error), 'danger'));
+});
+
+async function start() {
+  const block = await ensurePlatformBlock();
+  prefillSignIn(block.account);
+  showDoorbells(block);
+  homebridge.showSchemaForm();
+  // Edits in the settings form below: the list of doorbells follows them.
+  homebridge.addEventListener('configChanged', (event) => showDoorbells(event.data?.[0] ?? {}));
+  element('sign-in-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void signIn();
+  });
+  element('sign-out').addEventListener('click', () => void signOut());
+  showAccount(await homebridge.request('/account'));
+}
+
+/**
+ * The settings form is drawn only for an existing block: a first visit creates one. Device ids
+ * written as JSON integers, which the plugin accepts, become text, as the form checks them and would
+ * otherwise mark them wrong (its Save writes them as text anyway). Nothing is saved here.
+ */
+async function ensurePlatformBlock() {
+  const [found] = await homebridge.getPluginConfig();
+  const block = found ?? { platform: PLATFORM, name: DEFAULT_NAME };
+  const doorbells = Array.isArray(block.doorbells) ? block.doorbells.map(withDeviceIdAsText) : undefined;
+  const changed = doorbells?.some((doorbell, index) => doorbell !== block.doorbells[index]) ?? false;
+  if (found !== undefined && !changed) {
+    return block;
+  }
+  const updated = changed ? { ...block, doorbells } : block;
+  await homebridge.updatePluginConfig([updated]);
+  return updated;
+}
+
+function withDeviceIdAsText(doorbell) {
+  return Number.isSafeInteger(doorbell?.deviceId) ? { ...doorbell, deviceId: String(doorbell.deviceId) } : doorbell;
+}
+
+function prefillSignIn(account = {}) {
+  for (const field of STORED_ACCOUNT_FIELDS) {
+    if (typeof account[field] === 'string') {
+      element(SIGN_IN_INPUTS[field]).value = account[field];
+    }
+  }
+}
+
+function showAccount(account) {
+  const signedIn = account.state === 'signed-in';
+  element('account-state').textContent = describeAccount(account);
+  element('sign-in-form').hidden = signedIn;
+  element('signed-in-actions').hidden = !signedIn;
+}
+
+function describeAccount({ state, email, nickname, region, signedInAt }) {
+  if (state === 'expired') {
+    return 'Session expired: sign in again';
+  }
+  if (state !== 'signed-in') {
+    return 'Not signed in';
+  }
+  const who = nickname ? `${nickname} (${email})` : email;
+  const since = new Date(signedInAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return `Signed in as ${who}${region ? `, region ${region}` : ''}, since ${since}`;
+}
+
+async function signIn() {
+  const fields = Object.fromEntries(Object.entries(SIGN_IN_INPUTS).map(([field, id]) => [field, element(id).value.trim()]));
+  await busy(element('sign-in'), element('account-message'), 'Signing in…', async () => {
+    let account;
+    try {
+      account = await homebridge.request('/sign-in', fields);
+    } catch (error) {
+      showAccountMessage(messageOf(error), 'danger');
+      homebridge.toast.error(messageOf(error), 'Sign-in failed');
+      return;
+    }
+    element(SIGN_IN_INPUTS.code).value = '';
+    showAccount(account);
+    homebridge.toast.success(describeAccount(account), 'Doorbell Motion');
+    try {
+      await storeAccount(fields);
+      showAccountMessage('Signed in. The account is saved in the settings below.', 'success');
+    } catch (error) {
+      showAccountMessage(`Signed in, but the account could not be saved in the settings (${messageOf(error)}): press Save below.`, 'danger');
+    }
+  });
+}
+
+/**
+ * The account fields go into the config block and config.json at once, so the settings form shows
+ * them and a later Save of it keeps them. A code in the block is dropped: it is spent or stale.
+ */
+async function storeAccount(fields) {
+  const [block = { platform: PLATFORM, name: DEFAULT_NAME }] = await homebridge.getPluginConfig();
+  const account = { ...block.account };
+  delete account.code;
+  for (const field of STORED_ACCOUNT_FIELDS) {
+    account[field] = fields[field];
+  }
+  await homebridge.updatePluginConfig([{ ...block, account }]);
+  await homebridge.savePluginConfig();
+}
+
+async function signOut() {
+  await busy(element('sign-out'), element('account-message'), 'Signing out…', async () => {
+    try {
+      showAccount(await homebridge.request('/sign-out'));
+      showAccountMessage('Signed out.', 'success');
+      homebridge.toast.success('Signed out', 'Doorbell Motion');
+    } catch (error) {
+      showAccountMessage(messageOf(error), 'danger');
+      homebridge.toast.error(messageOf(error), 'Sign-out failed');
+    }
+  });
+}
+
+function showDoorbells(block) {
+  const doorbells = (Array.isArray(block.doorbells) ? block.doorbells : []).filter((doorbell) => doorbell?.deviceId !== undefined);
+  element('doorbells').replaceChildren(...doorbells.map(doorbellItem));
+  // An empty list would still draw its border.
+  element('doorbells').hidden = doorbells.length === 0;
+  element('no-doorbells').hidden = doorbells.length > 0;
+}
+
+function doorbellItem(doorbell) {
+  const deviceId = String(doorbell.deviceId);
+  const name = doorbell.name || `Doorbell ${deviceId}`;
+  const item = document.createElement('li');
+  item.className = 'list-group-item';
+  const row = document.createElement('div');
+  row.className = 'd-flex align-items-center justify-content-between';
+  const label = document.createElement('span');
+  label.textContent = `${name} (${deviceId})`;
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'btn btn-sm btn-outline-primary ms-3';
+  button.textContent = 'Send test motion';
+  button.setAttribute('aria-label', `Send test motion to ${name}`);
+  const outcome = document.createElement('p');
+  outcome.className = 'mb-0 mt-2 small';
+  outcome.setAttribute('role', 'status');
+  outcome.hidden = true;
+  button.addEventListener('click', () => void sendTestMotion(deviceId, name, button, outcome));
+  row.append(label, button);
+  item.append(row, outcome);
+  return item;
+}
+
+async function sendTestMotion(deviceId, name, button, outcome) {
+  await busy(button, outcome, 'Sending…', async () => {
+    try {
+      const { status } = await homebridge.request('/test-motion', { deviceId });
+      showOutcome(outcome, `Delivered (HTTP ${status}): ${name}'s motion sensor should now show motion.`, 'success');
+      homebridge.toast.success(`Test motion delivered to ${name}`, 'Doorbell Motion');
+    } catch (error) {
+      showOutcome(outcome, messageOf(error), 'danger');
+      homebridge.toast.error(messageOf(error), 'Test motion failed');
+    }
+  });
+}
+
+/** Disables the button and says what is going on until `run` is done; the last outcome goes meanwhile. */
+async function busy(button, outcome, text, run) {
+  const idle = button.textContent;
+  outcome.hidden = true;
+  button.disabled = true;
+  button.textContent = text;
+  try {
+    await run();
+  } finally {
+    button.disabled = false;
+    button.textContent = idle;
+  }
+}
+
+function showAccountMessage(text, tone) {
+  showOutcome(element('account-message'), text, tone);
+}
+
+function showOutcome(target, text, tone) {
+  target.textContent = text;
+  target.classList.remove('text-success', 'text-danger');
+  target.classList.add(`text-${tone}`);
+  target.hidden = false;
+}
+
+/** homebridge.request rejects with the server's { message }; anything else is shown as it is. */
+function messageOf(error) {
+  return typeof error?.message === 'string' ? error.message : String(error);
+}

@@ -1,0 +1,55 @@
+import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-utils';
+import type { Logger } from '#plugin/log.js';
+import { readPlatformBlock } from './platform-block.js';
+import { SettingsError } from './settings-error.js';
+import { SettingsRequests } from './settings-requests.js';
+
+/**
+ * The settings page's server: config-ui-x forks it when the page opens. It only connects the page's
+ * requests to SettingsRequests, which holds the logic and is tested without the Homebridge UI.
+ */
+
+/**
+ * The Homebridge UI shows this process's stdout in its log, and stderr as errors. Request-by-request
+ * debug lines would crowd it, so they stay out. Every line has passed SettingsRequests' secret mask.
+ */
+const uiLog: Logger = {
+  debug: () => undefined,
+  info: (message) => console.log(message),
+  warn: (message) => console.warn(message),
+  error: (message) => console.error(message),
+};
+
+class DoorbellMotionUiServer extends HomebridgePluginUiServer {
+  constructor() {
+    super();
+    const { homebridgeStoragePath, homebridgeConfigPath } = this;
+    if (homebridgeStoragePath === undefined || homebridgeConfigPath === undefined) {
+      throw new Error('The Homebridge UI starts this server with HOMEBRIDGE_STORAGE_PATH and HOMEBRIDGE_CONFIG_PATH set');
+    }
+    const requests = new SettingsRequests({
+      storagePath: homebridgeStoragePath,
+      readPlatformBlock: () => readPlatformBlock(homebridgeConfigPath),
+      log: uiLog,
+    });
+    this.handle('/account', () => requests.account());
+    this.handle('/sign-in', (body) => requests.signIn(body));
+    this.handle('/sign-out', () => requests.signOut());
+    this.handle('/test-motion', (body) => requests.testMotion(body));
+    this.ready();
+  }
+
+  /** The page gets a SettingsError's message as it is; anything else would be a bug, never shown raw. */
+  private handle(path: string, run: (body: unknown) => Promise<unknown>): void {
+    this.onRequest(path, async (body: unknown) => {
+      try {
+        return await run(body);
+      } catch (error) {
+        const message = error instanceof SettingsError ? error.message : 'The settings page could not do that; see the Homebridge UI log.';
+        throw new RequestError(message, {});
+      }
+    });
+  }
+}
+
+new DoorbellMotionUiServer();

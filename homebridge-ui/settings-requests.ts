@@ -1,0 +1,142 @@
+import type { RetryPolicy } from '#plugin/cloud/retry-policy.js';
+import { parseConfig } from '#plugin/config/parse-config.js';
+import { parseSignInFields } from '#plugin/config/sign-in-fields.js';
+import { isDeviceId } from '#plugin/device-id.js';
+import { isJsonObject } from '#plugin/json.js';
+import { errorMessage, SecretMaskingLogger, type Logger } from '#plugin/log.js';
+import { openDataFolder } from '#plugin/session/data-folder.js';
+import { PushSecretStore } from '#plugin/session/push-secrets.js';
+import { SessionStore } from '#plugin/session/session-store.js';
+import { describeAccount, signInWithCode } from '#plugin/session/sign-in.js';
+import { accountStateOf, type AccountState } from './account-state.js';
+import { describeFieldProblems, describeSignInFailure } from './sign-in-failure.js';
+import { SettingsError } from './settings-error.js';
+import { pushAddressFor, sendTestMotion, TEST_MOTION_TIMEOUT_MS } from './test-motion.js';
+
+/**
+ * What the settings page asks its server for, without the Homebridge UI around it: the account state,
+ * signing in and out, and a test motion. Every failure is a SettingsError in words the user can act on.
+ */
+
+export interface SettingsRequestsOptions {
+  /** Homebridge's storage path: the data folder the plugin uses lies inside it. */
+  storagePath: string;
+  /** The plugin's platform block as config.json holds it now; undefined when there is none. */
+  readPlatformBlock: () => Promise<unknown>;
+  log: Logger;
+  /** Tests shorten the retry delays. */
+  retry?: Partial<RetryPolicy>;
+  testMotionTimeoutMs?: number;
+}
+
+export interface TestMotionResult {
+  delivered: true;
+  /** The push receiver's HTTP status. */
+  status: number;
+}
+
+/**
+ * Someone is waiting at the page, so a sign-in asks twice more at most and soon; the page can always
+ * be asked again. The plugin, working in the background, is more patient.
+ */
+const WAITING_USER_RETRY: Partial<RetryPolicy> = { retries: 2, minDelayMs: 500, maxDelayMs: 2_000, maxRetryAfterMs: 5_000 };
+
+export class SettingsRequests {
+  private readonly log: SecretMaskingLogger;
+  private readonly store: SessionStore;
+  private readonly pushSecrets: PushSecretStore;
+
+  constructor(private readonly options: SettingsRequestsOptions) {
+    this.log = new SecretMaskingLogger(options.log);
+    const folder = openDataFolder(options.storagePath, this.log);
+    this.store = new SessionStore(folder, this.log);
+    this.pushSecrets = new PushSecretStore(folder, this.log);
+  }
+
+  /** `/account` */
+  account(): Promise<AccountState> {
+    return this.guard('Reading the account state', async () => accountStateOf(await this.store.readSession()));
+  }
+
+  /** `/sign-in`: region and login with the code, under the spent-code rule; the code is never stored. */
+  signIn(fields: unknown): Promise<AccountState> {
+    return this.guard('Signing in', async () => {
+      const block = await this.options.readPlatformBlock();
+      const parsed = parseSignInFields(isJsonObject(fields) ? fields : {}, isJsonObject(block) ? block.account : undefined);
+      if (parsed.status === 'invalid') {
+        throw new SettingsError(describeFieldProblems(parsed.problems));
+      }
+      const { code, ...account } = parsed.request;
+      this.log.addSecrets(code);
+      try {
+        const session = await signInWithCode(account, code, { store: this.store, log: this.log, retry: this.retryPolicy });
+        this.log.info(`Signed in as ${describeAccount(session)} from the settings page`);
+      } catch (error) {
+        throw new SettingsError(describeSignInFailure(error, account.serverUrl));
+      }
+      return accountStateOf(await this.store.readSession());
+    });
+  }
+
+  /** `/sign-out`: the session is gone; the installation and its spent codes stay. */
+  signOut(): Promise<AccountState> {
+    return this.guard('Signing out', async () => {
+      await this.store.removeSession();
+      this.log.info('Signed out from the settings page');
+      return accountStateOf(await this.store.readSession());
+    });
+  }
+
+  /** `/test-motion`: a motion notification for a configured doorbell, sent to the registered push token. */
+  testMotion(request: unknown): Promise<TestMotionResult> {
+    return this.guard('Sending a test motion', async () => {
+      const deviceId = deviceIdOf(request);
+      const block = await this.options.readPlatformBlock();
+      const config = block === undefined ? ({ status: 'unconfigured' } as const) : parseConfig(block);
+      if (config.status === 'unconfigured') {
+        throw new SettingsError('Test motion needs saved settings with a doorbell: add one, save, and try again.');
+      }
+      if (config.status === 'invalid') {
+        throw new SettingsError(`Test motion needs valid saved settings: ${config.problems.join('; ')}. Fix them, save, and try again.`);
+      }
+      const doorbell = config.settings.doorbells.find((candidate) => candidate.deviceId === deviceId);
+      if (doorbell === undefined) {
+        throw new SettingsError(`Doorbell ${deviceId} is not in the saved settings: add it, save, and try again.`);
+      }
+      const secrets = await this.pushSecrets.secrets();
+      this.log.addSecrets(secrets.receiverSecret, secrets.relayTopic);
+      const address = pushAddressFor(config.settings.push, secrets);
+      const status = await sendTestMotion(address, deviceId, this.options.testMotionTimeoutMs ?? TEST_MOTION_TIMEOUT_MS);
+      this.log.info(`Test motion for ${doorbell.name} delivered (HTTP ${status})`);
+      return { delivered: true, status };
+    });
+  }
+
+  private get retryPolicy(): Partial<RetryPolicy> {
+    return { ...WAITING_USER_RETRY, ...this.options.retry };
+  }
+
+  /**
+   * Runs one request. What fails leaves as a SettingsError whose message has passed the secret mask,
+   * whatever threw it; the log gets the same line.
+   */
+  private async guard<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      const message = this.log.mask(error instanceof SettingsError ? error.message : `${what} failed: ${errorMessage(error)}`);
+      this.log.warn(message);
+      throw new SettingsError(message);
+    }
+  }
+}
+
+/** The device id as its decimal digits; a JSON integer the page sent is taken only while exact. */
+function deviceIdOf(request: unknown): string {
+  const value = isJsonObject(request) ? request.deviceId : undefined;
+  const deviceId = Number.isSafeInteger(value) ? String(value) : value;
+  if (!isDeviceId(deviceId)) {
+    throw new SettingsError('Test motion needs the device id of a configured doorbell: an integer from 1 to 9223372036854775807.');
+  }
+  return deviceId;
+}

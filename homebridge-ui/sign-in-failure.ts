@@ -1,0 +1,63 @@
+import { STATUS_CODES } from 'node:http';
+import { REGION_PATH } from '#plugin/cloud/account.js';
+import { CloudError } from '#plugin/cloud/errors.js';
+import type { Problem } from '#plugin/config/messages.js';
+import { errorMessage } from '#plugin/log.js';
+import { SignInError } from '#plugin/session/sign-in.js';
+
+/**
+ * Why a sign-in from the settings page failed, in the words the plugin's log uses where it has them
+ * (session/advice.ts), so the page and the log never disagree.
+ */
+
+/** The sign-in form's labels, and what each field takes, as the page shows them. */
+const FIELDS: Readonly<Record<string, { label: string; expected: string }>> = {
+  serverUrl: { label: 'Account server', expected: 'an https:// address (http:// only for localhost)' },
+  email: { label: 'E-mail', expected: 'an e-mail address, like you@example.com' },
+  country: { label: 'Country', expected: '2 capital letters, like US' },
+  countryCode: { label: 'Country code', expected: '1 to 4 digits, like 1 or 49' },
+  code: { label: 'Verification code', expected: 'the 6 digits the doorbell app shows' },
+};
+
+const CODE_KEPT = 'The code was not used up: you can sign in with it again.';
+
+/** One sentence per field; a problem outside the form (a configured version number) in the log's words. */
+export function describeFieldProblems(problems: readonly Problem[]): string {
+  const sentences = problems.map(({ path, message }) => {
+    const field = path[0] === 'account' && path.length === 2 ? FIELDS[String(path[1])] : undefined;
+    if (field === undefined) {
+      return `${message}.`;
+    }
+    return message.endsWith(' is required') ? `${field.label} is required.` : `${field.label} must be ${field.expected}.`;
+  });
+  return `Not signed in: ${[...new Set(sentences)].join(' ')}`;
+}
+
+/** Every failure of signInWithCode as one message; `serverUrl` is the account server it was sent to. */
+export function describeSignInFailure(error: unknown, serverUrl: string): string {
+  if (error instanceof SignInError) {
+    return error.message;
+  }
+  if (!(error instanceof CloudError)) {
+    return `Sign-in failed: ${errorMessage(error)}`;
+  }
+  const where = error.path === REGION_PATH ? `the account service at ${new URL(serverUrl).origin}` : "the account service's regional address";
+  switch (error.kind) {
+    case 'network':
+      return `Could not reach ${where}: check the address and the network. ${CODE_KEPT}`;
+    case 'timeout':
+      return `No answer in time from ${where}: try again in a moment. ${CODE_KEPT}`;
+    case 'malformed':
+      return `The answer from ${where} is not the account service's: check the Account server address. ${CODE_KEPT}`;
+    default:
+      return `${capitalised(where)} is not available (HTTP ${describeStatus(error.status)}): try again later. ${CODE_KEPT}`;
+  }
+}
+
+function describeStatus(status: number | undefined): string {
+  return status === undefined ? 'no status' : `${status} ${STATUS_CODES[status] ?? ''}`.trim();
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { PushSettings } from '#plugin/config/push-settings.js';
+import { directPushToken, relayPushToken } from '#plugin/push/push-token.js';
+import type { PushSecrets } from '#plugin/session/push-secrets.js';
+import { SettingsError } from './settings-error.js';
+
+/**
+ * A test motion goes where the doorbell service delivers real ones, the push token the plugin
+ * registers, so it proves the whole way in: address, port forward or proxy, receiver and accessory.
+ */
+
+/** As long as the plugin gives a cloud request: a receiver that takes longer is as good as unreachable. */
+export const TEST_MOTION_TIMEOUT_MS = 10_000;
+
+/** Where a test motion goes: the push token the plugin registers, and what answers there. */
+export interface PushAddress {
+  token: string;
+  /** For messages: the relay, or the plugin's own receiver. */
+  answeredBy: 'push relay' | 'push receiver';
+  /** The setting that leads there, as the settings form names it. */
+  setting: 'Relay Server' | 'Public Address';
+}
+
+/**
+ * The push token the plugin registers, computed from the same settings and push.json. The one place
+ * the settings page knows the delivery modes: the relay's topic URL, or the receiver's capability URL.
+ */
+export function pushAddressFor(settings: PushSettings, secrets: PushSecrets): PushAddress {
+  return settings.mode === 'relay'
+    ? { token: relayPushToken(settings.relay.relayUrl, secrets.relayTopic), answeredBy: 'push relay', setting: 'Relay Server' }
+    : { token: directPushToken(settings.direct.publicUrl, secrets.receiverSecret), answeredBy: 'push receiver', setting: 'Public Address' };
+}
+
+/**
+ * POSTs a motion notification for `deviceId` (a checked int64 decimal) to the push address as the
+ * doorbell service would, over whatever scheme the plugin registered (its start-up warnings speak of
+ * a plain-http address); resolves with the 2xx status. Every failure is a SettingsError naming the
+ * problem and the address's origin only: its path is the secret.
+ */
+export async function sendTestMotion(address: PushAddress, deviceId: string, timeoutMs = TEST_MOTION_TIMEOUT_MS): Promise<number> {
+  const { token: pushToken, answeredBy } = address;
+  const origin = new URL(pushToken).origin;
+  let response: Response;
+  try {
+    response = await fetch(pushToken, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: testNotification(deviceId),
+      // A redirect would carry the secret path somewhere nobody configured.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    throw new SettingsError(`The ${answeredBy} could not be reached at ${origin}: ${whyUnreachable(error, timeoutMs, address)}.`);
+  }
+  await response.body?.cancel();
+  if (response.ok) {
+    return response.status;
+  }
+  throw new SettingsError(`The ${answeredBy} at ${origin} did not take the test motion: ${whyRefused(response.status, address)}.`);
+}
+
+/** The flat notification shape; the id is written as its digits, never through a JS number. */
+function testNotification(deviceId: string): string {
+  return `{"device_id":${deviceId},"kind":"motion","id":${JSON.stringify(`test-${randomBytes(8).toString('hex')}`)}}`;
+}
+
+function whyUnreachable(error: unknown, timeoutMs: number, { answeredBy, setting }: PushAddress): string {
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return `no answer within ${timeoutMs / 1000} s`;
+  }
+  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return answeredBy === 'push relay'
+        ? `nothing listens there; check the ${setting}`
+        : `nothing listens there; check that Homebridge runs with the saved settings and is signed in, and that the ${setting} leads to its push receiver`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `its host name is not known; check the ${setting}`;
+    default:
+      return `the connection failed (${typeof code === 'string' ? code : 'network error'}); check the ${setting} and the network`;
+  }
+}
+
+function whyRefused(status: number, { answeredBy, setting }: PushAddress): string {
+  const answered = `it answered HTTP ${status} ${STATUS_CODES[status] ?? ''}`.trim();
+  if (status === 507 && answeredBy === 'push relay') {
+    // A relay with subscriber-based rate limiting takes a publish only for a topic someone subscribed to.
+    return `${answered}: the plugin has not subscribed to it yet; check that Homebridge runs with the saved settings`;
+  }
+  if (status === 404) {
+    return `${answered}, so the ${setting} leads somewhere else than this plugin's ${answeredBy}`;
+  }
+  if (status >= 300 && status < 400) {
+    return `${answered}, a redirect, which the push address never follows`;
+  }
+  return `${answered}; check the ${setting}`;
+}

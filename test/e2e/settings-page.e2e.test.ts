@@ -1,0 +1,227 @@
+/**
+ * The settings page in a real browser: the Homebridge UI 5.10.0 over the storage of a real Homebridge
+ * 2 running the built plugin against the simulator, and a paired HomeKit controller. A user signs in
+ * with a wrong code, then the right one, sends a test motion that the controller sees, signs out, and
+ * saves a set-up with a doorbell access token alone through the standard form.
+ */
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import type { HomebridgeProcess } from '../support/homebridge-process.js';
+import { freeLoopbackPort } from '../support/homebridge-process.js';
+import { linesRevealing } from '../support/log-secrets.js';
+import { pollUntil } from '../support/poll.js';
+import { describeWithBuiltPlugin } from './support/built-plugin.js';
+import { describeWithChromium, launchChromium } from './support/browser.js';
+import { configUiPlatform, CONFIG_UI_SETUP_TIMEOUT_MS, startConfigUi, uiAccessToken, uiPluginFolder, writeUiAdmin } from './support/config-ui.js';
+import { changeOf } from './support/hap-client.js';
+import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { ACCOUNT, doorbellMotionPlatform, pluginLogLine } from './support/plugin-config.js';
+import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor, type PluginRig } from './support/plugin-rig.js';
+import { SettingsPage } from './support/settings-page.js';
+
+/** The running plugin follows a sign-in or sign-out on the page within this, without a restart. */
+const FOLLOW_TIMEOUT_MS = 5_500;
+
+const WRONG_CODE = '999999';
+const GARAGE = { name: 'Garage', deviceId: '9007199254740993' };
+const SUBSCRIBED_TIMEOUT_MS = 10_000;
+const RESTART_TIMEOUT_MS = STOP_TIMEOUT_MS + START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS;
+const BROWSER_STEP_TIMEOUT_MS = 30_000;
+const MOTION_EVENT_TIMEOUT_MS = 5_000;
+
+describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
+  describeWithChromium('Homebridge UI 5.10.0, Chromium, Homebridge 2', () => {
+    const rig = useRig(HOMEBRIDGE_RUNTIMES[0]);
+    let ui: HomebridgeProcess;
+    let uiUrl: string;
+    let accessToken: string;
+    let browser: Browser;
+    let settings: SettingsPage;
+
+    beforeAll(async () => {
+      const { sandbox } = rig();
+      const port = await freeLoopbackPort();
+      await sandbox.writeConfig([signedOutBlock(rig()), configUiPlatform(port)]);
+      await writeUiAdmin(sandbox.storagePath);
+      ui = await startConfigUi({ storagePath: sandbox.storagePath, pluginPath: await uiPluginFolder(sandbox.root), home: join(sandbox.root, 'ui-home') });
+      uiUrl = `http://127.0.0.1:${port}`;
+      accessToken = await uiAccessToken(uiUrl);
+      browser = await launchChromium();
+      await rig().start();
+    }, CONFIG_UI_SETUP_TIMEOUT_MS);
+
+    afterAll(async () => {
+      await browser?.close();
+      await ui?.stop(STOP_TIMEOUT_MS);
+    }, STOP_TIMEOUT_MS * 2);
+
+    async function openSettings(): Promise<SettingsPage> {
+      await settings?.close();
+      settings = await SettingsPage.open(browser, uiUrl, accessToken);
+      return settings;
+    }
+
+    it(
+      'shows Not signed in, and the sign-in form filled in from the configured account',
+      async () => {
+        await rig().waitForStatusFaults(GENERAL_FAULT, SUBSCRIBED_TIMEOUT_MS);
+        const page = await openSettings();
+        await page.screenshot('01-not-signed-in');
+
+        expect(await page.accountState.textContent()).toBe('Not signed in');
+        expect(await page.signInInput('Account server').inputValue()).toBe(rig().simulator.accountUrl);
+        expect(await page.signInInput('E-mail').inputValue()).toBe(ACCOUNT.email);
+        expect(await page.signInInput('Country').inputValue()).toBe('US');
+        expect(await page.signInInput('Country code').inputValue()).toBe('1');
+        expect(await page.signInInput('Verification code').evaluate(attributesOf)).toEqual({ type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' });
+      },
+      BROWSER_STEP_TIMEOUT_MS,
+    );
+
+    it('says what to do about a wrong code, in the words of the log', async () => {
+      await settings.signIn(WRONG_CODE);
+      await settings.screenshot('02-wrong-code');
+
+      expect(await settings.accountMessage.textContent()).toMatch(
+        /^Sign-in refused: the verification code is wrong or expired \(service code 2018\)\. Sign in again: request a new verification code/,
+      );
+      expect(await settings.accountState.textContent()).toBe('Not signed in');
+    });
+
+    it('signs in with the right code and stores the account, never the code, in config.json', async () => {
+      await settings.signIn(ACCOUNT.code);
+      await settings.screenshot('03-signed-in');
+
+      expect(await settings.accountState.textContent()).toMatch(/^Signed in as e2e\+motion \(e2e\+motion@example\.com\), region us, since \w{3} \d+, \d{4}/);
+      const block = await savedBlock(rig());
+      expect(block.account).toEqual({
+        serverUrl: rig().simulator.accountUrl,
+        email: ACCOUNT.email,
+        country: 'US',
+        countryCode: '1',
+        majorVersion: 14,
+        minorVersion: 0,
+      });
+      expect(await readFile(join(rig().sandbox.storagePath, 'config.json'), 'utf8')).not.toMatch(new RegExp(`${ACCOUNT.code}|${WRONG_CODE}`));
+    });
+
+    it(
+      "follows the sign-in without a restart, and sends a test motion that turns on the doorbell's motion sensor at the controller",
+      async () => {
+        await rig().waitForStatusFaults(NO_FAULT, FOLLOW_TIMEOUT_MS);
+        await rig().homebridge.waitForLine(pluginLogLine('Signed in on the settings page'), 0);
+        expect(rig().homebridge.lines.filter((line) => /is running on port/.test(line))).toHaveLength(1);
+        const { motionDetected } = (await rig().sensors()).find(({ serialNumber }) => serialNumber === GARAGE.deviceId) as DoorbellSensor;
+        const controller = await rig().controller();
+        await controller.subscribe(motionDetected);
+        const page = await openSettings();
+
+        const outcome = await page.sendTestMotion(GARAGE.name);
+        await controller.nextEvent(changeOf(motionDetected, true), MOTION_EVENT_TIMEOUT_MS);
+        await page.screenshot('04-test-motion');
+
+        expect(outcome).toBe("Delivered (HTTP 202): Garage's motion sensor should now show motion.");
+        await rig().homebridge.waitForLine(pluginLogLine('Motion at Garage'), MOTION_EVENT_TIMEOUT_MS);
+      },
+      FOLLOW_TIMEOUT_MS + BROWSER_STEP_TIMEOUT_MS,
+    );
+
+    it('signs out: Not signed in, session.json gone, and the running plugin faults every doorbell within 5 s', async () => {
+      await settings.signOut();
+      await settings.screenshot('05-signed-out');
+
+      expect(await settings.accountMessage.textContent()).toBe('Signed out.');
+      await expect(readFile(join(rig().sandbox.storagePath, 'doorbell-motion', 'session.json'))).rejects.toThrow('ENOENT');
+      await rig().waitForStatusFaults(GENERAL_FAULT, FOLLOW_TIMEOUT_MS);
+      await rig().homebridge.waitForLine(pluginLogLine('Signed out on the settings page'), 0);
+    });
+
+    it('draws every number as a number field with its value, device ids as valid text, the code field visibly, and plain words under Advanced', async () => {
+      await settings.expandFieldset('Advanced');
+      await settings.screenshot('06-settings-form');
+
+      const motionTimeouts = settings.page.locator('.modal-body input[name="motionTimeout"]');
+      expect(await motionTimeouts.evaluateAll((inputs) => inputs.map((input) => input.getAttribute('type')))).toEqual(['number', 'number', 'number', 'number']);
+      expect(await motionTimeouts.last().inputValue()).toBe('5');
+      expect(await settings.formInput('port').evaluate(attributesOf)).toMatchObject({ type: 'number' });
+      expect(await settings.formInput('port').inputValue()).toBe(String(rig().endpoints.pushPort));
+      expect(await settings.formInput('code').evaluate(attributesOf)).toEqual({ type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' });
+      // Back Door's id is a JSON integer in config.json, which the plugin accepts: the form shows it as valid text.
+      const deviceIds = settings.page.locator('.modal-body input[name="deviceId"]');
+      expect(await deviceIds.evaluateAll((inputs) => inputs.map((input) => input.getAttribute('class')?.includes('ng-invalid')))).toEqual([false, false, false]);
+      expect(await settings.formInput('deviceId', 1).inputValue()).toBe('42');
+      await expect(settings.formInput('code').isVisible()).resolves.toBe(true);
+      const text = await settings.formText();
+      expect(text).toContain(
+        'Verification Code Only for set-ups without the Homebridge UI: sign in at the top of this page instead. ' +
+          'The 6-digit code from the doorbell app, used once; the session is then kept.',
+      );
+      expect(text).toContain('Delivery Type');
+      expect(text).toContain('Sign-in Version (Major)');
+      expect(text).toContain('The default is right');
+      expect(text).not.toMatch(/restart Homebridge|pn_service|pn_dict_version|Agreement Major/i);
+    });
+
+    it('offers the relay fields for relay mode and the receiver fields for direct mode', async () => {
+      const receiverFields = () => Promise.all(['publicUrl', 'port', 'host'].map((name) => settings.formInput(name).count()));
+      const relayFields = () => Promise.all(['relayUrl', 'relayToken'].map((name) => settings.formInput(name).count()));
+      expect([await receiverFields(), await relayFields()]).toEqual([[1, 1, 1], [0, 0]]);
+
+      await settings.formSelect('mode').selectOption({ label: 'Through a push relay: nothing to set up (recommended)' });
+      await settings.formInput('relayUrl').waitFor();
+      await settings.screenshot('06b-relay-mode');
+
+      expect([await receiverFields(), await relayFields()]).toEqual([[0, 0, 0], [1, 1]]);
+      expect(await settings.formInput('relayUrl').getAttribute('placeholder')).toBe('https://ntfy.sh');
+      expect(await settings.formInput('relayToken').getAttribute('type')).toBe('password');
+    });
+
+    it(
+      'saves a set-up with a doorbell access token and no account through the form, which the plugin then accepts',
+      async () => {
+        const page = await openSettings();
+        for (const name of ['serverUrl', 'email', 'country', 'countryCode']) {
+          await page.formInput(name).fill('');
+        }
+        await page.expandFieldset('Advanced');
+        await page.formInput('doorbellAccessToken').fill(rig().simulator.issuedTokens[0] as string);
+        await page.screenshot('07-token-only');
+        await page.save();
+
+        const block = await pollUntil(() => savedBlock(rig()), (saved) => saved.doorbellAccessToken !== undefined, 10_000, 'the saved token');
+        expect(Object.keys((block.account as object | undefined) ?? {}).sort()).toEqual(['majorVersion', 'minorVersion']);
+        const fromLine = rig().homebridge.lines.length;
+        await rig().stop();
+        const homebridge = await rig().start();
+        await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+        expect(homebridge.lines.slice(fromLine).filter((line) => /Configuration:|Doing nothing/.test(line))).toEqual([]);
+      },
+      RESTART_TIMEOUT_MS + BROWSER_STEP_TIMEOUT_MS,
+    );
+
+    it('leaves no code, token or push secret in the Homebridge UI log', async () => {
+      const pushSecrets = JSON.parse(await readFile(join(rig().sandbox.storagePath, 'doorbell-motion', 'push.json'), 'utf8')) as Record<string, string>;
+      expect(linesRevealing(ui.lines, [WRONG_CODE, ...rig().simulator.secrets, ...Object.values(pushSecrets)])).toEqual([]);
+    });
+
+    itEndsCleanly(rig);
+  });
+});
+
+/** The account without a code: the plugin starts signed out and waits for the page. */
+function signedOutBlock(rig: PluginRig): Record<string, unknown> {
+  const { email, country, countryCode } = ACCOUNT;
+  return doorbellMotionPlatform(rig.endpoints, { account: { serverUrl: rig.endpoints.accountUrl, email, country, countryCode } });
+}
+
+async function savedBlock(rig: PluginRig): Promise<Record<string, unknown>> {
+  const config = JSON.parse(await readFile(join(rig.sandbox.storagePath, 'config.json'), 'utf8')) as { platforms: Array<Record<string, unknown>> };
+  return config.platforms.find((block) => block.platform === 'DoorbellMotion') ?? {};
+}
+
+function attributesOf(input: { getAttribute(name: string): string | null }): Record<string, string | null> {
+  return { type: input.getAttribute('type'), inputmode: input.getAttribute('inputmode'), autocomplete: input.getAttribute('autocomplete') };
+}

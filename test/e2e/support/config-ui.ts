@@ -1,0 +1,119 @@
+/**
+ * The Homebridge UI (homebridge-config-ui-x) for the browser tests, run on its own as hb-service
+ * would beside Homebridge: on 127.0.0.1, over a storage it shares with a Homebridge the tests start,
+ * with an admin user so that no setup wizard comes first. It comes from the npm registry into the
+ * git-ignored `.cache/`, next to the Homebridge 2 it ships for.
+ */
+import { spawn } from 'node:child_process';
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HomebridgeProcess, LOOPBACK_GUARD_URL } from '../../support/homebridge-process.js';
+import { REPO_ROOT } from '../../support/paths.js';
+import { pollUntil } from '../../support/poll.js';
+import { cachedPackageRoot, ensureCachedInstall, INSTALL_TIMEOUT_MS, type CachedInstall } from './cache-install.js';
+
+export const CONFIG_UI_VERSION = '5.10.0';
+
+const CONFIG_UI: CachedInstall = { folder: 'config-ui-x', packages: [`homebridge-config-ui-x@${CONFIG_UI_VERSION}`, 'homebridge@2.1.0'] };
+
+/** For the beforeAll that installs it: a first install from the registry takes a while. */
+export const CONFIG_UI_SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS + 30_000;
+
+const LISTENING_LINE = /is listening on 127\.0\.0\.1 port (\d+)/;
+const START_TIMEOUT_MS = 30_000;
+
+/** It shuts down gracefully within about 2 s of SIGTERM. */
+const STOP_TIMEOUT_MS = 10_000;
+
+/** The UI prints that it listens a moment before it answers. */
+const ANSWER_TIMEOUT_MS = 10_000;
+
+/** The admin the tests sign in as; the UI exists only for the test's lifetime, on loopback. */
+export const UI_ADMIN = { username: 'admin', password: 'e2e-admin-password' } as const;
+
+/** The platform block that tells the UI where to listen. */
+export function configUiPlatform(port: number): Record<string, unknown> {
+  return { platform: 'config', name: 'Config', port, host: '127.0.0.1' };
+}
+
+/** The UI's own auth.json: one admin, the password hashed as the UI hashes it (PBKDF2-SHA512). */
+export async function writeUiAdmin(storagePath: string): Promise<void> {
+  const salt = randomBytes(32).toString('hex');
+  const hashedPassword = pbkdf2Sync(UI_ADMIN.password, salt, 1000, 64, 'sha512').toString('hex');
+  const admin = { id: 1, username: UI_ADMIN.username, name: 'Administrator', hashedPassword, salt, admin: true };
+  await writeFile(join(storagePath, 'auth.json'), `${JSON.stringify([admin], null, 2)}\n`);
+}
+
+/**
+ * A plugin folder holding this repository under the package's name: the UI finds plugins in `-P` by
+ * their folder name, where Homebridge, pointed at the repository itself, needs none.
+ */
+export async function uiPluginFolder(root: string): Promise<string> {
+  const folder = join(root, 'ui-plugins');
+  await mkdir(folder, { recursive: true });
+  await symlink(REPO_ROOT, join(folder, 'homebridge-doorbell-motion'));
+  return folder;
+}
+
+export interface ConfigUiLaunch {
+  storagePath: string;
+  pluginPath: string;
+  /** Its own HOME and TMPDIR, so that what the UI writes stays out of the plugin's checks. */
+  home: string;
+}
+
+/** Starts the UI standalone; resolves once it answers. Stop it with `stop`, as any HomebridgeProcess. */
+export async function startConfigUi({ storagePath, pluginPath, home }: ConfigUiLaunch): Promise<HomebridgeProcess> {
+  const prefix = await ensureCachedInstall(CONFIG_UI);
+  const standalone = join(cachedPackageRoot(CONFIG_UI, 'homebridge-config-ui-x'), 'dist', 'bin', 'standalone.js');
+  const child = spawn(process.execPath, ['--import', LOOPBACK_GUARD_URL, standalone, '-U', storagePath, '-P', pluginPath], {
+    cwd: prefix,
+    env: {
+      ...process.env,
+      HOME: home,
+      TMPDIR: home,
+      UIX_STRICT_PLUGIN_RESOLUTION: '1',
+      // The UI asks the npm registry and GitHub about every plugin it lists (10 s each when the
+      // network is slow). A proxy nobody listens on makes each ask fail at once and stay on this machine.
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      HTTP_PROXY: 'http://127.0.0.1:9',
+      NO_PROXY: '127.0.0.1,localhost',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const ui = new HomebridgeProcess(child, 'Homebridge UI');
+  try {
+    const [, port] = await ui.waitForLine(LISTENING_LINE, START_TIMEOUT_MS);
+    await pollUntil(() => answers(`http://127.0.0.1:${port}/`), Boolean, ANSWER_TIMEOUT_MS, 'The Homebridge UI answering');
+  } catch (error) {
+    // Nobody else holds its pid yet: a UI that never came up must not outlive the test.
+    await ui.stop(STOP_TIMEOUT_MS);
+    throw error;
+  }
+  return ui;
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** An access token for the API, as the UI's login form gets one. */
+export async function uiAccessToken(baseUrl: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(UI_ADMIN),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!response.ok) {
+    throw new Error(`The Homebridge UI refused the test admin's login: HTTP ${response.status}`);
+  }
+  return ((await response.json()) as { access_token: string }).access_token;
+}

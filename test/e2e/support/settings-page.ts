@@ -1,0 +1,117 @@
+/**
+ * The plugin's settings page in the Homebridge UI, as a user reaches it: the Plugins page, the
+ * plugin's card, its settings. The page's own part lives in an iframe; the standard settings form and
+ * the Save button are the UI's, in the modal around it.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import { REPO_ROOT } from '../../support/paths.js';
+
+const PLUGIN_NAME = 'homebridge-doorbell-motion';
+const DISPLAY_NAME = 'Doorbell Motion';
+
+/** Git-ignored; CI keeps the folder as its results. */
+export const SCREENSHOT_DIR = join(REPO_ROOT, '.ci-results', 'screenshots');
+
+/** Generous for a 2-core machine running Homebridge, the UI and the browser at once. */
+const STEP_TIMEOUT_MS = 15_000;
+
+/**
+ * Tall enough for the whole settings modal, Advanced opened: Chromium paints nothing of a scrolled
+ * container beyond the window, so a screenshot of a taller modal would end in blank.
+ */
+const VIEWPORT = { width: 1280, height: 5000 };
+
+export class SettingsPage {
+  private constructor(
+    readonly page: Page,
+    readonly frame: FrameLocator,
+  ) {}
+
+  /** Signs in to the UI with `accessToken` and opens the plugin's settings; resolves once the page shows the account. */
+  static async open(browser: Browser, baseUrl: string, accessToken: string): Promise<SettingsPage> {
+    const page = await browser.newPage({ viewport: VIEWPORT, locale: 'en-US' });
+    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    // The UI keeps its session in localStorage: set before its scripts run, it skips the login form.
+    await page.addInitScript(`window.localStorage.setItem('access_token', ${JSON.stringify(accessToken)})`);
+    await page.goto(`${baseUrl}/plugins`);
+    const card = page.locator('.card', { hasText: DISPLAY_NAME }).first();
+    await card.locator('a[aria-label="Plugin Actions Dropdown"]').click();
+    await card.locator('button.dropdown-item', { hasText: 'Plugin Config' }).click();
+    const settings = new SettingsPage(page, page.frameLocator(`iframe[src*="/api/plugins/settings-ui/${PLUGIN_NAME}/"]`));
+    await settings.accountState.filter({ hasNotText: 'Checking' }).waitFor();
+    await settings.formInput('name').waitFor();
+    return settings;
+  }
+
+  get accountState(): Locator {
+    return this.frame.locator('#account-state');
+  }
+
+  get accountMessage(): Locator {
+    return this.frame.locator('#account-message');
+  }
+
+  signInInput(label: string): Locator {
+    return this.frame.getByLabel(label, { exact: true });
+  }
+
+  /** Enters the code and signs in; resolves once the page has the answer, whatever it was. */
+  async signIn(code: string): Promise<void> {
+    await this.signInInput('Verification code').fill(code);
+    await this.frame.locator('#sign-in').click();
+    await this.accountMessage.waitFor();
+  }
+
+  async signOut(): Promise<void> {
+    await this.frame.locator('#sign-out').click();
+    await this.accountState.filter({ hasText: 'Not signed in' }).waitFor();
+  }
+
+  /** Clicks a doorbell's Send test motion; resolves with what the page then says under it. */
+  async sendTestMotion(doorbellName: string): Promise<string> {
+    const button = this.frame.getByRole('button', { name: `Send test motion to ${doorbellName}` });
+    const outcome = this.frame.locator('li', { has: button }).getByRole('status');
+    await button.click();
+    await outcome.waitFor();
+    return (await outcome.textContent()) ?? '';
+  }
+
+  /** The `nth` input of the standard settings form named `name` (the last part of its key). */
+  formInput(name: string, nth = 0): Locator {
+    return this.page.locator(`.modal-body input[name="${name}"]`).nth(nth);
+  }
+
+  /** The select of the standard settings form named `name`. */
+  formSelect(name: string): Locator {
+    return this.page.locator(`.modal-body select[name="${name}"]`);
+  }
+
+  /** Opens a collapsed fieldset of the standard form, such as Advanced. */
+  async expandFieldset(title: string): Promise<void> {
+    await this.page.locator('.modal-body legend', { hasText: title }).click();
+  }
+
+  /** The modal's text: the page's frame and the standard form, labels and descriptions included. */
+  async formText(): Promise<string> {
+    return (await this.page.locator('.modal-body').innerText()).replace(/\s+/g, ' ');
+  }
+
+  /** The UI's own Save: writes the form to config.json and closes the settings. */
+  async save(): Promise<void> {
+    await this.page.locator('.modal-footer button.btn-primary').click();
+  }
+
+  /** Saves a screenshot of the whole settings modal as `<name>.png`, named after the Node version too. */
+  async screenshot(name: string): Promise<string> {
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    const path = join(SCREENSHOT_DIR, `node${process.versions.node.split('.')[0]}-${name}.png`);
+    await this.page.locator('.modal-dialog').first().screenshot({ path });
+    return path;
+  }
+
+  async close(): Promise<void> {
+    await this.page.close();
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * The settings page's test motion: a motion notification sent where the doorbell service delivers
+ * real ones, reaching a real push receiver on loopback, and what the page says when it cannot.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { pushAddressFor } from '../../homebridge-ui/test-motion.js';
+import { startRelay } from '../../simulator/relay/index.js';
+import type { Relay } from '../../simulator/relay/types.js';
+import { PushReceiver } from '../../src/push/receiver.js';
+import type { DoorbellNotification } from '../../src/push/notification.js';
+import { freeLoopbackPort } from '../support/homebridge-process.js';
+import { linesRevealing } from '../support/log-secrets.js';
+import { answerOf, everythingSaid, failureOf, useSettingsPage, type SettingsPage } from './settings-page.js';
+
+/** Above 2^53: a JS number would turn it into ...992. */
+const GARAGE = '9007199254740993';
+const FRONT_DOOR = 1234567;
+
+function platformBlock(publicUrl: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    platform: 'DoorbellMotion',
+    name: 'Doorbell Motion',
+    doorbellServerUrl: 'https://doorbell.example.com',
+    doorbellAccessToken: 'doorbell-token-SECRET',
+    doorbells: [{ deviceId: FRONT_DOOR, name: 'Front Door' }, { deviceId: GARAGE }],
+    push: { host: '127.0.0.1', publicUrl },
+    ...overrides,
+  };
+}
+
+describe('the settings page: test motion', () => {
+  const page = useSettingsPage();
+  const receivers: PushReceiver[] = [];
+
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+  });
+
+  /** A receiver as the plugin runs it, with the secret of this storage's push.json unless told otherwise. */
+  async function startReceiver(current: SettingsPage, secret?: string): Promise<{ publicUrl: string; received: DoorbellNotification[] }> {
+    const received: DoorbellNotification[] = [];
+    const receiverSecret = secret ?? (await current.pushSecrets.secrets()).receiverSecret;
+    const receiver = new PushReceiver({ host: '127.0.0.1', port: 0, secret: receiverSecret, log: current.log, onNotification: (n) => received.push(n) });
+    receivers.push(receiver);
+    const { port } = await receiver.start();
+    return { publicUrl: `http://127.0.0.1:${port}`, received };
+  }
+
+  it('delivers a motion for the exact 64-bit device id to the receiver, which accepts it', async () => {
+    const { publicUrl, received } = await startReceiver(page());
+    page().block = platformBlock(publicUrl);
+
+    expect(await answerOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toEqual({ delivered: true, status: 202 });
+    expect(await answerOf(page(), page().requests.testMotion({ deviceId: FRONT_DOOR }))).toEqual({ delivered: true, status: 202 });
+
+    expect(received).toEqual([
+      { deviceId: GARAGE, kind: 'motion', id: expect.stringMatching(/^test-[0-9a-f]{16}$/) },
+      { deviceId: String(FRONT_DOOR), kind: 'motion', id: expect.stringMatching(/^test-[0-9a-f]{16}$/) },
+    ]);
+    expect(received[0]?.id).not.toBe(received[1]?.id);
+  });
+
+  it('computes the push token as the plugin registers it: <publicUrl>/push/<secret>, or <relayUrl>/<topic>?up=1', () => {
+    const secrets = { receiverSecret: randomBytes(32).toString('base64url'), relayTopic: `up${randomBytes(9).toString('base64url')}` };
+    const push = {
+      relay: { relayUrl: 'https://ntfy.example.org' },
+      direct: { host: '0.0.0.0', port: 47850, publicUrl: 'https://doorbell.home.example' },
+      registration: { service: 'webhook', os: 'linux', dictVersion: '2.0.0' },
+    };
+    expect(pushAddressFor({ ...push, mode: 'direct' }, secrets).token).toBe(`https://doorbell.home.example/push/${secrets.receiverSecret}`);
+    expect(pushAddressFor({ ...push, mode: 'relay' }, secrets).token).toBe(`https://ntfy.example.org/${secrets.relayTopic}?up=1`);
+  });
+
+  it('names the receiver it could not reach, by its origin only', async () => {
+    const publicUrl = `http://127.0.0.1:${await freeLoopbackPort()}`;
+    page().block = platformBlock(`${publicUrl}/behind/a/proxy`);
+
+    const message = await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }));
+
+    expect(message).toMatch(new RegExp(`^The push receiver could not be reached at ${publicUrl}: nothing listens there; check that Homebridge runs`));
+    expect(message).not.toContain('/push/');
+  });
+
+  it('says when the address leads to another receiver (404)', async () => {
+    const { publicUrl, received } = await startReceiver(page(), randomBytes(32).toString('base64url'));
+    page().block = platformBlock(publicUrl);
+
+    const message = await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }));
+
+    expect(message).toBe(
+      `The push receiver at ${publicUrl} did not take the test motion: it answered HTTP 404 Not Found, so the Public Address leads somewhere else than this plugin's push receiver.`,
+    );
+    expect(received).toEqual([]);
+  });
+
+  describe('in relay mode', () => {
+    let relay: Relay;
+
+    afterEach(async () => {
+      await relay.close();
+    });
+
+    async function relayBlock(): Promise<string> {
+      relay = await startRelay();
+      page().block = { ...platformBlock('unused'), push: { relayUrl: relay.url } };
+      return (await page().pushSecrets.secrets()).relayTopic;
+    }
+
+    it('publishes the motion to the topic the plugin subscribes to', async () => {
+      const topic = await relayBlock();
+      const stream = await fetch(`${relay.url}/${topic}/json`);
+
+      expect(await answerOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toEqual({ delivered: true, status: 200 });
+      expect(relay.messages(topic).map(({ message }) => JSON.parse(message.replace(GARAGE, `"${GARAGE}"`)) as unknown)).toEqual([
+        { device_id: GARAGE, kind: 'motion', id: expect.stringMatching(/^test-[0-9a-f]{16}$/) },
+      ]);
+      await stream.body?.cancel();
+    });
+
+    it('says the plugin has not subscribed yet when the relay refuses the topic (507)', async () => {
+      await relayBlock();
+
+      expect(await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toBe(
+        `The push relay at ${relay.url} did not take the test motion: it answered HTTP 507 Insufficient Storage: the plugin has not subscribed to it yet; check that Homebridge runs with the saved settings.`,
+      );
+    });
+
+    it('never says or logs the topic', async () => {
+      const topic = await relayBlock();
+      await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }));
+
+      expect(linesRevealing(everythingSaid(page()), [topic])).toEqual([]);
+    });
+  });
+
+  it.each([
+    [{ deviceId: '7654321' }, 'Doorbell 7654321 is not in the saved settings: add it, save, and try again.'],
+    [{ deviceId: '9223372036854775808' }, 'Test motion needs the device id of a configured doorbell'],
+    [{ deviceId: 2 ** 53 + 2 }, 'Test motion needs the device id of a configured doorbell'],
+    [{}, 'Test motion needs the device id of a configured doorbell'],
+  ])('refuses %j', async (request, words) => {
+    const { publicUrl, received } = await startReceiver(page());
+    page().block = platformBlock(publicUrl);
+
+    expect(await failureOf(page(), page().requests.testMotion(request))).toContain(words);
+    expect(received).toEqual([]);
+  });
+
+  it('asks for valid saved settings with the doorbell first', async () => {
+    expect(await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toBe(
+      'Test motion needs saved settings with a doorbell: add one, save, and try again.',
+    );
+    page().block = { platform: 'DoorbellMotion', name: 'Doorbell Motion' };
+    expect(await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toBe(
+      'Test motion needs saved settings with a doorbell: add one, save, and try again.',
+    );
+    page().block = platformBlock('http://127.0.0.1:1', { motionTimeout: 1 });
+    expect(await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toBe(
+      'Test motion needs valid saved settings: motionTimeout must be an integer from 5 to 3600. Fix them, save, and try again.',
+    );
+  });
+
+  it('never says or logs the receiver secret, the push token or the access token', async () => {
+    const { publicUrl } = await startReceiver(page());
+    page().block = platformBlock(publicUrl);
+    await answerOf(page(), page().requests.testMotion({ deviceId: GARAGE }));
+    page().block = platformBlock(`http://127.0.0.1:${await freeLoopbackPort()}`);
+    await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }));
+
+    const { receiverSecret } = await page().pushSecrets.secrets();
+    expect(page().log.lines.length).toBeGreaterThan(0);
+    expect(linesRevealing(everythingSaid(page()), [receiverSecret, 'doorbell-token-SECRET'])).toEqual([]);
+  });
+});
