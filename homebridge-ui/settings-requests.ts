@@ -31,7 +31,7 @@ export interface SettingsRequestsOptions {
 
 export interface TestMotionResult {
   delivered: true;
-  /** The push receiver's HTTP status. */
+  /** The HTTP status of the push address: the relay's, or the plugin's own receiver's. */
   status: number;
 }
 
