@@ -1,24 +1,37 @@
 /**
  * The platform in relay mode, the default without a public address, against the simulator and the
  * loopback relay (ntfy protocol): the stream opens before the registration, motion arrives through
- * it, a break shows as a fault only when long, and the topic never reaches the log.
+ * it, a break shows as a fault only when long, and the topic never reaches the log. Direct mode's
+ * start-up warnings, which name relay mode as the fix, are here too.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { startRelay } from '../simulator/relay/index.js';
 import type { Relay } from '../simulator/relay/types.js';
-import { DOORBELLS, sensorValue, waitFor } from './support/platform-harness.js';
+import { DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 
-const bed = usePlatformTestbed();
+let relay: Relay;
+/** How many relay streams had opened when the doorbell service answered the push registration. */
+let streamsAtRegistration: number | undefined;
+
+const openedStreams = () => relay.requests.filter((request) => request.method === 'GET' && request.status === 200).length;
+
+const bed = usePlatformTestbed(undefined, {
+  onSimulatorRequest: (request) => {
+    if (request.route === 'register') {
+      streamsAtRegistration ??= openedStreams();
+    }
+  },
+});
 
 describe('relay mode', () => {
-  let relay: Relay;
-
   beforeEach(async () => {
-    relay = await startRelay();
+    streamsAtRegistration = undefined;
+    // Keepalives well within the alive timeout, as ntfy's 45 s are within the production 100 s.
+    relay = await startRelay({ keepaliveMs: FAST.relay.aliveMs / 4 });
   });
 
   afterEach(async () => {
@@ -32,12 +45,14 @@ describe('relay mode', () => {
   const topicOf = (pushToken: string | undefined) => new URL(pushToken ?? 'http://x/').pathname.slice(1);
 
   it('opens the relay stream before registering <relay>/<topic>?up=1, then turns a delivered motion into MotionDetected', async () => {
+    // The stream opens late, so a registration sent without waiting for it would come first.
+    relay.refuseSubscriptions({ status: 503, times: 2 });
     const platform = launchWithRelay();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
     expect(bed.sim.pushToken).toMatch(new RegExp(`^${relay.url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
-    const subscribe = relay.requests.findIndex((request) => request.method === 'GET');
-    expect(subscribe).toBeGreaterThanOrEqual(0);
+    expect(streamsAtRegistration).toBe(1);
+    expect(relay.requests.map((request) => request.status)).toEqual([503, 503, 200]);
     expect(logged(platform, `push relay connected: ${relay.url}`)).toBe(true);
     expect(logged(platform, 'Push receiver listening')).toBe(false);
 
@@ -82,3 +97,34 @@ describe('relay mode', () => {
   });
 });
 
+
+describe('start-up warnings about the push address', () => {
+  const warnings = (platform: RunningPlatform) => platform.log.lines.filter((line) => line.level === 'warn').map((line) => line.message);
+  const directBlock = (publicUrl: string) => ({ push: { mode: 'direct', host: '127.0.0.1', port: bed.pushPort, publicUrl } });
+
+  it('warns in direct mode that a cloud cannot reach a local publicUrl, naming relay mode', () => {
+    const platform = bed.launch({ overrides: directBlock('http://192.168.1.20:47850') });
+
+    expect(warnings(platform)).toContainEqual(
+      expect.stringMatching(/^push\.publicUrl http:\/\/192\.168\.1\.20:47850 is a local address that a cloud service cannot reach.*relay mode/),
+    );
+  });
+
+  it('warns in direct mode that a public http publicUrl sends every delivery unencrypted', () => {
+    const platform = bed.launch({ overrides: directBlock('http://203.0.113.7:47850') });
+
+    expect(warnings(platform)).toContainEqual(expect.stringMatching(/^push\.publicUrl http:\/\/203\.0\.113\.7:47850 is plain http: .*unencrypted/));
+  });
+
+  it('warns about neither in relay mode', async () => {
+    relay = await startRelay();
+    try {
+      const platform = bed.launch({ relayUrl: relay.url });
+      await waitFor(() => allConfirmed(platform), 'subscriptions');
+
+      expect(warnings(platform).filter((line) => line.startsWith('push.publicUrl'))).toEqual([]);
+    } finally {
+      await relay.close();
+    }
+  });
+});

@@ -66,13 +66,18 @@ function firstLanAddress(networkInterfaces: () => NodeJS.Dict<os.NetworkInterfac
 }
 
 const NOT_ON_THE_INTERNET = new BlockList();
-for (const [network, prefix] of [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16], ['100.64.0.0', 10]] as const) {
+for (const [network, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16], ['100.64.0.0', 10]] as const) {
   NOT_ON_THE_INTERNET.addSubnet(network, prefix, 'ipv4');
 }
+NOT_ON_THE_INTERNET.addAddress('::', 'ipv6');
 NOT_ON_THE_INTERNET.addSubnet('fc00::', 7, 'ipv6');
 NOT_ON_THE_INTERNET.addSubnet('fe80::', 10, 'ipv6');
 
-/** Loopback, private (RFC 1918, unique local, shared address space), link-local, or a `.local` mDNS name. */
+/**
+ * Loopback, private (RFC 1918, unique local, shared address space), link-local, "this network"
+ * (0.0.0.0/8 and `::`, which only mean this machine), or a `.local` mDNS name. An IPv4 address
+ * written IPv6-style (`[::ffff:192.168.1.2]`) is judged as the IPv4 address: BlockList maps it.
+ */
 function isUnreachableFromInternet(hostname: string): boolean {
   const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   if (isLoopbackHost(host) || host.endsWith('.local')) {

@@ -139,6 +139,8 @@ export class Connection {
   private async connect(signal: AbortSignal): Promise<boolean> {
     const { settings, log, endpoint } = this.options;
     this.client ??= await this.signIn(signal);
+    // Shut down (or signed in anew) while signing in: opening the endpoint now would outlive its close.
+    signal.throwIfAborted();
     const pushToken = await endpoint.open();
     if (!this.registered) {
       await this.client.registerPushDevice({ token: pushToken, ...settings.registration }, { signal });
@@ -152,6 +154,8 @@ export class Connection {
     const { settings, store, log, retry, timeoutMs } = this.options;
     const accessToken = await obtainAccessToken(settings.credentials, { store, log, retry, timeoutMs, signal });
     log.addSecrets(accessToken);
+    // A session that changed meanwhile (signed out, or in anew on the settings page) is not this pass's to set.
+    signal.throwIfAborted();
     this.accessToken = accessToken;
     return new DoorbellClient({ serverUrl: settings.doorbellServerUrl, accessToken, logger: log, retry, timeoutMs });
   }
@@ -168,7 +172,8 @@ export class Connection {
 
   private retryLater(reason: string): void {
     const delayMs = this.schedule.retryLater();
-    this.options.log.warn(`${reason} Trying again in ${formatDelay(delayMs)}.`);
+    const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`;
+    this.options.log.warn(`${sentence} Trying again in ${formatDelay(delayMs)}.`);
   }
 
   /** Nothing is sent again until the user has fixed what only they can fix. */

@@ -18,6 +18,7 @@ export interface DirectSettings {
 export class DirectEndpoint {
   private opening: Promise<string> | undefined;
   private receiver: PushReceiver | undefined;
+  private closed = false;
 
   constructor(
     private readonly settings: DirectSettings,
@@ -39,14 +40,22 @@ export class DirectEndpoint {
     return this.opening;
   }
 
-  /** Frees the port; never rejects. */
+  /**
+   * Frees the port; never rejects. An open() still under way is waited for, so that a receiver it
+   * starts cannot go on listening after shutdown.
+   */
   async close(): Promise<void> {
+    this.closed = true;
+    await this.opening?.catch(() => undefined);
     await this.receiver?.close().catch(() => undefined);
   }
 
   private async start(): Promise<string> {
     const { host, port, publicUrl } = this.settings;
     const { receiverSecret } = await this.secrets();
+    if (this.closed) {
+      throw new Error('The push receiver is closed.');
+    }
     this.log.addSecrets(receiverSecret);
     const receiver = new PushReceiver({ host, port, secret: receiverSecret, log: this.log, onNotification: this.onNotification });
     this.receiver = receiver;

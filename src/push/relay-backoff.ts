@@ -7,10 +7,12 @@ export type ConnectionEnd =
   | { kind: 'failed' };
 
 /**
- * The wait before reconnecting to the relay, as data: from `firstReconnectMs`, doubling up to
- * `maxReconnectMs`, times a random 1 to 2 (capped) so that many homes do not reconnect in step after
- * the relay restarts; the backoff starts over after a stream that lived `stableMs`. A refused token
- * waits `refusedRetryMs`; a Retry-After (429, 503) is honoured up to `maxRetryAfterMs`.
+ * The wait before reconnecting to the relay, as data: a step from `firstReconnectMs`, doubling up to
+ * `maxReconnectMs`, of which a random half is taken off ("equal jitter") so that many homes do not
+ * reconnect in step after the relay restarts, at the cap too; the backoff starts over after a stream
+ * that lived `stableMs`. A refused token waits `refusedRetryMs`. A Retry-After (429, 503) is honoured
+ * up to `maxRetryAfterMs`, but never shortens the backoff: a relay that says `Retry-After: 0` (or a
+ * date in the past) while refusing must not be asked again at once, over and over.
  */
 export class ReconnectDelays {
   private failures = 0;
@@ -27,13 +29,19 @@ export class ReconnectDelays {
     if (end.kind === 'ended' && end.livedMs >= this.timing.stableMs) {
       this.failures = 0;
     }
+    const backoffMs = this.nextBackoff();
     if (end.kind === 'refused' && end.retryAfterMs !== undefined) {
-      return Math.min(end.retryAfterMs, this.timing.maxRetryAfterMs);
+      return Math.max(backoffMs, Math.min(end.retryAfterMs, this.timing.maxRetryAfterMs));
     }
+    return backoffMs;
+  }
+
+  /** Counts one more failure in a row; the delay stays within the step, so the cap itself is jittered. */
+  private nextBackoff(): number {
     const { firstReconnectMs, maxReconnectMs } = this.timing;
-    const base = Math.min(firstReconnectMs * 2 ** this.failures, maxReconnectMs);
+    const stepMs = Math.min(firstReconnectMs * 2 ** this.failures, maxReconnectMs);
     this.failures += 1;
-    return Math.min(maxReconnectMs, base * (1 + this.random()));
+    return (stepMs / 2) * (1 + this.random());
   }
 }
 

@@ -33,7 +33,9 @@ export interface RelayEndpointOptions {
  */
 export class RelayEndpoint {
   private subscription: RelaySubscription | undefined;
-  private pushToken: string | undefined;
+  /** Shared by overlapping calls (a sign-in on the settings page runs the connection again), so one stream is opened. */
+  private opening: Promise<string> | undefined;
+  private closed = false;
 
   constructor(private readonly options: RelayEndpointOptions) {}
 
@@ -41,17 +43,32 @@ export class RelayEndpoint {
     return `the push relay ${this.options.settings.relayUrl}`;
   }
 
+  /** A failed start (push.json unreadable, say) is tried again on the next call. */
   async open(): Promise<string> {
     const { settings, connectWaitMs } = this.options;
-    this.pushToken ??= await this.subscribe();
-    if (!(await this.subscription?.whenConnected(connectWaitMs))) {
+    this.opening ??= this.subscribe().catch((error: unknown) => {
+      this.opening = undefined;
+      throw error;
+    });
+    const pushToken = await this.opening;
+    const connected = await this.subscription?.whenConnected(connectWaitMs);
+    this.throwIfClosed();
+    if (!connected) {
       throw new Error(`The push relay ${settings.relayUrl} did not open a stream within ${connectWaitMs / 1000} s.`);
     }
-    return this.pushToken;
+    return pushToken;
   }
 
+  /** Closes the stream, and keeps an open() still under way from opening one after shutdown. */
   async close(): Promise<void> {
+    this.closed = true;
     await this.subscription?.stop();
+  }
+
+  private throwIfClosed(): void {
+    if (this.closed) {
+      throw new Error('The push relay endpoint is closed.');
+    }
   }
 
   private async subscribe(): Promise<string> {
@@ -61,6 +78,7 @@ export class RelayEndpoint {
       throw new Error(`Refusing to use the push relay at ${problem}`);
     }
     const { relayTopic } = await this.options.secrets();
+    this.throwIfClosed();
     log.addSecrets(relayTopic, settings.relayToken);
     const intake = new NotificationIntake(this.options.onNotification, log, now);
     this.subscription = new RelaySubscription({

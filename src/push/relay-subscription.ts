@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { honoursRetryAfter, parseRetryAfter } from '../cloud/retry-policy.js';
 import { errorMessage, type Logger } from '../log.js';
 import { isAccessRefusal, ReconnectDelays, type ConnectionEnd } from './relay-backoff.js';
+import { CatchUpPoint } from './relay-catch-up.js';
 import { LineSplitter, parseRelayLine } from './relay-lines.js';
 import type { RelayTiming } from './relay-timing.js';
 import { RecentIds } from './recent-ids.js';
@@ -42,9 +43,7 @@ export class RelaySubscription {
   private running: Promise<void> | undefined;
   private connected = false;
   private connectedListeners: Array<() => void> = [];
-  private lastMessageId: string | undefined;
-  /** When the last stream that had opened ended. */
-  private brokeAt: number | undefined;
+  private readonly catchUp = new CatchUpPoint();
   private lastProblem = 'not connected yet';
   private downTimer: NodeJS.Timeout | undefined;
   private reportedDown = false;
@@ -63,8 +62,9 @@ export class RelaySubscription {
 
   /** Resolves true once the stream is open, false when `timeoutMs` passes first or it is stopped. */
   whenConnected(timeoutMs: number): Promise<boolean> {
-    if (this.connected) {
-      return Promise.resolve(true);
+    // Once stopped, nothing will connect: waiting out the timeout would only keep a timer alive.
+    if (this.connected || this.stopping.signal.aborted) {
+      return Promise.resolve(this.connected && !this.stopping.signal.aborted);
     }
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), timeoutMs);
@@ -110,11 +110,12 @@ export class RelaySubscription {
       await this.readLines(response.body, () => watchdog.refresh());
       return { kind: 'ended', livedMs: this.now() - openedAt, reason: 'the relay ended the stream' };
     } catch (error) {
+      // Only the watchdog aborts `stream`.
       const reason = stream.signal.aborted ? `nothing arrived for ${Math.round(this.options.timing.aliveMs / 1000)} s` : describeFailure(error);
       return openedAt === undefined ? { kind: 'failed', reason } : { kind: 'ended', livedMs: this.now() - openedAt, reason };
     } finally {
       clearTimeout(watchdog);
-      this.markDisconnected();
+      this.markDisconnected(stream.signal.aborted);
     }
   }
 
@@ -124,6 +125,7 @@ export class RelaySubscription {
     try {
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
         feedWatchdog();
+        this.catchUp.alive(this.now());
         this.markConnected();
         for (const line of splitter.push(chunk.value)) {
           this.handleLine(line);
@@ -149,7 +151,7 @@ export class RelaySubscription {
       return;
     }
     this.seenIds.add(parsed.id);
-    this.lastMessageId = parsed.id;
+    this.catchUp.handled(parsed.id);
     const ageMs = this.now() - parsed.time * 1000;
     if (ageMs > this.options.timing.staleMs) {
       this.counts.stale += 1;
@@ -161,18 +163,17 @@ export class RelaySubscription {
     }
   }
 
-  /**
-   * After a break, asks for what was published since the last message handled, or, when none was,
-   * since the break began (in whole seconds, which the relay counts inclusively).
-   */
+  /** After a break, asks for what was published meanwhile (see CatchUpPoint). */
   private streamUrl(): string {
     const url = `${this.options.relayUrl}/${this.options.topic}/json`;
-    const since = this.lastMessageId ?? (this.brokeAt === undefined ? undefined : String(Math.floor(this.brokeAt / 1000)));
+    const since = this.catchUp.since();
     return since === undefined ? url : `${url}?since=${encodeURIComponent(since)}`;
   }
 
+  /** Uncompressed: a compressing proxy in front of the relay could hold lines back to fill a block. */
   private headers(): Record<string, string> {
-    return this.options.token === undefined ? {} : { Authorization: `Bearer ${this.options.token}` };
+    const identity = { 'Accept-Encoding': 'identity' };
+    return this.options.token === undefined ? identity : { ...identity, Authorization: `Bearer ${this.options.token}` };
   }
 
   private delayAfter(outcome: Outcome): number {
@@ -202,16 +203,21 @@ export class RelaySubscription {
     this.notifyConnectedListeners();
   }
 
-  private markDisconnected(): void {
+  /**
+   * A stream that fell silent has been down since it last showed life, which was up to `aliveMs`
+   * ago; one that ended or failed went down just now (the quiet between keepalives is no outage).
+   */
+  private markDisconnected(fellSilent: boolean): void {
     if (!this.connected) {
       return;
     }
     this.connected = false;
-    this.brokeAt = this.now();
-    this.armDownTimer();
+    this.catchUp.broke();
+    const lastAliveAt = this.catchUp.lastAliveAt;
+    this.armDownTimer(fellSilent && lastAliveAt !== undefined ? this.now() - lastAliveAt : 0);
   }
 
-  private armDownTimer(): void {
+  private armDownTimer(downForMs = 0): void {
     if (this.stopping.signal.aborted) {
       return;
     }
@@ -221,7 +227,7 @@ export class RelaySubscription {
       const seconds = Math.round(this.options.timing.faultAfterMs / 1000);
       this.options.log.warn(`Push relay unreachable for ${seconds} s (${this.lastProblem}): motion alerts cannot arrive until it is back. Still trying.`);
       this.options.onDeliveryDown(true);
-    }, this.options.timing.faultAfterMs);
+    }, Math.max(0, this.options.timing.faultAfterMs - downForMs));
   }
 
   private notifyConnectedListeners(): void {

@@ -1,99 +1,21 @@
 /**
  * The relay client against the project's loopback relay (ntfy protocol) over real HTTP, with its
- * timings shortened: the stream, its lines, catch-up after a break, silence, refusals, faults and stop.
+ * timings shortened: the stream, its lines, refusals and stop. Breaks are in relay-breaks.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { startRelay } from '../../simulator/relay/index.js';
-import type { Relay, RelayOptions } from '../../simulator/relay/types.js';
-import { RelaySubscription } from '../../src/push/relay-subscription.js';
-import type { RelayTiming } from '../../src/push/relay-timing.js';
-import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
-import { pollUntil } from '../support/poll.js';
+import { describe, expect, it } from '@jest/globals';
+import { delay } from '../support/platform-harness.js';
+import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay, waitFor } from './relay-subscription-harness.js';
 
-const TIMING: RelayTiming = {
-  aliveMs: 400,
-  firstReconnectMs: 20,
-  maxReconnectMs: 80,
-  stableMs: 10_000,
-  refusedRetryMs: 500,
-  maxRetryAfterMs: 1_000,
-  faultAfterMs: 250,
-  staleMs: 120_000,
-};
-
-interface Running {
-  subscription: RelaySubscription;
-  topic: string;
-  bodies: string[];
-  down: boolean[];
-  log: TestLogger;
-}
-
-let relay: Relay;
-const running: RelaySubscription[] = [];
-
-async function useRelay(options: RelayOptions = {}): Promise<void> {
-  await relay?.close();
-  relay = await startRelay(options);
-}
-
-beforeEach(async () => {
-  relay = await startRelay();
-});
-
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((subscription) => subscription.stop()));
-  await relay.close();
-});
-
-function newTopic(): string {
-  return `up${randomBytes(9).toString('base64url')}`;
-}
-
-function subscribe(overrides: { token?: string; timing?: Partial<RelayTiming>; now?: () => number; relayUrl?: string } = {}): Running {
-  const topic = newTopic();
-  const bodies: string[] = [];
-  const down: boolean[] = [];
-  const log = createTestLogger();
-  const subscription = new RelaySubscription({
-    relayUrl: overrides.relayUrl ?? relay.url,
-    topic,
-    token: overrides.token,
-    log,
-    timing: { ...TIMING, ...overrides.timing },
-    now: overrides.now,
-    onMessage: (body) => {
-      const text = body.toString('utf8');
-      bodies.push(text);
-      return text.startsWith('{');
-    },
-    onDeliveryDown: (isDown) => down.push(isDown),
-  });
-  running.push(subscription);
-  subscription.start();
-  return { subscription, topic, bodies, down, log };
-}
-
-async function connected(run: Running): Promise<void> {
-  expect(await run.subscription.whenConnected(3_000)).toBe(true);
-}
-
-function waitFor(condition: () => boolean, what: string, timeoutMs = 3_000): Promise<boolean> {
-  return pollUntil(condition, (held) => held, timeoutMs, what, 10);
-}
-
-const subscribeRequests = (topic: string) => relay.requests.filter((request) => request.method === 'GET' && request.path === `/${topic}/json`);
-const lines = (run: Running, level: string) => run.log.lines.filter((line) => line.level === level).map((line) => line.message);
 const messageLine = (fields: Record<string, unknown>) => JSON.stringify({ event: 'message', topic: 't', ...fields });
 
 describe('the stream', () => {
-  it('subscribes to <relay>/<topic>/json without since, and says it is connected, without the topic', async () => {
+  it('subscribes to <relay>/<topic>/json without since, uncompressed, and says it is connected, without the topic', async () => {
     const run = subscribe();
     await connected(run);
 
     expect(subscribeRequests(run.topic).map((request) => request.rawQuery)).toEqual(['']);
     expect(subscribeRequests(run.topic)[0]?.headers.authorization).toBeUndefined();
+    expect(subscribeRequests(run.topic)[0]?.headers['accept-encoding']).toBe('identity');
     expect(relay.subscriberCount(run.topic)).toBe(1);
     expect(lines(run, 'info')).toEqual([`push relay connected: ${relay.url}`]);
   });
@@ -162,57 +84,17 @@ describe('the stream', () => {
   });
 });
 
-describe('breaks', () => {
-  it('reopens a dropped stream with since=<last message id> and loses nothing published meanwhile', async () => {
-    const run = subscribe();
-    await connected(run);
-    const first = relay.publish(run.topic, '{"n":1}', { unifiedPush: true });
-    await waitFor(() => run.bodies.length === 1, 'the first message');
-
-    relay.dropStreams();
-    relay.publish(run.topic, '{"n":2}', { unifiedPush: true });
-    await waitFor(() => run.bodies.length === 2, 'the message published during the break');
-
-    expect(run.bodies).toEqual(['{"n":1}', '{"n":2}']);
-    expect(subscribeRequests(run.topic).map((request) => request.rawQuery)).toEqual(['', `since=${first.id}`]);
-  });
-
-  it('asks since the time of the break when no message was handled yet', async () => {
-    const run = subscribe();
-    await connected(run);
-    const brokeAt = Math.floor(Date.now() / 1000);
-    relay.dropStreams();
-    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reconnect');
-
-    const since = Number(new URLSearchParams(subscribeRequests(run.topic)[1]?.rawQuery).get('since'));
-    expect(since).toBeGreaterThanOrEqual(brokeAt);
-    expect(since).toBeLessThanOrEqual(brokeAt + 1);
-  });
-
-  it('drops a stream that falls silent and opens a new one', async () => {
-    const run = subscribe();
-    await connected(run);
-    relay.setSilent(true);
-    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reopened stream');
-    relay.setSilent(false);
-
-    expect(lines(run, 'debug')).toContainEqual(expect.stringMatching(/^Push relay: nothing arrived for 0 s; reconnecting in \d+ ms$/));
-  });
-
-  it('shows a fault while the relay has been unreachable too long, and clears it when back', async () => {
-    const run = subscribe();
-    await connected(run);
-    relay.refuseSubscriptions({ status: 503, times: 1_000 });
-    relay.dropStreams();
-    await waitFor(() => run.down.length === 1, 'the fault');
-
-    expect(run.down).toEqual([true]);
-    expect(lines(run, 'warn')).toEqual([expect.stringMatching(/^Push relay unreachable for 0 s \(HTTP 503\): motion alerts cannot arrive until it is back/)]);
-    relay.refuseSubscriptions({ status: 503, times: 0 });
-  });
-});
-
 describe('refusals', () => {
+  it('still backs off after Retry-After: 0, instead of asking again at once', async () => {
+    relay.refuseSubscriptions({ status: 429, retryAfter: '0', times: 1_000 });
+    const run = subscribe();
+    await delay(300);
+    relay.refuseSubscriptions({ status: 429, times: 0 });
+
+    // 10-20, 20-40, then 40-80 ms between attempts: at most 9 in 300 ms.
+    expect(subscribeRequests(run.topic).length).toBeLessThanOrEqual(10);
+  });
+
   it('honours Retry-After on 429', async () => {
     relay.refuseSubscriptions({ status: 429, retryAfter: '1' });
     const started = performance.now();
@@ -237,25 +119,42 @@ describe('refusals', () => {
 });
 
 describe('stop', () => {
-  it('closes the stream, ends waiting, and leaves nothing running', async () => {
+  it('closes the stream and leaves nothing running; a wait begun after it ends at once', async () => {
     const run = subscribe();
     await connected(run);
 
     await run.subscription.stop();
 
     await waitFor(() => relay.subscriberCount(run.topic) === 0, 'the relay to see the stream end');
+    const started = performance.now();
     await expect(run.subscription.whenConnected(5_000)).resolves.toBe(false);
+    expect(performance.now() - started).toBeLessThan(100);
   });
 
-  it('stops while reconnecting, without another attempt', async () => {
+  it('ends a wait for the stream when it stops', async () => {
     relay.refuseSubscriptions({ status: 503, times: 1_000 });
-    const run = subscribe({ timing: { firstReconnectMs: 300, maxReconnectMs: 300 } });
+    const run = subscribe();
+    const waiting = run.subscription.whenConnected(5_000);
+    const started = performance.now();
+
+    await run.subscription.stop();
+
+    await expect(waiting).resolves.toBe(false);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    relay.refuseSubscriptions({ status: 503, times: 0 });
+  });
+
+  it('stops while reconnecting, without another attempt and without reporting the stream down later', async () => {
+    relay.refuseSubscriptions({ status: 503, times: 1_000 });
+    const run = subscribe({ timing: { firstReconnectMs: 600, maxReconnectMs: 600 } });
     await waitFor(() => subscribeRequests(run.topic).length === 1, 'the first attempt');
 
     await run.subscription.stop();
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await delay(TIMING.faultAfterMs + 450);
 
     expect(subscribeRequests(run.topic)).toHaveLength(1);
+    expect(run.down).toEqual([]);
+    expect(lines(run, 'warn')).toEqual([]);
     relay.refuseSubscriptions({ status: 503, times: 0 });
   });
 });

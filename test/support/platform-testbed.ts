@@ -5,7 +5,7 @@
 import { afterEach, beforeEach } from '@jest/globals';
 import type { PlatformAccessory, PlatformConfig } from 'homebridge';
 import { startSimulator } from '../../simulator/index.js';
-import type { Simulator } from '../../simulator/types.js';
+import type { RecordedRequest, Simulator } from '../../simulator/types.js';
 import type { PlatformTiming } from '../../src/platform.js';
 import { freeLoopbackPort } from './homebridge-config.js';
 import { reloadFromCache } from './platform-accessory.js';
@@ -49,14 +49,22 @@ async function waitUntilFree(port: number): Promise<void> {
   await pollUntil(() => portIsFree(port), (free) => free, 1_000, `port ${port} to be free`, 10);
 }
 
-export function usePlatformTestbed(doorbellIds: readonly string[] = DOORBELLS.map(({ deviceId }) => deviceId)): PlatformTestbed {
+export interface TestbedOptions {
+  /** Told of each request the simulator answered, the moment it did: for what happened in between. */
+  onSimulatorRequest?: (request: RecordedRequest) => void;
+}
+
+export function usePlatformTestbed(
+  doorbellIds: readonly string[] = DOORBELLS.map(({ deviceId }) => deviceId),
+  { onSimulatorRequest }: TestbedOptions = {},
+): PlatformTestbed {
   let sim: Simulator | undefined;
   let storage: Awaited<ReturnType<typeof temporaryStorage>> | undefined;
   let pushPort = 0;
   const running: RunningPlatform[] = [];
 
   beforeEach(async () => {
-    sim = await startSimulator({ accounts: [{ ...ACCOUNT }], doorbells: [...doorbellIds] });
+    sim = await startSimulator({ accounts: [{ ...ACCOUNT }], doorbells: [...doorbellIds], onRequest: onSimulatorRequest });
     storage = await temporaryStorage();
     pushPort = await freeLoopbackPort();
   });

@@ -1,0 +1,134 @@
+/**
+ * The relay client across breaks, against the project's loopback relay (ntfy protocol): catch-up with
+ * `since=` so that nothing published meanwhile is lost, a silent stream dropped, and the fault shown
+ * only while the stream has been down too long.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { CLOCK_SLACK_S } from '../../src/push/relay-catch-up.js';
+import { delay } from '../support/platform-harness.js';
+import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay, waitFor } from './relay-subscription-harness.js';
+
+const sinceOf = (request: { rawQuery: string } | undefined) => new URLSearchParams(request?.rawQuery).get('since');
+
+/** A clock shared by the relay and the subscription, to be moved on as if time had passed. */
+function movableClock(): { now: () => number; offsetMs: number } {
+  const clock = { offsetMs: 0, now: () => Date.now() + clock.offsetMs };
+  return clock;
+}
+
+describe('breaks', () => {
+  it('reopens a dropped stream with since=<last message id> and loses nothing published meanwhile', async () => {
+    const run = subscribe();
+    await connected(run);
+    relay.publish(run.topic, '{"n":1}', { unifiedPush: true });
+    const last = relay.publish(run.topic, '{"n":2}', { unifiedPush: true });
+    await waitFor(() => run.bodies.length === 2, 'the first messages');
+
+    relay.dropStreams();
+    relay.publish(run.topic, '{"n":3}', { unifiedPush: true });
+    await waitFor(() => run.bodies.length === 3, 'the message published during the break');
+
+    expect(run.bodies).toEqual(['{"n":1}', '{"n":2}', '{"n":3}']);
+    expect(subscribeRequests(run.topic).map((request) => request.rawQuery)).toEqual(['', `since=${last.id}`]);
+  });
+
+  it('asks since the break (less the clock slack) when no message was handled yet', async () => {
+    const run = subscribe();
+    const before = Math.floor(Date.now() / 1000);
+    await connected(run);
+    const brokeAt = Math.floor(Date.now() / 1000);
+    relay.dropStreams();
+    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reconnect');
+
+    // A keepalive already on its way may still arrive after the break, into the next second.
+    const since = Number(sinceOf(subscribeRequests(run.topic)[1]));
+    expect(since).toBeGreaterThanOrEqual(before - CLOCK_SLACK_S);
+    expect(since).toBeLessThanOrEqual(brokeAt + 1 - CLOCK_SLACK_S);
+  });
+
+  it('after a stream fell silent, asks since it last showed life and shows the fault at once when that was long ago', async () => {
+    const clock = movableClock();
+    await useRelay({ now: clock.now });
+    // The backoff leaves time to end the silence before the stream is reopened.
+    const run = subscribe({ now: clock.now, timing: { faultAfterMs: 2_000, firstReconnectMs: 600, maxReconnectMs: 600 } });
+    await connected(run);
+
+    relay.setSilent(true);
+    clock.offsetMs = 30_000;
+    relay.publish(run.topic, '{"during":"the silence"}', { unifiedPush: true });
+    // Noticed a minute after the last keepalive, as the production watchdog may be: within the stale limit.
+    clock.offsetMs = 60_000;
+    await waitFor(() => lines(run, 'debug').some((line) => line.startsWith('Push relay: nothing arrived')), 'the silent stream to be dropped');
+    relay.setSilent(false);
+    await waitFor(() => run.bodies.length === 1, 'the message published during the silence');
+
+    expect(run.bodies).toEqual(['{"during":"the silence"}']);
+    expect(subscribeRequests(run.topic)).toHaveLength(2);
+    expect(run.down).toEqual([true, false]);
+  });
+
+  it('keeps asking since the first break, however often the stream breaks again before a message arrives', async () => {
+    const clock = movableClock();
+    await useRelay({ now: clock.now });
+    const run = subscribe({ now: clock.now });
+    await connected(run);
+    const firstBreak = Math.floor(clock.now() / 1000);
+    relay.dropStreams();
+    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the first reconnect');
+    await connected(run);
+
+    clock.offsetMs = 30_000;
+    relay.dropStreams();
+    await waitFor(() => subscribeRequests(run.topic).length === 3, 'the second reconnect');
+
+    const since = Number(sinceOf(subscribeRequests(run.topic)[2]));
+    expect(since).toBeGreaterThanOrEqual(firstBreak - 1 - CLOCK_SLACK_S);
+    expect(since).toBeLessThanOrEqual(firstBreak + 1 - CLOCK_SLACK_S);
+  });
+
+  it('keeps a stream whose keepalives arrive well within the alive timeout', async () => {
+    const run = subscribe();
+    await connected(run);
+    await delay(1_500);
+
+    expect(subscribeRequests(run.topic)).toHaveLength(1);
+    expect(lines(run, 'debug').filter((line) => line.includes('nothing arrived'))).toEqual([]);
+  });
+
+  it('drops a stream that falls silent and opens a new one', async () => {
+    const run = subscribe();
+    await connected(run);
+    relay.setSilent(true);
+    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reopened stream');
+    relay.setSilent(false);
+
+    expect(lines(run, 'debug')).toContainEqual(expect.stringMatching(/^Push relay: nothing arrived for 0 s; reconnecting in \d+ ms$/));
+  });
+
+  it('shows a fault while the relay has been unreachable too long, and clears it when back', async () => {
+    const run = subscribe();
+    await connected(run);
+    relay.refuseSubscriptions({ status: 503, times: 1_000 });
+    relay.dropStreams();
+    await waitFor(() => run.down.length === 1, 'the fault');
+
+    expect(run.down).toEqual([true]);
+    expect(lines(run, 'warn')).toEqual([expect.stringMatching(/^Push relay unreachable for 0 s \(HTTP 503\): motion alerts cannot arrive until it is back/)]);
+    relay.refuseSubscriptions({ status: 503, times: 0 });
+    await waitFor(() => run.down.length === 2, 'the fault to clear');
+
+    expect(run.down).toEqual([true, false]);
+  });
+
+  it('shows no fault for a break shorter than the fault delay', async () => {
+    const run = subscribe();
+    await connected(run);
+    relay.dropStreams();
+    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reconnect');
+    await connected(run);
+    await delay(TIMING.faultAfterMs + 200);
+
+    expect(run.down).toEqual([]);
+    expect(lines(run, 'warn')).toEqual([]);
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * What the relay client's tests share: the project's loopback relay (ntfy protocol), started for each
+ * test with keepalives well within the shortened alive timeout, subscriptions stopped after it, and
+ * the questions the tests ask of both.
+ */
+import { afterEach, beforeEach, expect } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { startRelay } from '../../simulator/relay/index.js';
+import type { Relay, RelayOptions } from '../../simulator/relay/types.js';
+import { RelaySubscription } from '../../src/push/relay-subscription.js';
+import type { RelayTiming } from '../../src/push/relay-timing.js';
+import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
+import { pollUntil } from '../support/poll.js';
+
+export const TIMING: RelayTiming = {
+  aliveMs: 400,
+  firstReconnectMs: 20,
+  maxReconnectMs: 80,
+  stableMs: 10_000,
+  refusedRetryMs: 500,
+  maxRetryAfterMs: 1_000,
+  faultAfterMs: 250,
+  staleMs: 120_000,
+};
+
+/** Well inside TIMING.aliveMs, as ntfy's 45 s are inside the production 100 s. */
+const KEEPALIVE_MS = 100;
+
+export interface Running {
+  subscription: RelaySubscription;
+  topic: string;
+  bodies: string[];
+  down: boolean[];
+  log: TestLogger;
+}
+
+/** The test's relay; an exported binding, so it is the current one wherever it is read. */
+export let relay: Relay;
+const running: RelaySubscription[] = [];
+
+/** Replaces the test's relay with one started with these options. */
+export async function useRelay(options: RelayOptions = {}): Promise<void> {
+  await relay?.close();
+  relay = await startRelay({ keepaliveMs: KEEPALIVE_MS, ...options });
+}
+
+beforeEach(async () => {
+  relay = await startRelay({ keepaliveMs: KEEPALIVE_MS });
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((subscription) => subscription.stop()));
+  await relay.close();
+});
+
+function newTopic(): string {
+  return `up${randomBytes(9).toString('base64url')}`;
+}
+
+export function subscribe(overrides: { token?: string; timing?: Partial<RelayTiming>; now?: () => number; relayUrl?: string } = {}): Running {
+  const topic = newTopic();
+  const bodies: string[] = [];
+  const down: boolean[] = [];
+  const log = createTestLogger();
+  const subscription = new RelaySubscription({
+    relayUrl: overrides.relayUrl ?? relay.url,
+    topic,
+    token: overrides.token,
+    log,
+    timing: { ...TIMING, ...overrides.timing },
+    now: overrides.now,
+    onMessage: (body) => {
+      const text = body.toString('utf8');
+      bodies.push(text);
+      return text.startsWith('{');
+    },
+    onDeliveryDown: (isDown) => down.push(isDown),
+  });
+  running.push(subscription);
+  subscription.start();
+  return { subscription, topic, bodies, down, log };
+}
+
+export async function connected(run: Running): Promise<void> {
+  expect(await run.subscription.whenConnected(3_000)).toBe(true);
+}
+
+export function waitFor(condition: () => boolean, what: string, timeoutMs = 3_000): Promise<boolean> {
+  return pollUntil(condition, (held) => held, timeoutMs, what, 10);
+}
+
+export const subscribeRequests = (topic: string) => relay.requests.filter((request) => request.method === 'GET' && request.path === `/${topic}/json`);
+export const lines = (run: Running, level: string) => run.log.lines.filter((line) => line.level === level).map((line) => line.message);
