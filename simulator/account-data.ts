@@ -4,7 +4,7 @@ import type { Reply } from './incoming.js';
 
 /**
  * What the account service answers. Every object carries keys no client knows, at every level, because
- * the seed says any object may grow additional properties and clients must tolerate them.
+ * any object in the service's answers may grow additional properties and clients must tolerate them.
  */
 
 export interface AccountProfile {

@@ -25,7 +25,10 @@ export function stringsIn(value: unknown): string[] {
   return value !== null && typeof value === 'object' ? Object.values(value).flatMap(stringsIn) : [];
 }
 
-/** Shorter values would mask ordinary words; no real secret of ours is this short. */
+/**
+ * Shorter values would mask ordinary words; no real secret of ours is this short, and the config
+ * refuses shorter tokens (config.schema.json) so that every configured one is masked.
+ */
 const MIN_SECRET_LENGTH = 4;
 
 export class SecretMaskingLogger implements Logger {

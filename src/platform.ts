@@ -88,8 +88,12 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   }
 
   private launch({ settings, complete }: AcceptedConfig): void {
-    // A doorbell left out for a bad entry may own a cached accessory: keep them all until it is fixed.
+    // A doorbell left out for a bad entry may own a cached accessory: keep them all until it is fixed,
+    // but nothing updates those, so they must not go on showing what they were saved with.
     this.accessories.publish(settings.doorbells, { removeStale: complete });
+    if (!complete) {
+      this.accessories.showUnavailable();
+    }
     pushAddressWarnings(settings.push).forEach((warning) => this.log.warn(warning));
     const folder = openDataFolder(this.api.user.storagePath(), this.log);
     const store = new SessionStore(folder, this.log);

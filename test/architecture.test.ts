@@ -1,14 +1,16 @@
 /**
  * The rooms of src/ and what each may import: the stages before the accessories know nothing of
  * Homebridge (the Homebridge UI's plugin server runs the session module in a process of its own), and
- * data flows one way, so no stage imports a later one.
+ * data flows one way, so no stage imports a later one. And every file of the project stands on its
+ * own: it cites nothing a reader of the repository cannot open.
  */
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const SRC = join(ROOT, 'src');
 
 /** Each room, with the rooms it may import from (besides itself and the shared top-level files). */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
@@ -20,6 +22,14 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   accessories: ['config'],
 };
 
+/**
+ * Rooms a room may take types from but no code: the settings' types are the one statement of their
+ * shape, while the session module stays free of the config check (Ajv, the schema) at run time.
+ */
+const TYPES_FROM: Readonly<Record<string, readonly string[]>> = {
+  session: ['config'],
+};
+
 /** Top-level files every room may use: they import no room themselves. */
 const SHARED = ['log.ts', 'json.ts', 'device-id.ts', 'secure-url.ts', 'settings.ts'];
 
@@ -28,17 +38,26 @@ const HOMEBRIDGE = /^(homebridge|@homebridge\/)/;
 interface Import {
   file: string;
   specifier: string;
+  /** `import type`: erased at run time. */
+  typeOnly: boolean;
 }
 
 function importsOf(file: string): Import[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'([^']+)'/gms)].map((match) => ({ file, specifier: match[1] }));
+  return [...text.matchAll(/^(?:import|export)\b(\s+type\b)?[^;]*?\bfrom\s+'([^']+)'/gms)].map((match) => ({
+    file,
+    specifier: match[2],
+    typeOnly: match[1] !== undefined,
+  }));
 }
 
-function filesIn(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? filesIn(join(folder, entry.name)) : entry.name.endsWith('.ts') ? [join(folder, entry.name)] : [],
-  );
+function filesIn(folder: string, wanted = (name: string) => name.endsWith('.ts')): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.isDirectory()) {
+      return entry.name === 'node_modules' ? [] : filesIn(join(folder, entry.name), wanted);
+    }
+    return wanted(entry.name) ? [join(folder, entry.name)] : [];
+  });
 }
 
 /** The room a resolved path lies in, or the shared file's name. */
@@ -54,10 +73,11 @@ describe('the rooms of src/', () => {
 
     const homebridge = imports.filter(({ specifier }) => HOMEBRIDGE.test(specifier));
     const permitted = new Set([room, ...allowed, ...SHARED]);
+    const typesFrom = new Set(TYPES_FROM[room] ?? []);
     const later = imports
       .filter(({ specifier }) => specifier.startsWith('.'))
-      .map(({ file, specifier }) => ({ file: relative(SRC, file), target: roomOf(resolve(dirname(file), specifier)) }))
-      .filter(({ target }) => !permitted.has(target));
+      .map(({ file, specifier, typeOnly }) => ({ file: relative(SRC, file), target: roomOf(resolve(dirname(file), specifier)), typeOnly }))
+      .filter(({ target, typeOnly }) => !permitted.has(target) && !(typeOnly && typesFrom.has(target)));
 
     expect(room === 'accessories' ? [] : homebridge).toEqual([]);
     expect(later).toEqual([]);
@@ -73,5 +93,35 @@ describe('the rooms of src/', () => {
       .map((file) => ({ file: relative(SRC, file), lines: readFileSync(file, 'utf8').split('\n').length }))
       .filter(({ lines }) => lines > 250);
     expect(long).toEqual([]);
+  });
+});
+
+/** The project's own folders; docs/ is where a citation should point. */
+const PROJECT_FOLDERS = ['src', 'homebridge-ui', 'simulator', 'scripts', 'test'];
+
+const TEXT_FILE = (name: string) => /\.(ts|mjs|js|json|md|html|css)$/.test(name);
+
+/**
+ * How a citation of a document outside the repository reads: a product spec by name, a numbered
+ * section (an RFC's is public, and allowed), a seed file. Written so that none matches its own
+ * source text, since this file is checked too.
+ */
+const OUTSIDE_CITATIONS: ReadonlyArray<[string, RegExp]> = [
+  ['a product spec', /\bSPEC\b/],
+  ['a numbered section that is not an RFC\'s', /(?<!RFC \d+ )§\s?\d/],
+  ['a seed document', /\bthe seed (?:says|requires|asks|specifies|documents?)\b|\bseeds\//],
+];
+
+describe('the project\'s files', () => {
+  it('cite no document outside the repository', () => {
+    const files = PROJECT_FOLDERS.flatMap((folder) => filesIn(join(ROOT, folder), TEXT_FILE));
+    expect(files).toContain(fileURLToPath(import.meta.url));
+
+    const citations = files.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, index) => OUTSIDE_CITATIONS.filter(([, pattern]) => pattern.test(line)).map(([what]) => `${relative(ROOT, file)}:${index + 1} cites ${what}`)),
+    );
+    expect(citations).toEqual([]);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
+import { parseConfig } from '../src/config/parse-config.js';
 import { SecretMaskingLogger, stringsIn } from '../src/log.js';
 import { createTestLogger } from './support/homebridge-api.js';
+import { loopbackPlatformBlock } from './support/platform-block.js';
 
 describe('SecretMaskingLogger', () => {
   it('masks every registered secret at every level, longest first', () => {
@@ -29,6 +31,37 @@ describe('SecretMaskingLogger', () => {
     log.info('Motion at Front Door: on');
 
     expect(target.lines[0]?.message).toBe('Motion at Front Door: on');
+  });
+});
+
+describe('configured tokens', () => {
+  const RELAY_URL = 'http://127.0.0.1:2586';
+  const block = (overrides: Record<string, unknown>) =>
+    loopbackPlatformBlock(
+      { accountUrl: 'http://127.0.0.1:1', doorbellUrl: 'http://127.0.0.1:2', relayUrl: RELAY_URL },
+      { name: 'Doorbell Motion', account: { email: 'you@example.com' }, doorbells: [{ deviceId: '1234567' }], motionTimeout: 5 },
+      overrides,
+    );
+  const SETTINGS: Array<[string, (token: string) => Record<string, unknown>]> = [
+    ['doorbellAccessToken', (token) => ({ doorbellAccessToken: token })],
+    ['push.relayToken', (token) => ({ push: { mode: 'relay', relayUrl: RELAY_URL, relayToken: token } })],
+  ];
+
+  it.each(SETTINGS)('%s: the config takes none shorter than the logger masks', (name, setting) => {
+    const tokenOf = (length: number) => 'tk_0123456789'.slice(0, length);
+    const shortest = [1, 2, 3, 4, 5, 6, 7, 8].find((length) => parseConfig(block(setting(tokenOf(length)))).status === 'ok') ?? 0;
+    expect(shortest).toBeGreaterThan(0);
+    const target = createTestLogger();
+    const log = new SecretMaskingLogger(target);
+    log.addSecrets(tokenOf(shortest));
+
+    log.info(`sent ${tokenOf(shortest)}`);
+
+    expect(target.lines[0]?.message).toBe('sent ***');
+    expect(parseConfig(block(setting(tokenOf(shortest - 1))))).toMatchObject({
+      status: 'invalid',
+      problems: [expect.stringContaining(`${name} must be a token`)],
+    });
   });
 });
 

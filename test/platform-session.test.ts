@@ -14,7 +14,7 @@ import { ACCOUNT, DOORBELLS, sensorValue, waitFor } from './support/platform-har
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
 
-/** The contract: the plugin follows within 5 s. */
+/** The plugin follows a sign-in or sign-out on the settings page within 5 s. */
 const FOLLOW_MS = 5_000;
 
 const allFaulted = ({ test }: RunningPlatform) => DOORBELLS.every(({ deviceId }) => sensorValue(test, deviceId, 'StatusFault') === 1);

@@ -95,15 +95,23 @@ describe('restart', () => {
     expect(second.test.calls.update).toBe(1);
   });
 
-  it('keeps every cached accessory while a doorbell entry is bad, and runs the good ones', async () => {
+  it('keeps every cached accessory while a doorbell entry is bad, without its stale state, and runs the good ones', async () => {
     const first = bed.launch();
+    await waitFor(() => allConfirmed(first), 'first subscriptions');
+    await bed.sim.deliverMotion(BACK);
+    expect([sensorValue(first.test, BACK, 'MotionDetected'), sensorValue(first.test, BACK, 'StatusFault')]).toEqual([true, 0]);
     await bed.stop(first);
 
-    const second = bed.launch({ overrides: { doorbells: [{ deviceId: FRONT, name: 'Front Door' }, { deviceId: 'back' }] }, cached: first.test.registered });
-    await waitFor(() => sensorValue(second.test, FRONT, 'StatusFault') === 0, 'front subscribed');
+    const second = bed.launch({ overrides: { doorbells: [{ deviceId: FRONT, name: 'Front Door' }, { deviceId: 'bad' }] }, cached: first.test.registered });
 
     expect(second.test.registered.size).toBe(2);
     expect(logged(second, 'doorbells[1].deviceId must be an integer from 1 to 9223372036854775807')).toBe(true);
+    // Only the bad entry may own it, and nothing updates it until that entry is fixed.
+    expect([sensorValue(second.test, BACK, 'MotionDetected'), sensorValue(second.test, BACK, 'StatusFault')]).toEqual([false, 1]);
+    await waitFor(() => sensorValue(second.test, FRONT, 'StatusFault') === 0, 'front subscribed');
+    expect((await bed.sim.deliverMotion(FRONT)).status).toBe(202);
+    expect(sensorValue(second.test, FRONT, 'MotionDetected')).toBe(true);
+    expect([sensorValue(second.test, BACK, 'MotionDetected'), sensorValue(second.test, BACK, 'StatusFault')]).toEqual([false, 1]);
   });
 });
 
@@ -143,13 +151,17 @@ describe('failures', () => {
     expect(bed.sim.subscribedDoorbells.size).toBe(2);
   });
 
-  it('retries a login answer that is not the service\'s in the background, with the same code, then subscribes', async () => {
-    bed.sim.injectFault('login', { rawBody: '<html>Bad gateway</html>', contentType: 'text/html' });
+  it.each([
+    ['an HTML page', { rawBody: '<html>Bad gateway</html>', contentType: 'text/html' }, 200],
+    ['a 403 without the service\'s envelope (a proxy or firewall)', { status: 403 }, 403],
+  ])('retries a login answered with %s in the background, with the same code, then subscribes', async (_answer, fault, status) => {
+    bed.sim.injectFault('login', fault);
     const platform = bed.launch();
-    await waitFor(() => logged(platform, 'Trying again in'), 'the retry notice');
+    const retryNotice = /failed: HTTP .*not what the service sends.* Trying again in/;
+    await waitFor(() => platform.log.lines.some(({ message }) => retryNotice.test(message)), 'the retry notice');
     await waitFor(() => allConfirmed(platform), 'subscriptions after the retry');
 
-    expect(bed.sim.requestsTo('login').map((request) => request.status)).toEqual([200, 200]);
+    expect(bed.sim.requestsTo('login').map((request) => request.status)).toEqual([status, 200]);
     expect(bed.sim.issuedTokens).toHaveLength(1);
     expect(platform.log.lines.filter((line) => line.level === 'error')).toEqual([]);
   });

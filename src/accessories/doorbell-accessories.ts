@@ -65,8 +65,9 @@ export class DoorbellAccessories {
   }
 
   /**
-   * Without a usable configuration nothing will update the cached accessories: rather than the state
-   * they were saved with, they show no motion and a fault until the configuration is fixed.
+   * The cached accessories no configured doorbell claims (all of them without a usable configuration)
+   * are updated by nothing: rather than the state they were saved with, they show no motion and a
+   * fault until the configuration is fixed.
    */
   showUnavailable(): void {
     const { Characteristic, Service } = this.api.hap;

@@ -4,7 +4,7 @@ import { CloudHttp, type CloudHttpOptions, type CloudLogger } from './http.js';
 import type { RetryPolicy } from './retry-policy.js';
 
 /** Client headers the login requires; the service accepts one fixed value for each. */
-export const CLIENT_LANGUAGE = 'en';
+const CLIENT_LANGUAGE = 'en';
 export const APP_VERSION = '4.54.02';
 export const PHONE_SYSTEM = 'Android';
 export const PHONE_MODEL = 'Pixel 7';
@@ -132,7 +132,7 @@ export class AccountClient {
 
   private httpOptions(baseUrl: string): CloudHttpOptions {
     const { logger, retry, timeoutMs } = this.options;
-    return { baseUrl, logger, retry, timeoutMs };
+    return { baseUrl, logger, retry, timeoutMs, envelopes: true };
   }
 
   private loginHeaders(): Record<string, string> {

@@ -64,13 +64,13 @@ export class CloudError extends Error {
   }
 
   /**
-   * The service received the request and gave its verdict: a service code, or an HTTP refusal that
-   * asking again will not change. A one-time code sent with it is spent. A request that got no answer,
-   * a busy server's answer or one that is not what the service sends (a proxy's error page, say) did
-   * not reach a verdict, and may be sent again.
+   * The service received the request and gave its verdict: a service code in its envelope, or 401 (it
+   * refuses the session). A one-time code sent with it is spent. A request that got no answer, a busy
+   * server's answer or one that is not what the service sends (a proxy's or firewall's 403 page, say)
+   * did not reach a verdict, and may be sent again.
    */
   get serviceAnswered(): boolean {
-    return !this.retryable && (this.serviceCode !== undefined || this.kind === 'http' || this.kind === 'unauthorized');
+    return !this.retryable && (this.serviceCode !== undefined || this.kind === 'unauthorized');
   }
 
   /** What the service code means, for the codes the account service is known to answer. */
@@ -107,7 +107,7 @@ function describeKind({ kind, status, detail }: CloudErrorOptions): string {
     case 'timeout':
       return withDetail('no answer in time');
     case 'http':
-      return `HTTP ${status}`;
+      return withDetail(`HTTP ${status}`);
     case 'service':
       return 'the service refused the request';
     case 'malformed':

@@ -20,6 +20,11 @@ export interface CloudHttpOptions {
   logger?: CloudLogger;
   retry?: Partial<RetryPolicy>;
   timeoutMs?: number;
+  /**
+   * The service answers in `{code, msg, data}` envelopes, refusals included: a refusal without one
+   * came from something in between (a proxy, a firewall), and its error says so.
+   */
+  envelopes?: boolean;
 }
 
 export interface CloudRequest {
@@ -134,7 +139,7 @@ export class CloudHttp {
     if (answer.status >= 200 && answer.status < 300) {
       return answer;
     }
-    throw statusFailure(request, answer, headerValue(response.headers['retry-after']));
+    throw statusFailure(request, answer, headerValue(response.headers['retry-after']), this.options.envelopes === true);
   }
 
   private transportFailure(request: CloudRequest, error: unknown): CloudError {
@@ -150,9 +155,10 @@ export class CloudHttp {
   }
 }
 
-function statusFailure(request: CloudRequest, response: CloudResponse, retryAfter: string | undefined): CloudError {
+function statusFailure(request: CloudRequest, response: CloudResponse, retryAfter: string | undefined, envelopes: boolean): CloudError {
   const answer = readServiceAnswer(response);
   return new CloudError({
+    detail: envelopes && answer === undefined ? 'not what the service sends' : undefined,
     kind: response.status === 401 ? 'unauthorized' : 'http',
     method: request.method,
     path: request.path,

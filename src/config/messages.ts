@@ -16,6 +16,8 @@ export interface Problem {
 
 const HTTPS_ADDRESS = 'an https:// address (http:// only for localhost)';
 const TEXT = 'text in quotes, not empty';
+/** The logger masks no shorter value (log.ts), and no real token is this short. */
+const TOKEN = 'a token in quotes, at least 4 characters long';
 const SECONDS = 'an integer from 5 to 3600';
 const VERSION = 'an integer of 0 or more';
 
@@ -31,7 +33,7 @@ export const EXPECTED: Readonly<Record<string, string>> = {
   'account.majorVersion': VERSION,
   'account.minorVersion': VERSION,
   doorbellServerUrl: HTTPS_ADDRESS,
-  doorbellAccessToken: TEXT,
+  doorbellAccessToken: TOKEN,
   doorbells: 'a list of at least one valid doorbell',
   'doorbells[]': 'an object with a deviceId',
   'doorbells[].deviceId': `an integer from 1 to ${MAX_DEVICE_ID}`,
@@ -42,7 +44,7 @@ export const EXPECTED: Readonly<Record<string, string>> = {
   push: 'an object',
   'push.mode': '"relay" or "direct"',
   'push.relayUrl': HTTPS_ADDRESS,
-  'push.relayToken': TEXT,
+  'push.relayToken': TOKEN,
   'push.port': 'an integer from 1 to 65535',
   'push.host': 'an address to listen on, like "0.0.0.0"',
   'push.publicUrl': 'an http:// or https:// address, like "https://homebridge.example.com:47850"',
@@ -56,12 +58,17 @@ const MISSING: Readonly<Record<string, string>> = {
   account: 'account is required unless doorbellAccessToken is set',
 };
 
+/** A key that is not a plain name (empty, or with spaces or dots) is quoted, so the line still names it: `account[""]`. */
+const PLAIN_KEY = /^[A-Za-z_$][\w$]*$/;
+
 function joinPath(path: SettingPath, index: (position: number) => string): string {
-  return path.map((part, i) => (typeof part === 'number' ? index(part) : i === 0 ? part : `.${part}`)).join('');
+  return path
+    .map((part, i) => (typeof part === 'number' ? index(part) : !PLAIN_KEY.test(part) ? `[${JSON.stringify(part)}]` : i === 0 ? part : `.${part}`))
+    .join('');
 }
 
 /** `doorbells[1].deviceId`: the way the setting is written in config.json. */
-export function settingName(path: SettingPath): string {
+function settingName(path: SettingPath): string {
   return joinPath(path, (position) => `[${position}]`);
 }
 

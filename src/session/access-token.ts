@@ -1,11 +1,9 @@
+import type { PlatformSettings } from '../config/parse-config.js';
 import { advice } from './advice.js';
-import { describeAccount, rememberLoginSecrets, SignInError, signInWithCode, type SignInAccount, type SignInContext } from './sign-in.js';
+import { describeAccount, rememberLoginSecrets, SignInError, signInWithCode, type SignInContext } from './sign-in.js';
 
 /** How the plugin is told to reach the doorbell service: a token of its own, or an account to sign in with. */
-export interface Credentials {
-  doorbellAccessToken?: string;
-  account?: SignInAccount & { code?: string };
-}
+export type Credentials = Pick<PlatformSettings, 'doorbellAccessToken' | 'account'>;
 
 /**
  * The doorbell service's bearer token: the configured one, else the stored session of the configured

@@ -7,7 +7,7 @@ import type { CloudError } from '../cloud/errors.js';
 
 /**
  * How to get a new session. The settings page is the usual way; account.code serves set-ups without
- * the Homebridge UI.
+ * the Homebridge UI. The settings page shows its own words in place of these, its form being right there.
  */
 export const HOW_TO_SIGN_IN =
   "request a new verification code in the doorbell app and sign in with it on the plugin's settings page in the Homebridge UI " +

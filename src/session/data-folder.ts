@@ -6,7 +6,7 @@ import { PrivateFolder } from './private-folder.js';
  * `<Homebridge storage path>/doorbell-motion/`: everything the plugin keeps between restarts, shared
  * with the Homebridge UI's plugin server. Nothing is written anywhere else.
  */
-export const DATA_FOLDER_NAME = 'doorbell-motion';
+const DATA_FOLDER_NAME = 'doorbell-motion';
 
 export const DATA_FILES = {
   /** The signed-in session (token, account, time of sign-in). */

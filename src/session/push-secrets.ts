@@ -27,7 +27,7 @@ export function isReceiverSecret(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value);
 }
 
-export function isRelayTopic(value: unknown): value is string {
+function isRelayTopic(value: unknown): value is string {
   return typeof value === 'string' && /^up[A-Za-z0-9_-]{12}$/.test(value);
 }
 

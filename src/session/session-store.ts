@@ -85,12 +85,33 @@ export class SessionStore {
     return installation?.spentCodeHashes.includes(hashCode(code)) ?? false;
   }
 
-  async markCodeSpent(code: string): Promise<void> {
+  /**
+   * Marks the code spent unless it already is, in one step under the folder's lock; resolves whether
+   * this caller got it. Claimed before the login is sent, so the plugin and the settings page can never
+   * both send the same code.
+   */
+  async claimCode(code: string): Promise<boolean> {
     const hash = hashCode(code);
+    let claimed = false;
     await this.installationFile.update((current) => {
       const installation = current ?? createInstallation();
-      return installation.spentCodeHashes.includes(hash) ? installation : withSpentCodeHash(installation, hash);
+      if (installation.spentCodeHashes.includes(hash)) {
+        return installation;
+      }
+      claimed = true;
+      return withSpentCodeHash(installation, hash);
     });
+    return claimed;
+  }
+
+  /** Gives a claimed code back: the service never answered its login, so it may be sent again. */
+  async releaseCode(code: string): Promise<void> {
+    const hash = hashCode(code);
+    await this.installationFile.update((current) =>
+      current === undefined || !current.spentCodeHashes.includes(hash)
+        ? current
+        : { ...current, spentCodeHashes: current.spentCodeHashes.filter((spent) => spent !== hash) },
+    );
   }
 
   /**

@@ -15,6 +15,7 @@ const DEBOUNCE_MS = 300;
 export class SessionWatcher {
   private watcher: FSWatcher | undefined;
   private debounce: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly folder: PrivateFolder,
@@ -26,10 +27,15 @@ export class SessionWatcher {
   /** Resolves once the folder is watched. */
   async start(): Promise<void> {
     await this.folder.prepare();
+    // Homebridge may shut down while the folder is being prepared: a watcher made after stop() would
+    // never be closed, and would keep the process alive.
+    if (this.stopped) {
+      return;
+    }
     const watcher = watch(this.folder.path, { ignoreInitial: true, depth: 0 });
     this.watcher = watcher;
     watcher.on('all', (_event, path) => {
-      if (basename(path) === DATA_FILES.session) {
+      if (!this.stopped && basename(path) === DATA_FILES.session) {
         clearTimeout(this.debounce);
         this.debounce = setTimeout(() => void this.report(), DEBOUNCE_MS);
       }
@@ -40,6 +46,7 @@ export class SessionWatcher {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearTimeout(this.debounce);
     await this.watcher?.close();
   }

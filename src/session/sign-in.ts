@@ -1,7 +1,8 @@
 import { AccountClient, type LoginResult } from '../cloud/account.js';
 import { CloudError } from '../cloud/errors.js';
 import type { RetryPolicy } from '../cloud/retry-policy.js';
-import { stringsIn, type SecretMaskingLogger } from '../log.js';
+import type { AccountSettings } from '../config/parse-config.js';
+import { errorMessage, stringsIn, type SecretMaskingLogger } from '../log.js';
 import { advice, describeRefusedSignIn } from './advice.js';
 import { hashCode, type SessionStore, type StoredSession } from './session-store.js';
 
@@ -14,15 +15,8 @@ export class SignInError extends Error {
   override readonly name = 'SignInError';
 }
 
-/** The account fields a sign-in sends, as the plugin's settings and the settings page both have them. */
-export interface SignInAccount {
-  serverUrl: string;
-  email: string;
-  country: string;
-  countryCode: string;
-  majorVersion: number;
-  minorVersion: number;
-}
+/** The account a sign-in is for, as the plugin's settings and the settings page both have it; the code comes apart. */
+export type SignInAccount = Omit<AccountSettings, 'code'>;
 
 export interface SignInContext {
   store: SessionStore;
@@ -73,15 +67,18 @@ export async function signInWithCode(account: SignInAccount, code: string, conte
 async function loginSpendingCode(
   client: AccountClient,
   params: Parameters<AccountClient['loginWithCode']>[0],
-  { store, signal }: SignInContext,
+  { store, log, signal }: SignInContext,
 ): Promise<LoginResult> {
+  if (!(await store.claimCode(params.code))) {
+    throw new SignInError(advice.codeSpent);
+  }
   try {
-    const login = await client.loginWithCode(params, { signal });
-    await store.markCodeSpent(params.code);
-    return login;
+    return await client.loginWithCode(params, { signal });
   } catch (error) {
-    if (error instanceof CloudError && error.serviceAnswered) {
-      await store.markCodeSpent(params.code);
+    if (!(error instanceof CloudError && error.serviceAnswered)) {
+      // No answer from the service about this code: it may be sent again. Should giving it back fail,
+      // the code merely stays spent.
+      await store.releaseCode(params.code).catch((releaseError: unknown) => log.warn(`Could not record that the code is still unused: ${errorMessage(releaseError)}`));
     }
     throw error;
   }

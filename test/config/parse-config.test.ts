@@ -26,6 +26,7 @@ const NONE_LEFT = 'doorbells must be a list of at least one valid doorbell';
 const DEVICE_ID_RANGE = 'must be an integer from 1 to 9223372036854775807';
 const HTTPS_RULE = 'must be an https:// address (http:// only for localhost)';
 const TEXT = 'must be text in quotes, not empty';
+const TOKEN_RULE = 'must be a token in quotes, at least 4 characters long';
 const SECONDS = 'must be an integer from 5 to 3600';
 const PORT = 'must be an integer from 1 to 65535';
 const VERSION = 'must be an integer of 0 or more';
@@ -373,7 +374,7 @@ describe('parseConfig: bad settings outside the doorbells make the block invalid
     ['an http doorbellServerUrl', { ...MINIMAL, doorbellServerUrl: 'http://doorbell.example.com' }, `doorbellServerUrl ${HTTPS_RULE}`],
     ['a look-alike localhost', { ...MINIMAL, doorbellServerUrl: 'http://localhost.example.com' }, `doorbellServerUrl ${HTTPS_RULE}`],
     ['a query in an address', { ...MINIMAL, doorbellServerUrl: 'https://doorbell.example.com/?a=1' }, `doorbellServerUrl ${HTTPS_RULE}`],
-    ['an empty doorbellAccessToken', { ...MINIMAL, doorbellAccessToken: '' }, `doorbellAccessToken ${TEXT}`],
+    ['a doorbellAccessToken too short to be masked in the log', { ...MINIMAL, doorbellAccessToken: 'abc' }, `doorbellAccessToken ${TOKEN_RULE}`],
     ['an empty name', { ...MINIMAL, name: '' }, `name ${TEXT}`],
     ['a missing doorbells list', { ...MINIMAL, doorbells: undefined }, 'doorbells is required'],
     ['an empty doorbells list', { ...MINIMAL, doorbells: [] }, NONE_LEFT],
@@ -394,7 +395,7 @@ describe('parseConfig: bad settings outside the doorbells make the block invalid
     ['an empty push.dictVersion', { ...MINIMAL, push: { dictVersion: '' } }, `push.dictVersion ${TEXT}`],
     ['an unknown push.mode', { ...MINIMAL, push: { mode: 'webhook' } }, 'push.mode must be "relay" or "direct"'],
     ['an http push.relayUrl', { ...MINIMAL, push: { relayUrl: 'http://ntfy.example.org' } }, `push.relayUrl ${HTTPS_RULE}`],
-    ['an empty push.relayToken', { ...MINIMAL, push: { relayToken: '' } }, `push.relayToken ${TEXT}`],
+    ['a push.relayToken too short to be masked in the log', { ...MINIMAL, push: { relayToken: 'tk_' } }, `push.relayToken ${TOKEN_RULE}`],
   ])('%s', (_, block, message) => {
     expect(parseConfig(JSON.parse(JSON.stringify(block)), LAN)).toEqual({ status: 'invalid', problems: [message] });
   });
@@ -426,6 +427,11 @@ describe('parseConfig: unknown settings', () => {
         'push.portt is not a known setting',
       ],
     });
+  });
+
+  it('are named even when the key is empty or not a plain name', () => {
+    const block = { ...MINIMAL, '': 1, account: { ...MINIMAL.account, 'e mail': 'x' } };
+    expect(problemsOf(parseConfig(block, LAN))).toEqual(['account["e mail"] is not a known setting', '[""] is not a known setting']);
   });
 
   it("do not include Homebridge's own keys", () => {
@@ -572,6 +578,11 @@ describe('pushAddressWarnings', () => {
     ['loopback', 'http://127.0.0.1:47850'],
     ['an IPv6 unique local address', 'http://[fd00::5]:47850'],
     ['an mDNS name', 'https://homebridge.local:47850'],
+    ['the unspecified address', 'http://0.0.0.0:47850'],
+    ['the IPv6 unspecified address', 'https://[::]:47850'],
+    ['an IPv4-mapped private address', 'http://[::ffff:192.168.1.2]:47850'],
+    ['an IPv4-mapped unspecified address', 'https://[::ffff:0.0.0.0]:47850'],
+    ['an IPv4-mapped loopback address', 'https://[::ffff:127.0.0.1]:47850'],
   ])('warns that a cloud cannot reach %s, naming relay mode as the fix', (_, publicUrl) => {
     const warnings = warningsFor({ mode: 'direct', ...(publicUrl === undefined ? {} : { publicUrl }) });
     expect(warnings).toEqual([expect.stringContaining('a local address that a cloud service cannot reach')]);
@@ -580,6 +591,7 @@ describe('pushAddressWarnings', () => {
 
   it('warns that a public http address sends every delivery unencrypted', () => {
     expect(warningsFor({ publicUrl: 'http://203.0.113.7:47850' })).toEqual([expect.stringContaining('crosses the internet unencrypted')]);
+    expect(warningsFor({ publicUrl: 'http://[::ffff:203.0.113.7]:47850' })).toEqual([expect.stringContaining('crosses the internet unencrypted')]);
   });
 
   it('says nothing of a public https address, nor in relay mode', () => {

@@ -1,7 +1,7 @@
 /**
- * What the plugin does when the services fail it (SPEC §3, §6), on real Homebridge: a refused code is
- * sent once, a refused session stops all traffic, and passing server errors are retried until every
- * doorbell is subscribed. Each scenario is one Homebridge run on a fresh storage.
+ * What the plugin does when the services fail it (docs/cloud-protocol.md), on real Homebridge: a
+ * refused code is sent once, a refused session stops all traffic, and passing server errors are
+ * retried until every doorbell is subscribed. Each scenario is one Homebridge run on a fresh storage.
  */
 import { describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -14,7 +14,7 @@ import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { ACCOUNT, doorbellMotionPlatform, pluginLogLine } from './support/plugin-config.js';
 import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, useRig } from './support/plugin-rig.js';
 
-/** The contract is 5 s; the controller's polling adds up to a fifth of a second. */
+/** The plugin follows within 5 s; the controller's polling adds up to a fifth of a second. */
 const FOLLOW_TIMEOUT_MS = 5_500;
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES.slice(0, 1))('$label', (runtime) => {

@@ -8,10 +8,9 @@ import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { hashCode, SessionStore } from '../../src/session/session-store.js';
 import type { StoredSession } from '../../src/session/session-store.js';
 import { createTestLogger } from '../support/homebridge-api.js';
+import { ACCOUNT_SERVER, EMAIL, sampleSession } from './fixtures/sample-session.js';
 import type { TestLogger } from '../support/homebridge-api.js';
 
-const EMAIL = 'you@example.com';
-const ACCOUNT_SERVER = 'https://account.example.com';
 const NOBODY = 65534;
 
 let root: string;
@@ -43,28 +42,6 @@ function newStore(): Store {
   const dataFolder = openDataFolder(storagePath, log);
   const push = new PushSecretStore(dataFolder, log);
   return Object.assign(new SessionStore(dataFolder, log), { receiverSecret: async () => (await push.secrets()).receiverSecret });
-}
-
-function sampleSession(overrides: Partial<StoredSession> = {}): StoredSession {
-  return {
-    accountServer: ACCOUNT_SERVER,
-    regionUrl: 'https://eu.account.example.com',
-    email: EMAIL,
-    loggedInAt: '2026-11-22T10:00:00.000Z',
-    codeHash: hashCode('012345'),
-    login: {
-      token: 'session-token',
-      tokentype: 'Bearer',
-      rruid: 'rr-1',
-      rriot: { h: 'h', k: 'k', r: { a: 'a', l: 'l', m: 'm', r: 'r' }, s: 's', u: 'u' },
-      uid: 42,
-      region: 'eu',
-      country: 'US',
-      countrycode: '1',
-      nickname: 'You',
-    },
-    ...overrides,
-  };
 }
 
 async function modeOf(path: string): Promise<number> {
@@ -138,8 +115,18 @@ describe('one-time codes', () => {
     expect(hashCode('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 
+  it('lets one caller claim a code, once, until it is given back', async () => {
+    const store = newStore();
+
+    await expect(store.claimCode('012345')).resolves.toBe(true);
+    await expect(newStore().claimCode('012345')).resolves.toBe(false);
+    await newStore().releaseCode('012345');
+    await expect(store.isCodeSpent('012345')).resolves.toBe(false);
+    await expect(store.claimCode('012345')).resolves.toBe(true);
+  });
+
   it('remembers a spent code across a new store, and only that code', async () => {
-    await newStore().markCodeSpent('012345');
+    await newStore().claimCode('012345');
     const store = newStore();
 
     await expect(store.isCodeSpent('012345')).resolves.toBe(true);
@@ -153,7 +140,7 @@ describe('one-time codes', () => {
     const store = newStore();
     const codes = Array.from({ length: 51 }, (_, index) => String(index).padStart(6, '0'));
     for (const code of codes) {
-      await store.markCodeSpent(code);
+      await store.claimCode(code);
     }
     const restarted = newStore();
 
@@ -212,8 +199,8 @@ describe('installation identity and receiver secret', () => {
       store.receiverSecret(),
       store.clientIdFor(EMAIL),
       store.clientIdFor(EMAIL),
-      store.markCodeSpent('111111'),
-      store.markCodeSpent('222222'),
+      store.claimCode('111111'),
+      store.claimCode('222222'),
     ]);
     const restarted = newStore();
 
@@ -230,7 +217,7 @@ describe('files on disk', () => {
   async function useEveryFile(store: Store): Promise<void> {
     await store.saveSession(sampleSession());
     await store.markSessionInvalid();
-    await store.markCodeSpent('012345');
+    await store.claimCode('012345');
     await store.clientIdFor(EMAIL);
     await store.receiverSecret();
   }

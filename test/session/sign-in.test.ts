@@ -93,6 +93,20 @@ describe('signInWithCode', () => {
     await expect(store.isCodeSpent(CODE)).resolves.toBe(false);
   });
 
+  it('sends a code once when the plugin and the settings page sign in with it at the same time', async () => {
+    // Two processes on one data folder, as the plugin (account.code) and the settings page are.
+    const otherStore = new SessionStore(openDataFolder(storagePath, lines), lines);
+    const fromPage = signInWithCode(account(), CODE, { store: otherStore, log: new SecretMaskingLogger(lines), retry: FAST_RETRY });
+
+    const outcomes = await Promise.allSettled([signIn(), fromPage]);
+
+    expect(sim().requestsTo('login')).toHaveLength(1);
+    expect(outcomes.map(({ status }) => status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(refused?.reason).toBeInstanceOf(SignInError);
+    expect((refused?.reason as Error).message).toContain('already used');
+  });
+
   it('never sends a spent code again, saying so', async () => {
     await signIn();
     sim().addAccount({ email: EMAIL, code: CODE });
