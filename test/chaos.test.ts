@@ -1,10 +1,14 @@
 /**
- * Chaos, with the timings shortened rather than waited for (a background minute is 20 ms here): the
- * plugin against a cloud that fails 30 % of its requests at random, against a 3-minute outage, and a
+ * Chaos: the plugin against a cloud that fails 30 % of its requests at random (a background minute is
+ * 20 ms there), against an outage of every route on the production schedule with a fake clock, and a
  * debug-level run through all of it whose every log line is scanned for every secret handed out.
+ * Attempts are counted where they arrive, in the simulator's request log.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { randomInt } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RecordedRequest, Simulator } from '../simulator/types.js';
+import { SCHEDULE_TIMING } from '../src/connection/schedule.js';
 import type { PlatformTiming } from '../src/platform.js';
 import { FAST, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
@@ -27,23 +31,48 @@ const DOORBELLS = Array.from({ length: 10 }, (_, index) => ({ deviceId: String(2
 /** Each call (region, login, registration, one doorbell's subscription) is tried at most this often in one pass. */
 const MAX_ATTEMPTS = 1 + 4;
 
+const REGION_CALL = 'POST /api/v1/getUrlByEmail';
+
 /**
- * The attempts of each call in each background pass, from the plugin's debug lines ("POST /path 503
- * 12 ms"); a pass ends where the log says it tries again later.
+ * The requests of each background pass as the simulator received them. A pass ends where the plugin
+ * logs that it tries again later: the log is watched as each line is written, so the boundary falls
+ * exactly between two passes whatever the machine's load.
  */
-function attemptsPerCall(platform: RunningPlatform): Array<{ call: string; attempts: number }> {
-  const counts: Array<Map<string, number>> = [new Map()];
-  for (const { level, message } of platform.log.lines) {
-    const request = level === 'debug' ? /^(POST|PATCH) (\S+) \S+ \d+ ms$/.exec(message) : null;
-    if (request !== null) {
-      const pass = counts[counts.length - 1];
-      const call = `${request[1]} ${request[2]}`;
-      pass.set(call, (pass.get(call) ?? 0) + 1);
-    } else if (message.includes('Trying again in')) {
-      counts.push(new Map());
-    }
+class Passes {
+  /** How many requests the simulator had received at each retry notice, and the notice. */
+  readonly notices: Array<{ requests: number; message: string }> = [];
+
+  constructor(
+    private readonly sim: Simulator,
+    platform: RunningPlatform,
+    onNotice: (notices: number) => void = () => undefined,
+  ) {
+    const { lines } = platform.log;
+    const append = lines.push.bind(lines);
+    lines.push = (...added) => {
+      for (const { message } of added) {
+        if (message.includes('Trying again in')) {
+          this.notices.push({ requests: sim.requests.length, message });
+          onNotice(this.notices.length);
+        }
+      }
+      return append(...added);
+    };
   }
-  return counts.flatMap((pass) => [...pass].map(([call, attempts]) => ({ call, attempts })));
+
+  /** For each pass, how often each call (method and path) was attempted. */
+  attempts(): Array<Record<string, number>> {
+    const ends = [...this.notices.map(({ requests }) => requests), this.sim.requests.length];
+    return ends.map((end, pass) => countCalls(this.sim.requests.slice(pass === 0 ? 0 : ends[pass - 1], end)));
+  }
+}
+
+function countCalls(requests: readonly RecordedRequest[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { method, path } of requests) {
+    counts[`${method} ${path}`] = (counts[`${method} ${path}`] ?? 0) + 1;
+  }
+  return counts;
 }
 
 /** Names the seed in a failure, so that a chaos run that failed can be run again. */
@@ -56,6 +85,21 @@ async function withSeed(seed: number, run: () => Promise<void>): Promise<void> {
   }
 }
 
+/**
+ * Lets real I/O run until `condition` holds, moving the fake clock on by `stepMs` each turn (so the
+ * millisecond backoffs within a pass elapse) or not at all; rejects after `timeoutMs` of real time.
+ */
+async function runUntil(condition: () => boolean, what: string, stepMs: number, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) {
+      throw new Error(`Gave up waiting for ${what}`);
+    }
+    await jest.advanceTimersByTimeAsync(stepMs);
+    await sleep(1);
+  }
+}
+
 describe('chaos', () => {
   const bed = usePlatformTestbed(DOORBELLS.map(({ deviceId }) => deviceId));
 
@@ -64,34 +108,63 @@ describe('chaos', () => {
     await withSeed(seed, async () => {
       bed.sim.injectChaos({ probability: 0.3, seed, stallMs: 300 });
       const platform = bed.launch({ doorbells: DOORBELLS, timing: TIMING });
+      const passes = new Passes(bed.sim, platform);
 
       await waitFor(() => allConfirmed(platform, DOORBELLS), 'every doorbell subscribed', 15_000);
 
-      const calls = attemptsPerCall(platform);
-      expect(calls.filter(({ call }) => call.endsWith('/motions_subscribe')).length).toBeGreaterThanOrEqual(DOORBELLS.length);
-      expect(calls.filter(({ attempts }) => attempts > MAX_ATTEMPTS)).toEqual([]);
+      const attempts = passes.attempts();
+      // A call fails a pass only when all 5 of its attempts fail (0.3^5 each): five passes are already a storm.
+      expect(attempts.length).toBeLessThanOrEqual(5);
+      expect(attempts.flatMap((calls) => Object.entries(calls).filter(([, count]) => count > MAX_ATTEMPTS))).toEqual([]);
+      const subscribed = new Set(attempts.flatMap((calls) => Object.keys(calls)).filter((call) => call.endsWith('/motions_subscribe')));
+      expect(subscribed.size).toBe(DOORBELLS.length);
       expect(bed.sim.invalidRequests()).toEqual([]);
       expect(bed.sim.issuedTokens).toHaveLength(1);
     });
   });
 
-  it('recovers from a 3-minute outage of every route through the background retries, without a storm', async () => {
-    for (const route of ['region', 'login', 'register', 'subscribe'] as const) {
-      bed.sim.injectFault(route, { reset: true, times: 100_000 });
-    }
-    const platform = bed.launch({ doorbells: DOORBELLS, timing: TIMING });
-    await new Promise((resolve) => setTimeout(resolve, 3 * MINUTE_MS));
-    bed.sim.clearFaults();
+  it('retries an outage of every route from 1 minute, doubling to 1 hour, each pass on time and of 1 + 4 attempts, then recovers', async () => {
+    // The production schedule on a fake clock; sockets, the file system and the simulator run in real time.
+    jest.useFakeTimers({ doNotFake: ['Date', 'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate'] });
+    try {
+      const announced = ['1 minute', '2 minutes', '4 minutes', '8 minutes', '16 minutes', '32 minutes', '60 minutes', '60 minutes'];
+      for (const route of ['region', 'login', 'register', 'subscribe'] as const) {
+        bed.sim.injectFault(route, { reset: true, times: 100_000 });
+      }
+      // The clients' own 10 s request timeout: however slow the machine, no answer is given up on.
+      const platform = bed.launch({ doorbells: DOORBELLS, timing: { ...FAST, schedule: SCHEDULE_TIMING } });
+      const noticedAt: number[] = [];
+      const passes = new Passes(bed.sim, platform, (notices) => {
+        noticedAt.push(jest.now());
+        // The outage ends as the last retry is announced: the pass after it must get through.
+        if (notices === announced.length) {
+          bed.sim.clearFaults();
+        }
+      });
 
-    await waitFor(() => allConfirmed(platform, DOORBELLS), 'recovery', 5_000);
-    const passes = platform.log.lines.filter(({ message }) => message.includes('Trying again in')).length;
-    // From 1 minute, doubling: 1 + 2 minutes cover the outage, a third pass may fall just before its end.
-    expect(passes).toBeGreaterThanOrEqual(1);
-    expect(passes).toBeLessThanOrEqual(4);
-    // Every pass in the outage tried the region call exactly 1 + 4 times; the last one got through.
-    const regionAttempts = attemptsPerCall(platform).filter(({ call }) => call === 'POST /api/v1/getUrlByEmail').map(({ attempts }) => attempts);
-    expect(regionAttempts.slice(0, -1)).toEqual(regionAttempts.slice(0, -1).map(() => MAX_ATTEMPTS));
-    expect(regionAttempts.at(-1)).toBeLessThanOrEqual(MAX_ATTEMPTS);
+      for (const [pass, delay] of announced.entries()) {
+        await runUntil(() => passes.notices.length > pass, `retry notice ${pass + 1}`, 1);
+        expect(passes.notices[pass].message).toMatch(new RegExp(`Trying again in ${delay}\\.$`));
+        const delayMs = Number(delay.split(' ')[0]) * 60_000;
+        const { requests } = passes.notices[pass];
+
+        await jest.advanceTimersByTimeAsync(noticedAt[pass] + delayMs - 1 - jest.now());
+        await sleep(50);
+        expect([`${delay} less 1 ms`, bed.sim.requests.length]).toEqual([`${delay} less 1 ms`, requests]);
+        // Exactly on time: the clock stands still until the next pass has sent its first request.
+        await jest.advanceTimersByTimeAsync(1);
+        await runUntil(() => bed.sim.requests.length > requests, `pass ${pass + 2}, ${delay} later`, 0);
+      }
+      await runUntil(() => allConfirmed(platform, DOORBELLS), 'recovery', 1);
+
+      const subscriptions = Object.fromEntries(DOORBELLS.map(({ deviceId }) => [`POST /clients_api/doorbots/${deviceId}/motions_subscribe`, 1]));
+      expect(passes.attempts()).toEqual([
+        ...announced.map(() => ({ [REGION_CALL]: MAX_ATTEMPTS })),
+        { [REGION_CALL]: 1, 'POST /api/v4/auth/email/login/code': 1, 'PATCH /clients_api/device': 1, ...subscriptions },
+      ]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('logs no secret the simulator handed out, at debug level, through chaos, motion, a ring and a refused session', async () => {

@@ -1,41 +1,89 @@
-/** Properties of the config check over generated blocks, with fast-check. */
+/**
+ * Properties of the config check over generated blocks, with fast-check. What a setting is comes from
+ * config.schema.json itself, the file the Homebridge UI draws its form from, never from the plugin.
+ */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { EXPECTED } from '../../src/config/messages.js';
 import { parseConfig } from '../../src/config/parse-config.js';
+import { REPO_ROOT } from '../support/paths.js';
 import { propertyRuns } from '../support/property-runs.js';
+
+interface SchemaNode {
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  required?: string[];
+}
+
+const SCHEMA = (JSON.parse(readFileSync(join(REPO_ROOT, 'config.schema.json'), 'utf8')) as { schema: SchemaNode }).schema;
+
+/** A setting as a path; `[]` stands for any index of a list, as in `doorbells[].deviceId`. */
+type SchemaPath = Array<string | '[]'>;
+
+interface Setting {
+  path: SchemaPath;
+  node: SchemaNode;
+  /** Its parent requires it; a list's items count as required. */
+  required: boolean;
+}
+
+/** Every setting the schema declares, and every list's items. */
+function settingsOf(node: SchemaNode, path: SchemaPath = []): Setting[] {
+  const items = node.items === undefined ? [] : [{ path: [...path, '[]'], node: node.items, required: true }, ...settingsOf(node.items, [...path, '[]'])];
+  const properties = Object.entries(node.properties ?? {}).flatMap(([key, child]) => [
+    { path: [...path, key], node: child, required: node.required?.includes(key) ?? false },
+    ...settingsOf(child, [...path, key]),
+  ]);
+  return [...items, ...properties];
+}
+
+/** `doorbells[].deviceId`: how a setting is written, any index as `[]`. */
+function nameOf(path: ReadonlyArray<string | number>): string {
+  return path.map((part, i) => (part === '[]' || typeof part === 'number' ? '[]' : i === 0 ? part : `.${part}`)).join('');
+}
+
+const SETTINGS = settingsOf(SCHEMA);
+const SETTING_NAMES = new Set(SETTINGS.map(({ path }) => nameOf(path)));
+/** The block itself ('') and each object setting, with the keys each declares. */
+const OBJECTS = [{ path: [], node: SCHEMA }, ...SETTINGS].flatMap(({ path, node }) => (node.properties ? [{ name: nameOf(path), keys: Object.keys(node.properties) }] : []));
+
+/** A setting as config.json writes it (`doorbells[1].deviceId`): one the schema declares, or a key it does not know. */
+function namesSetting(message: string): boolean {
+  const unknown = /^(.*) is not a known setting$/.exec(message);
+  if (unknown === null) {
+    return SETTING_NAMES.has(message.split(' ')[0].replace(/\[\d+\]/g, '[]'));
+  }
+  const name = unknown[1].replace(/\[\d+\]/g, '[]');
+  return OBJECTS.some(({ name: object, keys }) => {
+    const prefix = object === '' ? '' : `${object}.`;
+    // A key that is not a plain name is quoted after its parent's name (`account[""]`), which the top level's check covers.
+    return name.startsWith(prefix) && !keys.includes(name.slice(prefix.length));
+  });
+}
 
 const VALID = {
   platform: 'DoorbellMotion',
   name: 'Doorbell Motion',
-  account: { serverUrl: 'https://account.example.com', email: 'you@example.com', country: 'US', countryCode: '1', code: '493817' },
+  account: { serverUrl: 'https://account.example.com', email: 'you@example.com', country: 'US', countryCode: '1', code: '493817', majorVersion: 14, minorVersion: 0 },
   doorbellServerUrl: 'https://doorbell.example.com',
   doorbells: [{ deviceId: '1234567', name: 'Front Door', motionTimeout: 30, button: true }],
   motionTimeout: 60,
-  push: { mode: 'relay', relayUrl: 'https://ntfy.example.org', relayToken: 'tk_x', port: 47850, host: '0.0.0.0', publicUrl: 'https://h.example.com' },
+  push: { mode: 'relay', relayUrl: 'https://ntfy.example.org', relayToken: 'tk_x', port: 47850, host: '0.0.0.0', publicUrl: 'https://h.example.com', service: 'webhook', os: 'linux', dictVersion: '2.0.0' },
 };
 
-/** Every place in VALID that holds a value, as a path. */
-function pathsOf(value: unknown, path: Array<string | number> = []): Array<Array<string | number>> {
-  if (typeof value !== 'object' || value === null) {
-    return [path];
-  }
-  return [path, ...Object.entries(value).flatMap(([key, child]) => pathsOf(child, [...path, Array.isArray(value) ? Number(key) : key]))];
-}
+/** Every setting of the schema at a place in a block: the first doorbell stands for any. */
+const PLACES = SETTINGS.filter(({ path }) => path.at(-1) !== '[]').map(({ path, required }) => ({ place: path.map((part) => (part === '[]' ? 0 : part)), required }));
 
-const PATHS = pathsOf(VALID).filter((path) => path.length > 0 && path[0] !== 'platform');
-
-/** `block` with the value at `path` replaced (undefined removes it); unchanged when an earlier change removed the path. */
-function withValueAt(block: unknown, path: Array<string | number>, value: unknown): unknown {
+/** `block` with the value at `place` replaced (undefined removes it); unchanged when an earlier change removed its parent. */
+function withValueAt(block: unknown, place: Array<string | number>, value: unknown): unknown {
   const copy = structuredClone(block) as Record<string | number, unknown>;
-  let parent: unknown = copy;
-  for (const key of path.slice(0, -1)) {
-    parent = typeof parent === 'object' && parent !== null ? (parent as Record<string | number, unknown>)[key] : undefined;
-  }
+  const parent = place.slice(0, -1).reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? (node as Record<string | number, unknown>)[key] : undefined), copy);
   if (typeof parent !== 'object' || parent === null) {
     return block;
   }
-  const last = path[path.length - 1] as string | number;
+  const last = place[place.length - 1];
   if (value === undefined) {
     delete (parent as Record<string | number, unknown>)[last];
   } else {
@@ -44,37 +92,81 @@ function withValueAt(block: unknown, path: Array<string | number>, value: unknow
   return copy;
 }
 
-/** How a problem line may start: a setting as written in config.json (`doorbells[1].deviceId`). */
-function namesSetting(message: string): boolean {
-  const [first] = message.split(' ');
-  const generic = first.replace(/\[\d+\]/g, '[]');
-  return generic in EXPECTED || message.endsWith(' is not a known setting') || message === 'account is required unless doorbellAccessToken is set';
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Nothing but what Homebridge keeps in every block, a name, and the account version numbers the
+ * Homebridge UI's form saves by itself: such a block is not configured yet. Anything more is.
+ */
+function nothingConfigured(block: unknown): boolean {
+  return (
+    isObject(block) &&
+    Object.entries(block).every(
+      ([key, value]) => ['platform', '_bridge', 'name'].includes(key) || (key === 'account' && isObject(value) && Object.keys(value).every((k) => ['majorVersion', 'minorVersion'].includes(k))),
+    )
+  );
 }
 
 const anyValue = fc.oneof(fc.jsonValue(), fc.constant(undefined), fc.integer(), fc.string(), fc.constant(2 ** 60));
+const mutatedBlock = fc
+  .array(fc.tuple(fc.constantFrom(...PLACES), anyValue), { minLength: 1, maxLength: 4 })
+  .map((changes) => changes.reduce<unknown>((block, [{ place }, value]) => withValueAt(block, place, value), VALID));
+const extraKeys = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue(), { maxKeys: 3 }).map((extra) => ({ ...VALID, ...extra }));
+/** What a block holds before anyone configured it, sometimes with one setting more. */
+const bareBlock = fc
+  .record(
+    {
+      platform: fc.constant('DoorbellMotion'),
+      name: fc.string(),
+      _bridge: fc.record({ username: fc.string(), port: fc.integer() }),
+      account: fc.record({ majorVersion: fc.nat(), minorVersion: fc.nat() }, { requiredKeys: [] }),
+    },
+    { requiredKeys: ['platform'] },
+  )
+  .chain((block) => fc.option(fc.tuple(fc.constantFrom(...PLACES), fc.jsonValue()), { nil: undefined }).map((more) => (more === undefined ? block : withValueAt(block, [more[0].place[0]], more[1]))));
+/** VALID without any choice of the settings the schema leaves optional: still valid, with every default. */
+const withoutOptional = fc
+  .subarray(PLACES.filter(({ required, place }) => !required && place[0] !== 'account'))
+  .map((removed) => removed.reduce<unknown>((block, { place }) => withValueAt(block, place, undefined), VALID));
 
 describe('parseConfig, for any block', () => {
-  it('never throws, and names a setting in every problem without quoting a secret', () => {
-    const mutatedBlock = fc
-      .array(fc.tuple(fc.constantFrom(...PATHS), anyValue), { minLength: 1, maxLength: 4 })
-      .map((changes) => changes.reduce<unknown>((block, [path, value]) => withValueAt(block, path, value), VALID));
-    const extraKeys = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue(), { maxKeys: 3 }).map((extra) => ({ ...VALID, ...extra }));
+  it('knows exactly the settings the schema declares, and says for each what it must be', () => {
+    expect(Object.keys(EXPECTED).sort()).toEqual([...SETTING_NAMES].sort());
+  });
+
+  it('never throws, is unconfigured exactly when nothing is configured, and names a setting in every problem without quoting a secret', () => {
     fc.assert(
-      fc.property(fc.oneof(mutatedBlock, extraKeys, fc.jsonValue(), fc.anything()), (block) => {
+      fc.property(fc.oneof(mutatedBlock, extraKeys, bareBlock, fc.jsonValue(), fc.anything()), (block) => {
         const result = parseConfig(block);
+
+        expect(result.status === 'unconfigured').toBe(nothingConfigured(block));
         if (result.status === 'unconfigured') {
           return;
         }
+        if (result.status === 'invalid') {
+          expect(result.problems.length).toBeGreaterThan(0);
+        }
         for (const problem of result.problems) {
-          expect([problem, namesSetting(problem) || problem.startsWith('the DoorbellMotion platform block')]).toEqual([problem, true]);
+          expect([problem, namesSetting(problem) || (!isObject(block) && problem === 'the DoorbellMotion platform block must be a JSON object')]).toEqual([problem, true]);
           expect(problem).not.toContain('493817');
           expect(problem).not.toContain('tk_x');
         }
         if (result.status === 'ok') {
           expect(result.settings.doorbells.length).toBeGreaterThan(0);
+          // Only doorbell entries may be left out of a block that is otherwise usable.
+          expect(result.problems.filter((problem) => !problem.startsWith('doorbells['))).toEqual([]);
         }
       }),
-      propertyRuns(10_000),
+      propertyRuns(6_000),
+    );
+  }, 60_000);
+
+  it('accepts the block without any of the optional settings, with no problem', () => {
+    fc.assert(
+      fc.property(withoutOptional, (block) => {
+        expect(parseConfig(block)).toMatchObject({ status: 'ok', problems: [] });
+      }),
+      propertyRuns(1_000),
     );
   });
 });

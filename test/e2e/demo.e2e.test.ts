@@ -1,6 +1,7 @@
 /**
  * The demo as a newcomer uses it: `npm start` (here on loopback, in a temporary folder instead of
- * `.demo/`), `npm run motion -- 1234567` from a second process, Ctrl-C, and `npm start` again.
+ * `.demo/`), `npm run motion -- 1234567` (and `--kind ding`) from a second process, Ctrl-C, and
+ * `npm start` again.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { execFile, spawn } from 'node:child_process';
@@ -121,15 +122,19 @@ describeWithBuiltPlugin('the demo (npm start --loopback) with npm run motion', (
   );
 
   it(
-    'runs in relay mode, the default, and delivers motion through the relay: Homebridge logs "Motion at Front Door"',
+    'runs in relay mode, the default, and delivers motion and a ring through the relay: Homebridge logs "Motion at Front Door", then "Doorbell rang at Front Door"',
     async () => {
       expect(demo.lines).toContainEqual(expect.stringMatching(/^\[homebridge\] \[Doorbell Motion\] push relay connected: http:\/\/127\.0\.0\.1:\d+$/));
       const motion = await runMotion(['1234567', '--dir', dir]);
 
       expect(motion).toEqual({ code: 0, output: expect.stringMatching(/^Delivered motion for 1234567 \(Front Door\): the push address answered 200/) });
       await demo.waitForLine(/^\[homebridge\] \[Doorbell Motion\] Motion at Front Door$/, LOG_TIMEOUT_MS);
+
+      const ring = await runMotion(['1234567', '--kind', 'ding', '--dir', dir]);
+      expect(ring).toEqual({ code: 0, output: expect.stringMatching(/^Delivered ding for 1234567 \(Front Door\): the push address answered 200/) });
+      await demo.waitForLine(/^\[homebridge\] \[Doorbell Motion\] Doorbell rang at Front Door$/, LOG_TIMEOUT_MS);
     },
-    MOTION_TIMEOUT_MS + LOG_TIMEOUT_MS,
+    2 * (MOTION_TIMEOUT_MS + LOG_TIMEOUT_MS),
   );
 
   it(

@@ -1,20 +1,23 @@
 /**
  * The doorbell beyond motion, on real Homebridge 2 and 1 through a paired HomeKit controller: a ring
- * presses the doorbell button, the service's own payload is understood, a doorbell whose subscription
- * keeps failing does not hold back the others, and a restart with a config mistake leaves no stale
- * motion behind.
+ * presses the doorbell button (single presses only, the motion sensor staying the primary service),
+ * the service's own payload is understood, a doorbell whose subscription keeps failing does not hold
+ * back the others, turning a button off removes it for good but keeps the accessory, and a restart
+ * with a config mistake leaves no stale motion behind.
  */
 import { expect, it } from '@jest/globals';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { changeOf, HapCharacteristic, HapService } from './support/hap-client.js';
+import { changeOf, findBySerialNumber, HapCharacteristic, HapService } from './support/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
-import { doorbellMotionPlatform, pluginLogLine } from './support/plugin-config.js';
+import { pollUntil } from '../support/poll.js';
+import { DOORBELLS, doorbellMotionPlatform, pluginLogLine } from './support/plugin-config.js';
 import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
 
 const SUBSCRIBED_TIMEOUT_MS = 10_000;
 const EVENT_TIMEOUT_MS = 5_000;
 const SINGLE_PRESS = 0;
+const BUTTON_SERVICES = [HapService.Doorbell, HapService.StatelessProgrammableSwitch];
 
 /** Long enough that motion raised before a restart is still on when Homebridge comes back. */
 const LONG_MOTION_S = 600;
@@ -40,6 +43,15 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
     },
     START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
   );
+
+  it('offers only SINGLE_PRESS on the Doorbell and the switch of each doorbell, and keeps the motion sensor primary', async () => {
+    const accessories = await (await rig().controller()).accessories();
+    for (const accessory of sensors.map(({ serialNumber }) => findBySerialNumber(accessories, serialNumber))) {
+      expect(accessory.services.filter(({ primary }) => primary === true).map(({ type }) => type)).toEqual([HapService.MotionSensor]);
+      const validValues = BUTTON_SERVICES.map((service) => accessory.findCharacteristic(service, HapCharacteristic.ProgrammableSwitchEvent)?.['valid-values']);
+      expect(validValues).toEqual([[SINGLE_PRESS], [SINGLE_PRESS]]);
+    }
+  });
 
   it('presses the doorbell button at a ring: SINGLE_PRESS on the Doorbell and the switch, motion untouched', async () => {
     const controller = await rig().controller();
@@ -70,7 +82,27 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   });
 
   it(
-    'after a restart with a config mistake, shows no motion and a fault on every doorbell',
+    'after a restart with the front door\'s button turned off: no Doorbell or switch there, the same accessory, its motion sensor working',
+    async () => {
+      await rig().stop();
+      const doorbells = DOORBELLS.map((doorbell, index) => (index === 0 ? { ...doorbell, button: false } : doorbell));
+      await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { motionTimeout: LONG_MOTION_S, doorbells })]);
+      await rig().start();
+      const [front] = sensors;
+
+      const controller = await rig().controller();
+      const accessory = await controller.accessoryWithSerialNumber(front.serialNumber);
+      expect([accessory.aid, BUTTON_SERVICES.map((service) => accessory.service(service))]).toEqual([front.aid, [undefined, undefined]]);
+      expect((await controller.accessoryWithSerialNumber(sensors[1].serialNumber)).service(HapService.Doorbell)).toBeDefined();
+      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS, [front]);
+      expect(await rig().simulator.deliverMotion(front.serialNumber, { id: 'after-button-off' })).toMatchObject({ status: 202 });
+      await pollUntil(() => controller.read(front.motionDetected), ([motion]) => motion === true, EVENT_TIMEOUT_MS, 'MotionDetected on the front door');
+    },
+    STOP_TIMEOUT_MS + START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS + EVENT_TIMEOUT_MS,
+  );
+
+  it(
+    'after a restart with a config mistake, shows no motion and a fault on every doorbell, the button still gone from the cache',
     async () => {
       await rig().stop();
       await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { motionTimeout: LONG_MOTION_S, doorbellServerUrl: 'not a url' })]);
@@ -81,6 +113,9 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
       const controller = await rig().controller();
       expect(await controller.read(...sensors.map(({ motionDetected }) => motionDetected))).toEqual([false, false, false]);
       expect(await rig().statusFaults(sensors)).toEqual([GENERAL_FAULT, GENERAL_FAULT, GENERAL_FAULT]);
+      // A config the plugin cannot use leaves the services as Homebridge cached them: the removal was saved.
+      const front = await controller.accessoryWithSerialNumber(sensors[0].serialNumber);
+      expect([front.aid, BUTTON_SERVICES.map((service) => front.service(service))]).toEqual([sensors[0].aid, [undefined, undefined]]);
     },
     STOP_TIMEOUT_MS + START_TIMEOUT_MS,
   );

@@ -102,19 +102,26 @@ describe('parseNotification', () => {
   });
 
   describe("the doorbell service's own payload", () => {
-    const payload = (category: unknown, subtype: string, deviceId: unknown = 1234567, dingId: unknown = '6975233002112450000') =>
+    const payload = (category: unknown, subtype: unknown, deviceId: unknown = 1234567, dingId: unknown = '6975233002112450000') =>
       JSON.stringify({
         android_config: { category, priority: 'high' },
         data: { device: { id: deviceId, kind: 'doorbell_v3' }, event: { ding: { id: dingId, subtype, created_at: '2026-11-22T10:00:00Z' } } },
       });
 
-    it.each(['human', 'vehicle', 'other_motion', 'motion'])('reads a %s detection as a motion', (subtype) => {
-      expect(parsed(payload('com.ring.pn.live-event.motion', subtype))).toEqual({ deviceId: '1234567', kind: 'motion', id: '6975233002112450000' });
+    /** What a detection may be called, none at all and a value of another type included: other keys are tolerated. */
+    const SUBTYPES = ['human', 'vehicle', 'other_motion', 'motion', 'ding', 'package', undefined, 5];
+
+    it.each(['motion', 'ding', 'intercom_unlock'])('takes the kind %s from the category, whatever the subtype says', (kind) => {
+      // A person or a vehicle seen (category motion) is a motion; a ring with a detection beside it is still a ring.
+      for (const subtype of SUBTYPES) {
+        expect([subtype, parsed(payload(`com.ring.pn.live-event.${kind}`, subtype))]).toEqual([subtype, { deviceId: '1234567', kind, id: '6975233002112450000' }]);
+      }
     });
 
-    it('reads a ring as a ding, and another category as its last part', () => {
-      expect(parsed(payload('com.ring.pn.live-event.ding', 'ding')).kind).toBe('ding');
-      expect(parsed(payload('com.ring.pn.live-event.intercom_unlock', 'x')).kind).toBe('intercom_unlock');
+    it('never lets the subtype stand in for a missing category', () => {
+      for (const subtype of ['motion', 'human', 'ding']) {
+        expect(rejection(payload(undefined, subtype))).toBe('android_config.category is missing or not a non-empty string');
+      }
     });
 
     it('keeps a device id above 2^53 and an integer event id exact', () => {

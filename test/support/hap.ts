@@ -5,7 +5,11 @@
  * (or from api.hap), never from a value import of '@homebridge/hap-nodejs'.
  */
 const jestStackTraceHook = Error.prepareStackTrace;
-const { default: hapNodeJs } = await import('@homebridge/hap-nodejs');
+const hapModule = await import('@homebridge/hap-nodejs');
 Error.prepareStackTrace = jestStackTraceHook;
 
-export const hap = hapNodeJs;
+/**
+ * Node (and so jest) hands a CommonJS module's exports over as its default export; tsx, which runs
+ * the benchmark (scripts/bench.ts) on the same harness, hands them over as named exports only.
+ */
+export const hap = (hapModule.default ?? hapModule) as typeof hapModule.default;

@@ -84,6 +84,11 @@ export class HapAccessory {
     return this.valueOf(HapService.AccessoryInformation, HapCharacteristic.SerialNumber);
   }
 
+  /** The service as listed, with its primary flag and its characteristics' properties; undefined when the accessory lacks it. */
+  service(serviceType: string): ServiceObject | undefined {
+    return this.services.find((service) => service.type === serviceType);
+  }
+
   /** The characteristic, to read or subscribe to; throws when the accessory lacks it. */
   characteristic(serviceType: string, characteristicType: string): CharacteristicRef {
     const found = this.findCharacteristic(serviceType, characteristicType);
@@ -98,10 +103,9 @@ export class HapAccessory {
     return this.findCharacteristic(serviceType, characteristicType)?.value;
   }
 
-  private findCharacteristic(serviceType: string, characteristicType: string) {
-    return this.services
-      .find((service) => service.type === serviceType)
-      ?.characteristics.find((characteristic) => characteristic.type === characteristicType);
+  /** The characteristic as listed, with its properties (`valid-values`, say). */
+  findCharacteristic(serviceType: string, characteristicType: string) {
+    return this.service(serviceType)?.characteristics.find((characteristic) => characteristic.type === characteristicType);
   }
 }
 

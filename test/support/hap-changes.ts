@@ -1,0 +1,58 @@
+/**
+ * Every change HAP-NodeJS announces on a doorbell accessory's characteristics, which is what a
+ * subscribed controller is sent: a test takes the changes one request caused and compares them.
+ * HAP announces every update, even one to the same value, so a handler that touched a
+ * characteristic it should have left alone shows up here too.
+ */
+import { accessoryUuid } from '../../src/accessories/doorbell-accessory.js';
+import { hap } from './hap.js';
+import type { TestApi } from './homebridge-api.js';
+
+export interface HapChange {
+  deviceId: string;
+  /** `<service>.<characteristic>`, e.g. `MotionSensor.MotionDetected`. */
+  characteristic: string;
+  value: unknown;
+}
+
+const WATCHED = [
+  ['MotionSensor', 'MotionDetected'],
+  ['MotionSensor', 'StatusFault'],
+  ['Doorbell', 'ProgrammableSwitchEvent'],
+  ['StatelessProgrammableSwitch', 'ProgrammableSwitchEvent'],
+] as const;
+
+export interface HapChangeLog {
+  /** The changes since the previous call, oldest first. */
+  take(): HapChange[];
+}
+
+/** Records from now on; a service the accessory does not have (a doorbell button turned off) is skipped. */
+export function recordHapChanges(test: TestApi, deviceIds: readonly string[]): HapChangeLog {
+  const changes: HapChange[] = [];
+  for (const deviceId of deviceIds) {
+    const accessory = test.registered.get(accessoryUuid(test.api, deviceId));
+    if (accessory === undefined) {
+      throw new Error(`Doorbell ${deviceId} is not published`);
+    }
+    for (const [service, characteristic] of WATCHED) {
+      accessory
+        .getService(hap.Service[service])
+        ?.getCharacteristic(hap.Characteristic[characteristic])
+        .on('change', ({ newValue }) => changes.push({ deviceId, characteristic: `${service}.${characteristic}`, value: newValue }));
+    }
+  }
+  return { take: () => changes.splice(0) };
+}
+
+/** What a fresh notification of `kind` does to a configured doorbell, in the order the plugin fires it. */
+export function changesOf(deviceId: string, kind: string, button: boolean): HapChange[] {
+  if (kind === 'motion') {
+    return [{ deviceId, characteristic: 'MotionSensor.MotionDetected', value: true }];
+  }
+  if (kind === 'ding' && button) {
+    const SINGLE_PRESS = hap.Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS;
+    return ['Doorbell', 'StatelessProgrammableSwitch'].map((service) => ({ deviceId, characteristic: `${service}.ProgrammableSwitchEvent`, value: SINGLE_PRESS }));
+  }
+  return [];
+}
