@@ -35,18 +35,24 @@ class DoorbellMotionUiServer extends HomebridgePluginUiServer {
     this.handle('/account', () => requests.account());
     this.handle('/sign-in', (body) => requests.signIn(body));
     this.handle('/sign-out', () => requests.signOut());
+    this.handle('/saved-account', () => requests.savedAccount());
     this.handle('/test-motion', (body) => requests.testMotion(body));
     this.ready();
   }
 
-  /** The page gets a SettingsError's message as it is; anything else would be a bug, never shown raw. */
+  /**
+   * The page gets a SettingsError's message and details as they are (the details as the rejection's
+   * `error`); anything else would be a bug, never shown raw.
+   */
   private handle(path: string, run: (body: unknown) => Promise<unknown>): void {
     this.onRequest(path, async (body: unknown) => {
       try {
         return await run(body);
       } catch (error) {
-        const message = error instanceof SettingsError ? error.message : 'The settings page could not do that; see the Homebridge UI log.';
-        throw new RequestError(message, {});
+        if (error instanceof SettingsError) {
+          throw new RequestError(error.message, error.details);
+        }
+        throw new RequestError('The settings page could not do that; see the Homebridge UI log.', {});
       }
     });
   }

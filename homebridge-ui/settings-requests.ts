@@ -29,6 +29,11 @@ export interface SettingsRequestsOptions {
   testMotionTimeoutMs?: number;
 }
 
+/** The account fields a sign-in on the page stores in config.json, as config.json holds them now. */
+export type SavedAccount = Partial<Record<(typeof SAVED_ACCOUNT_FIELDS)[number], string>>;
+
+const SAVED_ACCOUNT_FIELDS = ['serverUrl', 'email', 'country', 'countryCode'] as const;
+
 export interface TestMotionResult {
   delivered: true;
   /** The HTTP status of the push address: the relay's, or the plugin's own receiver's. */
@@ -72,7 +77,7 @@ export class SettingsRequests {
         const session = await signInWithCode(account, code, { store: this.store, log: this.log, retry: this.retryPolicy });
         this.log.info(`Signed in as ${describeAccount(session)} from the settings page`);
       } catch (error) {
-        throw new SettingsError(describeSignInFailure(error, account.serverUrl));
+        throw new SettingsError(describeSignInFailure(error, account.serverUrl), { codeSpent: await this.store.isCodeSpent(code) });
       }
       return accountStateOf(await this.store.readSession());
     });
@@ -84,6 +89,18 @@ export class SettingsRequests {
       await this.store.removeSession();
       this.log.info('Signed out from the settings page');
       return accountStateOf(await this.store.readSession());
+    });
+  }
+
+  /**
+   * `/saved-account`: the account fields config.json holds now, never the code. The page reads them back
+   * after it asked the Homebridge UI to save them, as the UI does not say whether its save worked.
+   */
+  savedAccount(): Promise<SavedAccount> {
+    return this.guard('Reading the saved account', async () => {
+      const block = await this.options.readPlatformBlock();
+      const account = isJsonObject(block) && isJsonObject(block.account) ? block.account : {};
+      return Object.fromEntries(SAVED_ACCOUNT_FIELDS.filter((field) => typeof account[field] === 'string').map((field) => [field, account[field]]));
     });
   }
 
@@ -106,7 +123,10 @@ export class SettingsRequests {
       const secrets = await this.pushSecrets.secrets();
       this.log.addSecrets(secrets.receiverSecret, secrets.relayTopic);
       const address = pushAddressFor(config.settings.push, secrets);
-      const status = await sendTestMotion(address, deviceId, this.options.testMotionTimeoutMs ?? TEST_MOTION_TIMEOUT_MS);
+      const status = await sendTestMotion(address, deviceId, {
+        signedIn: config.settings.doorbellAccessToken !== undefined || (await this.account()).state === 'signed-in',
+        timeoutMs: this.options.testMotionTimeoutMs ?? TEST_MOTION_TIMEOUT_MS,
+      });
       this.log.info(`Test motion for ${doorbell.name} delivered (HTTP ${status})`);
       return { delivered: true, status };
     });
@@ -124,9 +144,10 @@ export class SettingsRequests {
     try {
       return await run();
     } catch (error) {
-      const message = this.log.mask(error instanceof SettingsError ? error.message : `${what} failed: ${errorMessage(error)}`);
+      const known = error instanceof SettingsError ? error : undefined;
+      const message = this.log.mask(known?.message ?? `${what} failed: ${errorMessage(error)}`);
       this.log.warn(message);
-      throw new SettingsError(message);
+      throw new SettingsError(message, known?.details);
     }
   }
 }

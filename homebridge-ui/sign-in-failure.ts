@@ -3,11 +3,13 @@ import { REGION_PATH } from '#plugin/cloud/account.js';
 import { CloudError } from '#plugin/cloud/errors.js';
 import type { Problem } from '#plugin/config/messages.js';
 import { errorMessage } from '#plugin/log.js';
+import { HOW_TO_SIGN_IN } from '#plugin/session/advice.js';
 import { SignInError } from '#plugin/session/sign-in.js';
 
 /**
  * Why a sign-in from the settings page failed, in the words the plugin's log uses where it has them
- * (session/advice.ts), so the page and the log never disagree.
+ * (session/advice.ts), so the page and the log never disagree, but for how to sign in again: the log
+ * sends the user to this page, or to config.json without the Homebridge UI; here the form is right above.
  */
 
 /** The sign-in form's labels, and what each field takes, as the page shows them. */
@@ -15,11 +17,14 @@ const FIELDS: Readonly<Record<string, { label: string; expected: string }>> = {
   serverUrl: { label: 'Account server', expected: 'an https:// address (http:// only for localhost)' },
   email: { label: 'E-mail', expected: 'an e-mail address, like you@example.com' },
   country: { label: 'Country', expected: '2 capital letters, like US' },
-  countryCode: { label: 'Country code', expected: '1 to 4 digits, like 1 or 49' },
+  countryCode: { label: 'Country calling code', expected: '1 to 4 digits, like 1 or 49' },
   code: { label: 'Verification code', expected: 'the 6 digits the doorbell app shows' },
 };
 
 const CODE_KEPT = 'The code was not used up: you can sign in with it again.';
+
+/** The log's advice on getting a new session (a wrong, expired or spent code), in the page's words. */
+const HOW_TO_SIGN_IN_HERE = 'request a new verification code in the doorbell app and sign in with it above';
 
 /** One sentence per field; a problem outside the form (a configured version number) in the log's words. */
 export function describeFieldProblems(problems: readonly Problem[]): string {
@@ -36,7 +41,7 @@ export function describeFieldProblems(problems: readonly Problem[]): string {
 /** Every failure of signInWithCode as one message; `serverUrl` is the account server it was sent to. */
 export function describeSignInFailure(error: unknown, serverUrl: string): string {
   if (error instanceof SignInError) {
-    return error.message;
+    return error.message.replace(HOW_TO_SIGN_IN, HOW_TO_SIGN_IN_HERE);
   }
   if (!(error instanceof CloudError)) {
     return `Sign-in failed: ${errorMessage(error)}`;

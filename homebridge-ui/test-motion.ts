@@ -32,14 +32,24 @@ export function pushAddressFor(settings: PushSettings, secrets: PushSecrets): Pu
     : { token: directPushToken(settings.direct.publicUrl, secrets.receiverSecret), answeredBy: 'push receiver', setting: 'Public Address' };
 }
 
+export interface TestMotionOptions {
+  /**
+   * Whether the plugin can be receiving: it registers its push token, and subscribes to the relay,
+   * only with a session or a doorbell access token.
+   */
+  signedIn: boolean;
+  timeoutMs?: number;
+}
+
 /**
  * POSTs a motion notification for `deviceId` (a checked int64 decimal) to the push address as the
  * doorbell service would, over whatever scheme the plugin registered (its start-up warnings speak of
  * a plain-http address); resolves with the 2xx status. Every failure is a SettingsError naming the
  * problem and the address's origin only: its path is the secret.
  */
-export async function sendTestMotion(address: PushAddress, deviceId: string, timeoutMs = TEST_MOTION_TIMEOUT_MS): Promise<number> {
+export async function sendTestMotion(address: PushAddress, deviceId: string, options: TestMotionOptions): Promise<number> {
   const { token: pushToken, answeredBy } = address;
+  const { signedIn, timeoutMs = TEST_MOTION_TIMEOUT_MS } = options;
   const origin = new URL(pushToken).origin;
   let response: Response;
   try {
@@ -58,7 +68,7 @@ export async function sendTestMotion(address: PushAddress, deviceId: string, tim
   if (response.ok) {
     return response.status;
   }
-  throw new SettingsError(`The ${answeredBy} at ${origin} did not take the test motion: ${whyRefused(response.status, address)}.`);
+  throw new SettingsError(`The ${answeredBy} at ${origin} did not take the test motion: ${whyRefused(response.status, address, signedIn)}.`);
 }
 
 /** The flat notification shape; the id is written as its digits, never through a JS number. */
@@ -84,11 +94,14 @@ function whyUnreachable(error: unknown, timeoutMs: number, { answeredBy, setting
   }
 }
 
-function whyRefused(status: number, { answeredBy, setting }: PushAddress): string {
+function whyRefused(status: number, { answeredBy, setting }: PushAddress, signedIn: boolean): string {
   const answered = `it answered HTTP ${status} ${STATUS_CODES[status] ?? ''}`.trim();
   if (status === 507 && answeredBy === 'push relay') {
-    // A relay with subscriber-based rate limiting takes a publish only for a topic someone subscribed to.
-    return `${answered}: the plugin has not subscribed to it yet; check that Homebridge runs with the saved settings`;
+    // A relay with subscriber-based rate limiting takes a publish only for a topic someone subscribed
+    // to. Its status ("Insufficient Storage") would only mislead: what it means is that nobody listens.
+    return signedIn
+      ? 'the plugin is not receiving alerts yet. Check that Homebridge is running with the saved settings (restart it after saving them), then try again'
+      : 'the plugin is not receiving alerts yet, as it is not signed in. Sign in above, then try again';
   }
   if (status === 404) {
     return `${answered}, so the ${setting} leads somewhere else than this plugin's ${answeredBy}`;

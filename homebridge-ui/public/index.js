@@ -1,9 +1,9 @@
 // The settings page: the account state, signing in and out, the standard settings form, and a test
 // motion per doorbell. Everything the server does is asked for with homebridge.request; its failures
-// arrive as { message } in the words the plugin's log uses.
+// arrive as { message } in the words the plugin's log uses, with anything more the page must know
+// (whether a sign-in's code is spent) as their `error`.
 
-const PLATFORM = 'DoorbellMotion';
-const DEFAULT_NAME = 'Doorbell Motion';
+import { ensurePlatformBlock, storeAccount, STORED_ACCOUNT_FIELDS } from './config-block.js';
 
 /** The sign-in form's inputs, by the field the server and the config block call them. */
 const SIGN_IN_INPUTS = {
@@ -13,9 +13,6 @@ const SIGN_IN_INPUTS = {
   countryCode: 'sign-in-country-code',
   code: 'sign-in-code',
 };
-
-/** The account fields a sign-in stores in the config block: never the code. */
-const STORED_ACCOUNT_FIELDS = ['serverUrl', 'email', 'country', 'countryCode'];
 
 const element = (id) => document.getElementById(id);
 
@@ -36,28 +33,6 @@ async function start() {
   });
   element('sign-out').addEventListener('click', () => void signOut());
   showAccount(await homebridge.request('/account'));
-}
-
-/**
- * The settings form is drawn only for an existing block: a first visit creates one. Device ids
- * written as JSON integers, which the plugin accepts, become text, as the form checks them and would
- * otherwise mark them wrong (its Save writes them as text anyway). Nothing is saved here.
- */
-async function ensurePlatformBlock() {
-  const [found] = await homebridge.getPluginConfig();
-  const block = found ?? { platform: PLATFORM, name: DEFAULT_NAME };
-  const doorbells = Array.isArray(block.doorbells) ? block.doorbells.map(withDeviceIdAsText) : undefined;
-  const changed = doorbells?.some((doorbell, index) => doorbell !== block.doorbells[index]) ?? false;
-  if (found !== undefined && !changed) {
-    return block;
-  }
-  const updated = changed ? { ...block, doorbells } : block;
-  await homebridge.updatePluginConfig([updated]);
-  return updated;
-}
-
-function withDeviceIdAsText(doorbell) {
-  return Number.isSafeInteger(doorbell?.deviceId) ? { ...doorbell, deviceId: String(doorbell.deviceId) } : doorbell;
 }
 
 function prefillSignIn(account = {}) {
@@ -94,6 +69,10 @@ async function signIn() {
     try {
       account = await homebridge.request('/sign-in', fields);
     } catch (error) {
+      // The server says whether the code is spent: pressing Sign in again must not send it again.
+      if (error?.error?.codeSpent === true) {
+        element(SIGN_IN_INPUTS.code).value = '';
+      }
       showAccountMessage(messageOf(error), 'danger');
       homebridge.toast.error(messageOf(error), 'Sign-in failed');
       return;
@@ -108,21 +87,6 @@ async function signIn() {
       showAccountMessage(`Signed in, but the account could not be saved in the settings (${messageOf(error)}): press Save below.`, 'danger');
     }
   });
-}
-
-/**
- * The account fields go into the config block and config.json at once, so the settings form shows
- * them and a later Save of it keeps them. A code in the block is dropped: it is spent or stale.
- */
-async function storeAccount(fields) {
-  const [block = { platform: PLATFORM, name: DEFAULT_NAME }] = await homebridge.getPluginConfig();
-  const account = { ...block.account };
-  delete account.code;
-  for (const field of STORED_ACCOUNT_FIELDS) {
-    account[field] = fields[field];
-  }
-  await homebridge.updatePluginConfig([{ ...block, account }]);
-  await homebridge.savePluginConfig();
 }
 
 async function signOut() {

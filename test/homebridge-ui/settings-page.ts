@@ -76,6 +76,11 @@ export async function answerOf<T>(page: SettingsPage, request: Promise<T>): Prom
 
 /** The message a request failed with, which must be a SettingsError; recorded in `said`. */
 export async function failureOf(page: SettingsPage, request: Promise<unknown>): Promise<string> {
+  return (await settingsErrorOf(page, request)).message;
+}
+
+/** The SettingsError a request failed with, its message recorded in `said`. */
+export async function settingsErrorOf(page: SettingsPage, request: Promise<unknown>): Promise<SettingsError> {
   const error = await request.then(
     () => undefined,
     (reason: unknown) => reason,
@@ -84,7 +89,7 @@ export async function failureOf(page: SettingsPage, request: Promise<unknown>): 
   const { message } = error as SettingsError;
   page.said.push(message);
   expect(message).not.toMatch(/\n\s+at /);
-  return message;
+  return error as SettingsError;
 }
 
 /** Every line the page said or logged. */

@@ -9,7 +9,7 @@ import { startSimulator } from '../../simulator/index.js';
 import { freeLoopbackPort } from '../support/homebridge-process.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { useSimulator } from '../support/simulator.js';
-import { answerOf, everythingSaid, failureOf, useSettingsPage } from './settings-page.js';
+import { answerOf, everythingSaid, failureOf, settingsErrorOf, useSettingsPage } from './settings-page.js';
 
 const EMAIL = 'porch+light@example.com';
 const CODE = '012345';
@@ -74,10 +74,14 @@ describe('the settings page: account, sign-in and sign-out', () => {
     expect(await answerOf(page(), page().requests.account())).toEqual({ state: 'signed-out' });
   });
 
-  it('says what to do about a wrong code (2018), and spends the code', async () => {
-    const message = await failureOf(page(), signIn({ code: WRONG_CODE }));
+  it('says what to do about a wrong code (2018) on this very page, and tells the page the code is spent', async () => {
+    const error = await settingsErrorOf(page(), signIn({ code: WRONG_CODE }));
 
-    expect(message).toMatch(/^Sign-in refused: the verification code is wrong or expired \(service code 2018\)\. Sign in again: request a new verification code/);
+    expect(error.message).toBe(
+      'Sign-in refused: the verification code is wrong or expired (service code 2018). ' +
+        'Sign in again: request a new verification code in the doorbell app and sign in with it above.',
+    );
+    expect(error.details).toEqual({ codeSpent: true });
     await expect(page().store.isCodeSpent(WRONG_CODE)).resolves.toBe(true);
     expect(await page().requests.account()).toEqual({ state: 'signed-out' });
   });
@@ -93,16 +97,21 @@ describe('the settings page: account, sign-in and sign-out', () => {
     await page().requests.signOut();
     sim().addAccount({ email: EMAIL, code: CODE });
 
-    expect(await failureOf(page(), signIn())).toContain('already used, and a code is never sent twice');
+    const error = await settingsErrorOf(page(), signIn());
+    expect(error.message).toBe(
+      'This verification code was already used, and a code is never sent twice: request a new verification code in the doorbell app and sign in with it above.',
+    );
+    expect(error.details).toEqual({ codeSpent: true });
     expect(sim().requestsTo('login')).toHaveLength(1);
   });
 
   it('names the account server it could not reach, and keeps the code', async () => {
     const closed = `http://127.0.0.1:${await freeLoopbackPort()}`;
 
-    const message = await failureOf(page(), signIn({ serverUrl: closed }));
+    const error = await settingsErrorOf(page(), signIn({ serverUrl: closed }));
 
-    expect(message).toBe(`Could not reach the account service at ${closed}: check the address and the network. The code was not used up: you can sign in with it again.`);
+    expect(error.message).toBe(`Could not reach the account service at ${closed}: check the address and the network. The code was not used up: you can sign in with it again.`);
+    expect(error.details).toEqual({ codeSpent: false });
     await expect(page().store.isCodeSpent(CODE)).resolves.toBe(false);
   });
 
@@ -129,20 +138,31 @@ describe('the settings page: account, sign-in and sign-out', () => {
   });
 
   it('checks the fields by the rules of config.json before sending anything, naming each by its label', async () => {
-    const message = await failureOf(
+    const { message, details } = await settingsErrorOf(
       page(),
       signIn({ serverUrl: 'http://account.example.com', email: 'porch at example.com', country: 'us', countryCode: '+1', code: '12345' }),
     );
 
+    // Never sent, the code is not spent: the page keeps it for a second try.
+    expect(details).toEqual({});
     expect(message).toBe(
       'Not signed in: Account server must be an https:// address (http:// only for localhost). ' +
         'E-mail must be an e-mail address, like you@example.com. Country must be 2 capital letters, like US. ' +
-        'Country code must be 1 to 4 digits, like 1 or 49. Verification code must be the 6 digits the doorbell app shows.',
+        'Country calling code must be 1 to 4 digits, like 1 or 49. Verification code must be the 6 digits the doorbell app shows.',
     );
     expect(await failureOf(page(), page().requests.signIn({ email: EMAIL }))).toBe(
-      'Not signed in: Account server is required. Country is required. Country code is required. Verification code is required.',
+      'Not signed in: Account server is required. Country is required. Country calling code is required. Verification code is required.',
     );
     expect(sim().requests).toEqual([]);
+  });
+
+  it('reads back the account fields config.json holds, never the code', async () => {
+    expect(await answerOf(page(), page().requests.savedAccount())).toEqual({});
+
+    page().block = { platform: 'DoorbellMotion', account: { ...fields(), majorVersion: 14 } };
+
+    expect(await answerOf(page(), page().requests.savedAccount())).toEqual({ serverUrl: `${sim().accountUrl}/`, email: EMAIL, country: 'US', countryCode: '1' });
+    expect(linesRevealing(everythingSaid(page()), [CODE])).toEqual([]);
   });
 
   it('never says or logs the code, a token or an rriot value, at any level', async () => {

@@ -118,11 +118,23 @@ describe('the settings page: test motion', () => {
       await stream.body?.cancel();
     });
 
-    it('says the plugin has not subscribed yet when the relay refuses the topic (507)', async () => {
+    it('says in plain words that the plugin is not receiving yet when the relay refuses the topic (507)', async () => {
       await relayBlock();
 
       expect(await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toBe(
-        `The push relay at ${relay.url} did not take the test motion: it answered HTTP 507 Insufficient Storage: the plugin has not subscribed to it yet; check that Homebridge runs with the saved settings.`,
+        `The push relay at ${relay.url} did not take the test motion: the plugin is not receiving alerts yet. ` +
+          'Check that Homebridge is running with the saved settings (restart it after saving them), then try again.',
+      );
+    });
+
+    it('says to sign in when the relay refuses the topic and the plugin has neither a session nor a token', async () => {
+      await relayBlock();
+      const block: Record<string, unknown> = { ...page().block, account: { serverUrl: 'https://account.example.com', email: 'you@example.com', country: 'US', countryCode: '1' } };
+      delete block.doorbellAccessToken;
+      page().block = block;
+
+      expect(await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toBe(
+        `The push relay at ${relay.url} did not take the test motion: the plugin is not receiving alerts yet, as it is not signed in. Sign in above, then try again.`,
       );
     });
 

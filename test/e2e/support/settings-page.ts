@@ -3,10 +3,11 @@
  * plugin's card, its settings. The page's own part lives in an iframe; the standard settings form and
  * the Save button are the UI's, in the modal around it.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { REPO_ROOT } from '../../support/paths.js';
+import { pollUntil } from '../../support/poll.js';
 
 const PLUGIN_NAME = 'homebridge-doorbell-motion';
 const DISPLAY_NAME = 'Doorbell Motion';
@@ -83,6 +84,28 @@ export class SettingsPage {
     return this.page.locator(`.modal-body input[name="${name}"]`).nth(nth);
   }
 
+  /** The values of every input of the standard settings form named `name`, in the order shown. */
+  formValues(name: string): Promise<string[]> {
+    return this.page.locator(`.modal-body input[name="${name}"]`).evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
+  }
+
+  /** Whether the standard form marks each input named `name` invalid, in the order shown. */
+  formInvalid(name: string): Promise<boolean[]> {
+    return this.page.locator(`.modal-body input[name="${name}"]`).evaluateAll((inputs) => inputs.map((input) => input.classList.contains('ng-invalid')));
+  }
+
+  /** The input named `name` inside the standard form's fieldset titled `title`. */
+  fieldsetInput(title: string, name: string): Locator {
+    const fieldset = this.page.locator('.modal-body fieldset', { has: this.page.locator('legend', { hasText: title }) });
+    return fieldset.locator(`input[name="${name}"]`);
+  }
+
+  /** Whether the UI marks the standard form valid: the green check beside Save, not the orange mark. */
+  async formIsValid(): Promise<boolean> {
+    const mark = this.page.locator('.modal-footer i.fa-circle-check, .modal-footer i.fa-circle-exclamation');
+    return (await mark.getAttribute('class'))?.includes('fa-circle-check') ?? false;
+  }
+
   /** The select of the standard settings form named `name`. */
   formSelect(name: string): Locator {
     return this.page.locator(`.modal-body select[name="${name}"]`);
@@ -96,6 +119,16 @@ export class SettingsPage {
   /** The modal's text: the page's frame and the standard form, labels and descriptions included. */
   async formText(): Promise<string> {
     return (await this.page.locator('.modal-body').innerText()).replace(/\s+/g, ' ');
+  }
+
+  /**
+   * Makes the Homebridge UI's own requests to save the plugin's config fail, as a server error would,
+   * until the function it resolves with is called.
+   */
+  async failUiSaves(): Promise<() => Promise<void>> {
+    const saves = '**/api/config-editor/plugin/**';
+    await this.page.route(saves, (route) => (route.request().method() === 'POST' ? route.fulfill({ status: 500, body: '{}' }) : route.continue()));
+    return () => this.page.unroute(saves);
   }
 
   /** The UI's own Save: writes the form to config.json and closes the settings. */
@@ -114,4 +147,24 @@ export class SettingsPage {
   async close(): Promise<void> {
     await this.page.close();
   }
+}
+
+/** The plugin's platform block in the config.json of a Homebridge storage; {} when there is none. */
+export async function readSavedBlock(storagePath: string): Promise<Record<string, unknown>> {
+  const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Array<Record<string, unknown>> };
+  return config.platforms.find((block) => block.platform === 'DoorbellMotion') ?? {};
+}
+
+/** The block once `save` has made the UI write config.json anew, maybe with the same content. */
+export async function savedBlockAfter(storagePath: string, save: () => Promise<void>): Promise<Record<string, unknown>> {
+  const writtenAt = async () => (await stat(join(storagePath, 'config.json'))).mtimeMs;
+  const before = await writtenAt();
+  await save();
+  await pollUntil(writtenAt, (now) => now !== before, 10_000, "the form's Save");
+  return readSavedBlock(storagePath);
+}
+
+/** What tells a browser how to offer input for a field. */
+export function attributesOf(input: { getAttribute(name: string): string | null }): Record<string, string | null> {
+  return { type: input.getAttribute('type'), inputmode: input.getAttribute('inputmode'), autocomplete: input.getAttribute('autocomplete') };
 }
