@@ -15,6 +15,8 @@ export interface DispatchContext {
   recorder: Recorder;
   faults: FaultQueue;
   routeContext(): RouteContext;
+  /** How long after its arrival every recorded request is answered (SimulatorOptions.latencyMs). */
+  latencyMs: number;
   /** Aborted when the simulator closes: pending fault delays end at once. */
   signal: AbortSignal;
   /** Answers the control API; only the doorbell server offers it. */
@@ -59,8 +61,11 @@ async function handleRequest(service: SimulatedService, message: IncomingMessage
 async function answerRoute(match: RouteMatch, entry: RecordedRequest, context: DispatchContext): Promise<Answer> {
   try {
     const fault = match.served && match.name !== undefined ? context.faults.take(match.name, match.params[0]) : undefined;
-    if (fault?.delayMs) {
-      await sleep(fault.delayMs, undefined, { signal: context.signal });
+    // The route's effects (a subscription recorded, a code spent) happen at answer time, as when a
+    // distant service does its work before the answer travels back.
+    const delayMs = context.latencyMs + (fault?.delayMs ?? 0);
+    if (delayMs > 0) {
+      await sleep(delayMs, undefined, { signal: context.signal });
     }
     const evaluation = match.evaluate(context.routeContext());
     entry.problems.push(...evaluation.problems);

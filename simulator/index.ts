@@ -37,6 +37,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   if (!isLoopbackHost(host)) {
     throw new Error(`the simulator binds to loopback addresses only, not ${host}`);
   }
+  const { latencyMs } = options;
+  if (latencyMs !== undefined && !(Number.isFinite(latencyMs) && latencyMs >= 0)) {
+    throw new TypeError('latencyMs must be a number >= 0');
+  }
   const simulator = new LocalSimulator(options);
   await simulator.listen(host, options.ports ?? {});
   return simulator;
@@ -62,6 +66,7 @@ class LocalSimulator implements Simulator, ControlTarget {
     const context: DispatchContext = {
       recorder: this.recorder,
       faults: this.faults,
+      latencyMs: this.options.latencyMs ?? 0,
       routeContext: () => ({ state: this.state, regionalUrl: this.options.regionUrlOverride ?? this.regionUrl }),
       signal: this.closing.signal,
       control: (request) => answerControl(request, this),

@@ -5,6 +5,7 @@
  *
  *   --account-port N, --region-port N, --doorbell-port N   fixed ports (default: ephemeral)
  *   --account EMAIL:CODE                                   repeatable (default demo@example.com:123456)
+ *   --latency-ms N                                         answer every request N ms late (default 0)
  */
 import { parseArgs } from 'node:util';
 import { parseCommandLine } from './cli.js';
@@ -13,7 +14,7 @@ import type { RecordedRequest, SimulatedAccount, SimulatorOptions } from './inde
 
 const DEFAULT_ACCOUNT: SimulatedAccount = { email: 'demo@example.com', code: '123456' };
 
-const USAGE = 'usage: simulator [--account-port N] [--region-port N] [--doorbell-port N] [--account EMAIL:CODE]...';
+const USAGE = 'usage: simulator [--account-port N] [--region-port N] [--doorbell-port N] [--account EMAIL:CODE]... [--latency-ms N]';
 
 function parsePort(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) {
@@ -43,6 +44,7 @@ function parseOptions(args: string[]): SimulatorOptions {
       'region-port': { type: 'string' },
       'doorbell-port': { type: 'string' },
       account: { type: 'string', multiple: true },
+      'latency-ms': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -53,7 +55,12 @@ function parseOptions(args: string[]): SimulatorOptions {
     region: parsePort('region-port', values['region-port']),
     doorbell: parsePort('doorbell-port', values['doorbell-port']),
   };
-  return { accounts, ports, onRequest: (request) => console.log(describeRequest(request)) };
+  const latency = values['latency-ms'];
+  if (latency !== undefined && !/^[0-9]+$/.test(latency)) {
+    throw new Error('--latency-ms must be a whole number of milliseconds');
+  }
+  const latencyMs = latency === undefined ? undefined : Number(latency);
+  return { accounts, ports, latencyMs, onRequest: (request) => console.log(describeRequest(request)) };
 }
 
 function describeRequest(request: RecordedRequest): string {

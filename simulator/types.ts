@@ -83,6 +83,12 @@ export interface SimulatorOptions {
    */
   regionUrlOverride?: string;
   /**
+   * A fixed round trip for every request the servers record (all but the control API), in
+   * milliseconds: each is answered this long after it arrived, as a distant service would be
+   * (`npm run bench` uses 100). Injected delays add to it. Default 0.
+   */
+  latencyMs?: number;
+  /**
    * Called with each recorded request once it is answered (status set, 0 for a reset); the command-line
    * simulator prints them. Control API requests are not recorded, so never reported.
    */

@@ -40,13 +40,17 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 const RETRYABLE_TRANSPORT_FAILURES: ReadonlySet<string> = new Set(['network', 'timeout']);
 
 /** A busy or failing server: 429 and every 5xx. Other statuses are answers that asking again will not change. */
-function isRetryableStatus(status: number): boolean {
-  return status === 429 || (status >= 500 && status <= 599);
-}
+const RETRYABLE_STATUSES = { listed: new Set([429]), ranges: [[500, 599]] } as const;
 
 /** Statuses whose Retry-After header is honoured. */
+const RETRY_AFTER_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+function isRetryableStatus(status: number): boolean {
+  return RETRYABLE_STATUSES.listed.has(status) || RETRYABLE_STATUSES.ranges.some(([from, to]) => status >= from && status <= to);
+}
+
 export function honoursRetryAfter(status: number): boolean {
-  return status === 429 || status === 503;
+  return RETRY_AFTER_STATUSES.has(status);
 }
 
 /** `failure` is a transport failure kind (network, timeout) or an HTTP status. */

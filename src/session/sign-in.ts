@@ -1,4 +1,4 @@
-import { AccountClient, type LoginResult } from '../cloud/account.js';
+import { AccountClient, type LoginResult, type RegionInfo } from '../cloud/account.js';
 import { CloudError } from '../cloud/errors.js';
 import type { RetryPolicy } from '../cloud/retry-policy.js';
 import type { AccountSettings } from '../config/parse-config.js';
@@ -33,7 +33,7 @@ export interface SignInContext {
  * The code is spent once the service has answered it, whatever the answer, and is never sent again.
  */
 export async function signInWithCode(account: SignInAccount, code: string, context: SignInContext): Promise<StoredSession> {
-  const { store, log, signal } = context;
+  const { store, log } = context;
   log.addSecrets(code);
   if (await store.isCodeSpent(code)) {
     throw new SignInError(advice.codeSpent);
@@ -46,7 +46,7 @@ export async function signInWithCode(account: SignInAccount, code: string, conte
     timeoutMs: context.timeoutMs,
   });
   try {
-    const region = await client.resolveRegion(account.email, { signal });
+    const region = await resolveRegionClaimingCode(client, account.email, code, context);
     const login = await loginSpendingCode(client, { ...account, regionUrl: region.url, code }, context);
     rememberLoginSecrets(log, login);
     const session = {
@@ -64,24 +64,46 @@ export async function signInWithCode(account: SignInAccount, code: string, conte
   }
 }
 
-async function loginSpendingCode(
-  client: AccountClient,
-  params: Parameters<AccountClient['loginWithCode']>[0],
-  { store, log, signal }: SignInContext,
-): Promise<LoginResult> {
-  if (!(await store.claimCode(params.code))) {
-    throw new SignInError(advice.codeSpent);
-  }
+/**
+ * The region, while the code is claimed: the claim's locked write then takes no time of its own. A code
+ * claimed for a region call that failed is given back, as it was never sent.
+ */
+async function resolveRegionClaimingCode(client: AccountClient, email: string, code: string, context: SignInContext): Promise<RegionInfo> {
+  const claiming = context.store.claimCode(code);
+  let region: RegionInfo;
   try {
-    return await client.loginWithCode(params, { signal });
+    region = await client.resolveRegion(email, { signal: context.signal });
   } catch (error) {
-    if (!(error instanceof CloudError && error.serviceAnswered)) {
-      // No answer from the service about this code: it may be sent again. Should giving it back fail,
-      // the code merely stays spent.
-      await store.releaseCode(params.code).catch((releaseError: unknown) => log.warn(`Could not record that the code is still unused: ${errorMessage(releaseError)}`));
+    if (await claiming.catch(() => false)) {
+      await giveBack(code, context);
     }
     throw error;
   }
+  if (!(await claiming)) {
+    throw new SignInError(advice.codeSpent);
+  }
+  return region;
+}
+
+/** The login with a claimed code, which stays spent once the service has given its verdict on it. */
+async function loginSpendingCode(
+  client: AccountClient,
+  params: Parameters<AccountClient['loginWithCode']>[0],
+  context: SignInContext,
+): Promise<LoginResult> {
+  try {
+    return await client.loginWithCode(params, { signal: context.signal });
+  } catch (error) {
+    if (!(error instanceof CloudError && error.serviceAnswered)) {
+      await giveBack(params.code, context);
+    }
+    throw error;
+  }
+}
+
+/** No verdict on the code: it may be sent again. Should giving it back fail, the code merely stays spent. */
+async function giveBack(code: string, { store, log }: SignInContext): Promise<void> {
+  await store.releaseCode(code).catch((error: unknown) => log.warn(`Could not record that the code is still unused: ${errorMessage(error)}`));
 }
 
 /** A refusal only the user can fix becomes a SignInError saying what to do; anything else may be retried. */

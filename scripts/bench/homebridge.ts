@@ -1,0 +1,123 @@
+/**
+ * A real Homebridge 2 child process for the benchmark, with the built plugin against the simulator or
+ * with no plugin at all, its storage in a temporary folder. The memory probe is preloaded into it, so
+ * its memory can be read after a garbage collection at a moment the benchmark chooses.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Simulator } from '../../simulator/index.js';
+import { RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../test/e2e/support/homebridge-sandbox.js';
+import {
+  freeLoopbackPort,
+  newBridgeIdentity,
+  startHomebridge,
+  writeHomebridgeConfig,
+  type BridgeSettings,
+  type HomebridgeProcess,
+} from '../../test/support/homebridge-process.js';
+import { HOMEBRIDGE_2_BIN, REPO_ROOT } from '../../test/support/paths.js';
+import { platformConfig } from '../../test/support/platform-harness.js';
+import { doorbellEntries } from './settings.js';
+
+const MEMORY_PROBE_URL = new URL('./memory-probe.mjs', import.meta.url).href;
+const MEMORY_LINE = /^\[memory-probe\] (\{.*\})$/;
+
+export interface MemoryReading {
+  rss: number;
+  heapUsed: number;
+  /** The young generation's reserved size, which V8 grows under start-up's allocations. */
+  newSpace: number;
+  /** False when gc() was not available in Homebridge: the reading is then not after a collection. */
+  collected: boolean;
+}
+
+/** The plugin's cloud and doorbells, in direct mode on a free loopback port; no plugin at all without it. */
+export interface BenchPlugin {
+  sim: Simulator;
+  doorbells: readonly string[];
+}
+
+export class BenchHomebridge {
+  /** Every one not yet disposed of, so an interrupted benchmark still stops them all by their pids. */
+  private static readonly live = new Set<BenchHomebridge>();
+
+  static async disposeAll(): Promise<void> {
+    await Promise.all([...BenchHomebridge.live].map((homebridge) => homebridge.dispose()));
+  }
+
+  private constructor(
+    private readonly root: string,
+    readonly bridge: BridgeSettings,
+    /** The push receiver's port in direct mode. */
+    readonly pushPort: number,
+    private readonly withPlugin: boolean,
+  ) {}
+
+  private running: HomebridgeProcess | undefined;
+
+  /** A new storage whose config.json holds the plugin's block, or no platform without a plugin. */
+  static async create(plugin: BenchPlugin | undefined): Promise<BenchHomebridge> {
+    const root = await mkdtemp(join(tmpdir(), 'doorbell-motion-bench-'));
+    await mkdir(join(root, 'no-plugins'));
+    const bridge = { name: 'Bench Bridge', ...newBridgeIdentity(), port: await freeLoopbackPort() };
+    const homebridge = new BenchHomebridge(root, bridge, await freeLoopbackPort(), plugin !== undefined);
+    BenchHomebridge.live.add(homebridge);
+    const platforms = plugin === undefined ? [] : [homebridge.platformBlock(plugin)];
+    await writeHomebridgeConfig(homebridge.storagePath, { bridge, platforms });
+    return homebridge;
+  }
+
+  get storagePath(): string {
+    return join(this.root, 'storage');
+  }
+
+  get process(): HomebridgeProcess {
+    if (this.running === undefined) {
+      throw new Error('this Homebridge has not been started');
+    }
+    return this.running;
+  }
+
+  /**
+   * Starts it (the plugin from this repository's dist/, or none) and resolves once the bridge is
+   * published. Started again, it keeps the storage: a restart.
+   */
+  async start(): Promise<HomebridgeProcess> {
+    const running = startHomebridge({
+      homebridgeBin: HOMEBRIDGE_2_BIN,
+      // bench.ts runs under Node 22 or later, which Homebridge 2 needs too.
+      nodeBinary: process.execPath,
+      storagePath: this.storagePath,
+      pluginPath: this.withPlugin ? REPO_ROOT : join(this.root, 'no-plugins'),
+      env: { NODE_OPTIONS: `--expose-gc --import ${MEMORY_PROBE_URL}` },
+    });
+    this.running = running;
+    await running.waitForLine(RUNNING_LINE, START_TIMEOUT_MS);
+    return running;
+  }
+
+  /** Its memory after two garbage collections, as the probe reports it. */
+  async memory(): Promise<MemoryReading> {
+    const running = this.process;
+    const from = running.lines.length;
+    process.kill(running.pid, 'SIGUSR2');
+    const [, json] = await running.waitForLine(MEMORY_LINE, 10_000, from);
+    return JSON.parse(json) as MemoryReading;
+  }
+
+  async stop(): Promise<void> {
+    await this.running?.stop(STOP_TIMEOUT_MS);
+  }
+
+  async dispose(): Promise<void> {
+    BenchHomebridge.live.delete(this);
+    await this.stop();
+    await rm(this.root, { recursive: true, force: true });
+  }
+
+  /** The harness's block, as the in-process runs use it, in direct mode on this Homebridge's push port. */
+  private platformBlock({ sim, doorbells }: BenchPlugin): Record<string, unknown> {
+    return platformConfig(sim, this.pushPort, { doorbells: doorbellEntries(doorbells) });
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Timing notifications one at a time, from the POST leaving the sender to the moment the change is
+ * seen, whichever way it is seen (a characteristic's change event in this process, a HAP event at a
+ * paired controller). One at a time, so no sample waits for another's turn: each is the path's
+ * latency, not a queue's.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Simulator } from '../../simulator/index.js';
+
+export interface LatencyFigure {
+  n: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+}
+
+/** What a notification asks of its doorbell: a ring fires an event every time, motion only when it starts. */
+export type NotificationKind = 'ding' | 'motion';
+
+/** No single delivery on loopback takes this long unless something is broken. */
+export const ARRIVAL_TIMEOUT_MS = 5_000;
+
+/**
+ * Sends notifications as the doorbell cloud would: the simulator POSTs each to the push token the
+ * plugin registered (its receiver, or the relay). Every id is new, since the plugin drops a repeated
+ * one as a duplicate. Rejects when the receiver or relay refuses one, so a broken path cannot pass
+ * for a fast one.
+ */
+export class NotificationSender {
+  private readonly runId = randomUUID().slice(0, 8);
+  private sent = 0;
+
+  constructor(private readonly sim: Simulator) {}
+
+  /** Resolves with the HTTP status of the push token's answer (202 from the receiver, 200 from the relay). */
+  async send(deviceId: string, kind: NotificationKind): Promise<number> {
+    this.sent += 1;
+    const { status } = await this.sim.deliverMotion(deviceId, { kind, id: `bench-${this.runId}-${this.sent}` });
+    return status;
+  }
+
+  async sendAccepted(deviceId: string, kind: NotificationKind): Promise<void> {
+    const status = await this.send(deviceId, kind);
+    if (status < 200 || status >= 300) {
+      throw new Error(`the push token answered ${status} to a ${kind} for doorbell ${deviceId}`);
+    }
+  }
+}
+
+/** A path's figure: rings, which fire an event every time, and one motion start per doorbell beside it. */
+export type PathLatency = LatencyFigure & { motion: LatencyFigure };
+
+/**
+ * Resolves with performance.now() when the change a notification of `kind` makes at doorbell
+ * `deviceId` is seen; called before the notification is sent, so an arrival that beats the HTTP
+ * answer is not missed.
+ */
+export type Watch = (deviceId: string, kind: NotificationKind) => Promise<number>;
+
+/**
+ * `samples` rings, round the doorbells, then one motion per doorbell. MotionDetected changes only
+ * when motion starts and falls back `motionTimeout` (at least 5 s) later, so it cannot give a
+ * thousand samples in seconds; the doorbell button's event fires on every ring, through the same
+ * receiver, intake and platform. The motion figure shows the two agree.
+ */
+export async function ringAndMotionLatency(sender: NotificationSender, doorbells: readonly string[], samples: number, watch: Watch): Promise<PathLatency> {
+  const trip = async (deviceId: string, kind: NotificationKind): Promise<number> => {
+    const arrived = watch(deviceId, kind);
+    // Observed even if the send fails first, so a late rejection is never left unhandled.
+    arrived.catch(() => undefined);
+    const sentAt = performance.now();
+    await sender.sendAccepted(deviceId, kind);
+    return (await arrived) - sentAt;
+  };
+  const ring = await timeTrips(samples, (index) => trip(doorbells[index % doorbells.length], 'ding'));
+  const motion = await timeTrips(doorbells.length, (index) => trip(doorbells[index], 'motion'));
+  return { ...ring, motion };
+}
+
+/** `count` trips in a row, trip(index) timing the index-th; the figure of their latencies. */
+async function timeTrips(count: number, trip: (index: number) => Promise<number>): Promise<LatencyFigure> {
+  const samples: number[] = [];
+  for (let index = 0; index < count; index += 1) {
+    samples.push(await trip(index));
+  }
+  return latencyFigure(samples);
+}
+
+function latencyFigure(samples: readonly number[]): LatencyFigure {
+  const sorted = [...samples].sort((a, b) => a - b);
+  // Nearest rank: the smallest sample with at least p per cent of the samples at or below it.
+  const percentile = (p: number): number => round2(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN);
+  return { n: sorted.length, p50Ms: percentile(50), p95Ms: percentile(95), p99Ms: percentile(99) };
+}
+
+export function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}

@@ -1,0 +1,116 @@
+/**
+ * The three set-ups the figures come from, each started, measured and torn down in turn, so that no
+ * set-up's work runs while another is measured.
+ */
+import { startRelay } from '../../simulator/relay/index.js';
+import { freeLoopbackPort } from '../../test/support/homebridge-config.js';
+import { delay, temporaryStorage } from '../../test/support/platform-harness.js';
+import { runBurst, type BurstFigure } from './burst.js';
+import { BenchHomebridge, type MemoryReading } from './homebridge.js';
+import { homekitLatency } from './homekit.js';
+import { characteristicWatch, launchInProcess, startBenchCloud, stopInProcess, whenAllConfirmed } from './in-process.js';
+import { NotificationSender, ringAndMotionLatency, type PathLatency } from './latency.js';
+import { doorbellIds, STARTUP_SIZES, type BenchSettings } from './settings.js';
+import { startFresh, startupFigure, stopStarted, timeCloudStartup, warmRestart, type Started, type StartupFigure, type WarmRestartFigure } from './startup.js';
+
+export type StartupSize = (typeof STARTUP_SIZES)[number];
+
+export interface RelayPhase {
+  startup: Record<`n${StartupSize}`, StartupFigure>;
+  warmRestart: WarmRestartFigure;
+  relayLatency: PathLatency;
+}
+
+/**
+ * In this process, relay mode through the loopback relay: start-up with 1, 10 and 100 doorbells on
+ * fresh storage, the relay's latency on the largest, then its restart on a stored session. The smaller
+ * runs go first, so the largest finds Node's compiler warm and measures the plugin's concurrency
+ * rather than first-run compilation; the real Homebridge's start-up is the cold one.
+ */
+export async function relayPhase(settings: BenchSettings): Promise<RelayPhase> {
+  const largest = Math.max(...STARTUP_SIZES);
+  const sim = await startBenchCloud(doorbellIds(largest));
+  const relay = await startRelay();
+  const cloud = { sim, relay };
+  const running: Started[] = [];
+  try {
+    const startup: Partial<RelayPhase['startup']> = {};
+    for (const size of STARTUP_SIZES) {
+      const { started, figure } = await startFresh(cloud, size);
+      running.push(started);
+      startup[`n${size}`] = figure;
+      if (size !== largest) {
+        await stopStarted(cloud, running.pop() as Started);
+      }
+    }
+    const [kept] = running;
+    const relayLatency = await ringAndMotionLatency(new NotificationSender(sim), kept.doorbells, settings.latencySamples, characteristicWatch(kept.running.test));
+    const restarted = await warmRestart(cloud, running.pop() as Started);
+    running.push(restarted.started);
+    return { startup: startup as RelayPhase['startup'], warmRestart: restarted.figure, relayLatency };
+  } finally {
+    await Promise.all(running.map((started) => stopStarted(cloud, started)));
+    await relay.close();
+    await sim.close();
+  }
+}
+
+export interface DirectPhase {
+  inProcessLatency: PathLatency;
+  burst: BurstFigure;
+}
+
+/** In this process, direct mode: the receiver's latency, then the burst, on the bridge's doorbells. */
+export async function directPhase(settings: BenchSettings): Promise<DirectPhase> {
+  const doorbells = doorbellIds(settings.doorbells);
+  const sim = await startBenchCloud(doorbells);
+  const storage = await temporaryStorage();
+  const port = await freeLoopbackPort();
+  const running = launchInProcess({ sim, push: port, storagePath: storage.path, doorbells });
+  try {
+    await whenAllConfirmed(running.test, doorbells);
+    const sender = new NotificationSender(sim);
+    const inProcessLatency = await ringAndMotionLatency(sender, doorbells, settings.latencySamples, characteristicWatch(running.test));
+    const burst = await runBurst(sender, running, doorbells, settings.burstSize, settings.burstConcurrency);
+    return { inProcessLatency, burst };
+  } finally {
+    await stopInProcess(running, port);
+    await storage.remove();
+    await sim.close();
+  }
+}
+
+export interface HomebridgePhase {
+  withoutPlugin: MemoryReading;
+  withPlugin: MemoryReading;
+  /** The same start-up figure, from a real Homebridge in direct mode, cold. */
+  startup: StartupFigure;
+  homekitLatency: PathLatency;
+}
+
+/**
+ * Real Homebridge 2 child processes on the bridge's doorbells: one without the plugin, read after
+ * start-up; then one with it in direct mode, timed through its fresh sign-in and subscriptions, read
+ * the same way, then paired with a HomeKit controller for the latency.
+ */
+export async function homebridgePhase(settings: BenchSettings): Promise<HomebridgePhase> {
+  const doorbells = doorbellIds(settings.doorbells);
+  const sim = await startBenchCloud(doorbells);
+  const bare = await BenchHomebridge.create(undefined);
+  const withPlugin = await BenchHomebridge.create({ sim, doorbells });
+  try {
+    await bare.start();
+    await delay(settings.settleMs);
+    const withoutPluginMemory = await bare.memory();
+    await bare.stop();
+    const { launched, ...timing } = await timeCloudStartup(sim, doorbells.length, () => withPlugin.start());
+    await launched.waitForLine(new RegExp(`${doorbells.length} of ${doorbells.length} doorbells subscribed`), 10_000);
+    await delay(settings.settleMs);
+    const withPluginMemory = await withPlugin.memory();
+    const latency = await homekitLatency(withPlugin, new NotificationSender(sim), doorbells, settings.latencySamples);
+    return { withoutPlugin: withoutPluginMemory, withPlugin: withPluginMemory, startup: startupFigure(timing, doorbells.length), homekitLatency: latency };
+  } finally {
+    await Promise.all([bare.dispose(), withPlugin.dispose()]);
+    await sim.close();
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The results: bench-results.json for whoever compares runs, and a Markdown table for people (the
+ * README's Performance section is a pasted one). Targets are shown beside the figures and never
+ * decide the exit code: a benchmark reports, it does not judge.
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import type { BurstFigure } from './burst.js';
+import type { LatencyFigure, PathLatency } from './latency.js';
+import type { DirectPhase, HomebridgePhase, RelayPhase } from './phases.js';
+import { CLOUD_LATENCY_MS, type BenchSettings } from './settings.js';
+
+const MIB = 1024 * 1024;
+
+export interface Machine {
+  cores: number;
+  cpu: string;
+  memoryGb: number;
+  node: string;
+  /** The 1, 5 and 15 minute load averages when the run began: other work on the machine shows here. */
+  loadAverage: number[];
+}
+
+export function describeMachine(): Machine {
+  const cores = cpus();
+  return {
+    cores: cores.length,
+    cpu: cores[0]?.model.trim() ?? 'unknown',
+    memoryGb: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+    node: process.version,
+    loadAverage: loadavg().map((load) => Math.round(load * 100) / 100),
+  };
+}
+
+const METHODS = {
+  startup:
+    'in this process: the real platform with real HAP objects (the test harness), relay mode through the loopback relay, fresh storage and a sign-in with account.code, ' +
+    'timed by the simulator from the first request it receives to its answer to the last subscription; the relay stream opens while the plugin signs in. ' +
+    'homebridge: the same on a real Homebridge 2.1.0 child in direct mode, cold',
+  warmRestart: 'in this process, the same storage and cached accessories: from the first request (the registration) to the last subscription answered',
+  latency:
+    'from the POST leaving the sender (the simulator, as the doorbell cloud) to the change: rings (the doorbell button, ProgrammableSwitchEvent, which fires every time) ' +
+    'round the doorbells, one at a time; motion: MotionDetected turning true, once per doorbell (it falls back only after motionTimeout, at least 5 s). ' +
+    'inProcess: direct mode, the characteristic change event in this process; homekit: a real Homebridge 2.1.0 child, the HAP event at a paired hap-controller; ' +
+    'relay: in this process, through the loopback ntfy relay',
+  burst: 'in this process, direct mode: rings as fast as the sender delivers them (a new connection each), counted at the doorbell service; heap after GC, before and after',
+  memory: 'RSS of real Homebridge 2.1.0 child processes (started with --expose-gc, -D), read after start-up has settled and two GCs, without and with the plugin (direct mode)',
+};
+
+export function resultsOf(settings: BenchSettings, relay: RelayPhase, direct: DirectPhase, homebridge: HomebridgePhase, machine: Machine, durationS: number) {
+  const mb = (bytes: number): number => Math.round((bytes / MIB) * 10) / 10;
+  const { withoutPlugin, withPlugin } = homebridge;
+  const homebridgeRssMb = mb(withoutPlugin.rss);
+  const withPluginRssMb = mb(withPlugin.rss);
+  return {
+    quick: settings.quick,
+    cloudLatencyMs: CLOUD_LATENCY_MS,
+    startup: { ...relay.startup, homebridge: { ...homebridge.startup, doorbells: settings.doorbells }, method: METHODS.startup },
+    warmRestart: { ...relay.warmRestart, method: METHODS.warmRestart },
+    latency: { inProcess: direct.inProcessLatency, homekit: homebridge.homekitLatency, relay: relay.relayLatency, method: METHODS.latency },
+    burst: { ...direct.burst, doorbells: settings.doorbells, method: METHODS.burst },
+    memory: {
+      homebridgeRssMb,
+      withPluginRssMb,
+      pluginOverheadMb: Math.round((withPluginRssMb - homebridgeRssMb) * 10) / 10,
+      /** What of the overhead live objects account for, and what V8's larger young generation does. */
+      heapUsedOverheadMb: mb(withPlugin.heapUsed - withoutPlugin.heapUsed),
+      youngGenerationGrowthMb: mb(withPlugin.newSpace - withoutPlugin.newSpace),
+      doorbells: settings.doorbells,
+      collected: withoutPlugin.collected && withPlugin.collected,
+      method: METHODS.memory,
+    },
+    machine,
+    durationS,
+  };
+}
+
+export type BenchResults = ReturnType<typeof resultsOf>;
+
+export async function writeResults(path: string, results: BenchResults): Promise<void> {
+  await writeFile(path, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+const met = (ok: boolean): string => (ok ? 'met' : '**missed**');
+
+function latencyText({ n, p50Ms, p95Ms, p99Ms }: LatencyFigure): string {
+  return `p50 ${p50Ms} / p95 ${p95Ms} / p99 ${p99Ms} ms (n = ${n})`;
+}
+
+function pathText(latency: PathLatency): string {
+  return `rings ${latencyText(latency)}; motion ${latencyText(latency.motion)}`;
+}
+
+function burstText({ sent, accepted, lost, perSecond, heapGrowthMb }: BurstFigure): string {
+  return `${sent} sent, ${accepted} accepted, ${lost} lost, ${perSecond}/s, heap ${heapGrowthMb >= 0 ? '+' : ''}${heapGrowthMb} MB`;
+}
+
+/** The Markdown table, with the machine above it and how each figure was taken below it. */
+export function formatTable(results: BenchResults): string {
+  const { startup, warmRestart, latency, burst, memory, machine } = results;
+  const startupText = ({ ms, idealMs, efficiency, cloudAnswerMs }: typeof startup.n1): string =>
+    `${ms} ms (ideal ${idealMs} ms): efficiency ${efficiency}; the cloud answered in ${cloudAnswerMs} ms on average`;
+  const rows: Array<[string, string, string]> = [
+    ['start-up, 1 doorbell', startupText(startup.n1), ''],
+    ['start-up, 10 doorbells', startupText(startup.n10), ''],
+    ['start-up, 100 doorbells', startupText(startup.n100), `efficiency ≥ 0.95: ${met(startup.n100.efficiency >= 0.95)}`],
+    [`start-up, ${startup.homebridge.doorbells} doorbells, real Homebridge`, startupText(startup.homebridge), ''],
+    ['warm restart, 100 doorbells', `${warmRestart.logins} logins, ${warmRestart.ms} ms (ideal ${warmRestart.idealMs} ms); the cloud answered in ${warmRestart.cloudAnswerMs} ms on average`, `no login: ${met(warmRestart.logins === 0)}`],
+    ['latency in process', pathText(latency.inProcess), ''],
+    ['latency through HomeKit', pathText(latency.homekit), `p99 ≤ 5 ms: ${met(latency.homekit.p99Ms <= 5)}`],
+    ['latency through the relay', pathText(latency.relay), ''],
+    [`burst, ${burst.doorbells} doorbells`, burstText(burst), `0 lost, heap ≤ 20 MB: ${met(burst.lost === 0 && burst.heapGrowthMb <= 20)}`],
+    [
+      `memory (RSS), ${memory.doorbells} doorbells`,
+      `Homebridge ${memory.homebridgeRssMb} MB, with the plugin ${memory.withPluginRssMb} MB: +${memory.pluginOverheadMb} MB ` +
+        `(heap in use +${memory.heapUsedOverheadMb} MB, young generation +${memory.youngGenerationGrowthMb} MB)`,
+      `≤ 25 MB: ${met(memory.pluginOverheadMb <= 25)}`,
+    ],
+    ['benchmark run', `${results.durationS} s`, `< 5 min: ${met(results.durationS < 300)}`],
+  ];
+  const lines = [
+    `${results.quick ? 'Quick run (not for comparison): ' : ''}cloud latency ${results.cloudLatencyMs} ms; ${machine.cores} cores (${machine.cpu}), ` +
+      `${machine.memoryGb} GB, Node ${machine.node}, load average ${machine.loadAverage.join(' ')} at the start`,
+    '',
+    '| figure | result | target |',
+    '|---|---|---|',
+    ...rows.map((cells) => `| ${cells.join(' | ')} |`),
+    '',
+    ...Object.entries(METHODS).map(([figure, method]) => `- ${figure}: ${method}`),
+  ];
+  return lines.join('\n');
+}

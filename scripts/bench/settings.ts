@@ -1,0 +1,65 @@
+/**
+ * What one run of the benchmark measures and how much of it: the full run behind the README's
+ * figures, or the quick run the test suite uses to keep the script from rotting.
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPO_ROOT } from '../../test/support/paths.js';
+
+/** Every cloud request takes this long, as a distant service would: the figures are read against it. */
+export const CLOUD_LATENCY_MS = 100;
+
+/** How many subscriptions the plugin keeps in flight at once: the width of one wave. */
+export const SUBSCRIPTION_WAVE = 8;
+
+/** Start-up is timed with these many doorbells; the report's keys are n1, n10 and n100 whatever the run. */
+export const STARTUP_SIZES = [1, 10, 100] as const;
+
+export const USAGE = [
+  'usage: npm run bench -- [--quick] [--out FILE]',
+  '  --quick     a few doorbells and notifications (about 30 s): checks the script works, not the plugin',
+  '  --out FILE  where the results go; default bench-results.json in this repository',
+].join('\n');
+
+export interface BenchSettings {
+  quick: boolean;
+  out: string;
+  /** Doorbells on the bridge for the latency, burst and memory figures (HAP allows 150 on a bridge). */
+  doorbells: number;
+  /** Notifications timed per latency figure. */
+  latencySamples: number;
+  burstSize: number;
+  /** Deliveries in flight at once during the burst: enough to keep the receiver busy, not so many that the sender runs out of sockets. */
+  burstConcurrency: number;
+  /** Time left to a started Homebridge to finish its own start-up work before its memory is read. */
+  settleMs: number;
+}
+
+export function parseSettings(args: string[]): BenchSettings {
+  const { values } = parseArgs({
+    args,
+    options: { quick: { type: 'boolean' }, out: { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  const quick = values.quick === true;
+  const out = values.out ?? join(REPO_ROOT, 'bench-results.json');
+  return quick
+    ? { quick, out, doorbells: 5, latencySamples: 50, burstSize: 500, burstConcurrency: 16, settleMs: 500 }
+    : { quick, out, doorbells: 100, latencySamples: 1000, burstSize: 10_000, burstConcurrency: 32, settleMs: 3_000 };
+}
+
+/** Doorbell ids of the benchmark: plain seven-digit ids, the same in every run. */
+export function doorbellIds(count: number): string[] {
+  return Array.from({ length: count }, (_, index) => String(1_000_001 + index));
+}
+
+/** The doorbells[] entries of the platform block for these ids. */
+export function doorbellEntries(ids: readonly string[]): Array<{ deviceId: string; name: string }> {
+  return ids.map((deviceId, index) => ({ deviceId, name: `Doorbell ${index + 1}` }));
+}
+
+/** The ideal start-up: region, login and registration, then the subscriptions in waves. */
+export function idealStartupMs(doorbells: number): number {
+  return (3 + Math.ceil(doorbells / SUBSCRIPTION_WAVE)) * CLOUD_LATENCY_MS;
+}

@@ -1,0 +1,110 @@
+/**
+ * Start-up against a cloud that answers every request 100 ms late, timed by the cloud's clock from
+ * the first request it receives to the last subscription it answers: with a fresh sign-in, then a
+ * restart on a stored session. In this process, in relay mode, the mode a user gets by default.
+ */
+import type { Simulator } from '../../simulator/index.js';
+import type { Relay } from '../../simulator/relay/types.js';
+import { reloadFromCache } from '../../test/support/platform-accessory.js';
+import { ACCOUNT, temporaryStorage, type RunningPlatform } from '../../test/support/platform-harness.js';
+import { round2 } from './latency.js';
+import { CloudClock } from './cloud-clock.js';
+import { launchInProcess, stopInProcess, whenAllConfirmed } from './in-process.js';
+import { CLOUD_LATENCY_MS, doorbellIds, idealStartupMs, SUBSCRIPTION_WAVE } from './settings.js';
+
+export interface StartupFigure {
+  ms: number;
+  idealMs: number;
+  efficiency: number;
+  /** The simulator's mean answer time: the 100 ms latency and what it spends itself. */
+  cloudAnswerMs: number;
+}
+
+export interface WarmRestartFigure {
+  logins: number;
+  ms: number;
+  cloudAnswerMs: number;
+  /** The registration, then the subscription waves: no region or login call. */
+  idealMs: number;
+}
+
+export interface StartupCloud {
+  sim: Simulator;
+  relay: Relay;
+}
+
+/** A started plugin, kept for what is measured on it next. */
+export interface Started {
+  running: RunningPlatform;
+  doorbells: readonly string[];
+  storage: Awaited<ReturnType<typeof temporaryStorage>>;
+}
+
+/** A start-up takes seconds against a 100 ms cloud; this long means something broke. */
+const STARTUP_TIMEOUT_MS = 30_000;
+
+export interface CloudTiming {
+  ms: number;
+  cloudAnswerMs: number;
+}
+
+export function startupFigure({ ms, cloudAnswerMs }: CloudTiming, doorbells: number): StartupFigure {
+  const idealMs = idealStartupMs(doorbells);
+  return { ms: round2(ms), idealMs, efficiency: round2(idealMs / ms), cloudAnswerMs: round2(cloudAnswerMs) };
+}
+
+/**
+ * Runs `launch`, and times from the first request the cloud receives to its answer to the last of
+ * `count` subscriptions.
+ */
+export async function timeCloudStartup<T>(sim: Simulator, count: number, launch: () => Promise<T> | T): Promise<CloudTiming & { launched: T }> {
+  const clock = new CloudClock(sim);
+  try {
+    const launched = await launch();
+    const lastAnsweredAt = await clock.subscriptionsAnswered(count, STARTUP_TIMEOUT_MS);
+    return { ms: lastAnsweredAt - clock.firstRequestAt, cloudAnswerMs: clock.meanAnswerMs, launched };
+  } finally {
+    clock.stop();
+  }
+}
+
+/** A fresh storage signs in with account.code: the simulator gets a fresh, unspent code first. */
+export async function startFresh({ sim, relay }: StartupCloud, count: number): Promise<{ started: Started; figure: StartupFigure }> {
+  sim.addAccount({ ...ACCOUNT });
+  const doorbells = doorbellIds(count);
+  const storage = await temporaryStorage();
+  const { launched: running, ...timing } = await timeCloudStartup(sim, count, () =>
+    launchInProcess({ sim, push: relay.url, storagePath: storage.path, doorbells }),
+  );
+  // The cloud has answered; the plugin confirms each doorbell a moment later.
+  await whenAllConfirmed(running.test, doorbells);
+  return { started: { running, doorbells, storage }, figure: startupFigure(timing, count) };
+}
+
+export async function stopStarted(cloud: StartupCloud, { running, storage }: Started): Promise<void> {
+  await stopInProcess(running, cloud.relay.url);
+  await storage.remove();
+}
+
+/**
+ * Homebridge restarted on the same storage, its accessories restored from the cache: the stored
+ * session is used, so no login may happen; the first request is the registration.
+ */
+export async function warmRestart(cloud: StartupCloud, previous: Started): Promise<{ started: Started; figure: WarmRestartFigure }> {
+  const { sim, relay } = cloud;
+  const { doorbells, storage } = previous;
+  const cached = [...previous.running.test.registered.values()].map(reloadFromCache);
+  await stopInProcess(previous.running, relay.url);
+  sim.reset();
+  const { ms, cloudAnswerMs, launched: running } = await timeCloudStartup(sim, doorbells.length, () =>
+    launchInProcess({ sim, push: relay.url, storagePath: storage.path, doorbells, cached }),
+  );
+  await whenAllConfirmed(running.test, doorbells);
+  const figure = {
+    logins: sim.requestsTo('login').length,
+    ms: round2(ms),
+    cloudAnswerMs: round2(cloudAnswerMs),
+    idealMs: (1 + Math.ceil(doorbells.length / SUBSCRIPTION_WAVE)) * CLOUD_LATENCY_MS,
+  };
+  return { started: { running, doorbells, storage }, figure };
+}

@@ -1,0 +1,100 @@
+/**
+ * The benchmark (`npm run bench`, scripts/bench.ts) in its quick mode: it runs end to end, real
+ * Homebridge included, and writes every figure, so the script cannot rot unnoticed. The figures are
+ * checked for sense, never against the targets: on a busy test machine they are noise.
+ */
+import { expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../support/paths.js';
+import { describeWithBuiltPlugin } from './support/built-plugin.js';
+
+/** The quick run takes about 30 s; a loaded machine gets more, but not forever. */
+const BENCH_TIMEOUT_MS = 120_000;
+
+interface Latency {
+  n: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+}
+
+/** Runs the benchmark as `npm run bench -- --quick` does after its build; resolves with its exit code and output. */
+function runQuickBench(out: string): Promise<{ code: number | null; output: string }> {
+  const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+  const args = [tsx, '--expose-gc', join(REPO_ROOT, 'scripts', 'bench.ts'), '--quick', '--out', out];
+  return new Promise((resolve) => {
+    // On timeout the benchmark gets SIGTERM, on which it stops its Homebridge children first.
+    execFile(process.execPath, args, { cwd: REPO_ROOT, timeout: BENCH_TIMEOUT_MS - 10_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+      resolve({ code, output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+function expectLatency(latency: Latency, samples: number): void {
+  expect(latency.n).toBeGreaterThanOrEqual(samples);
+  expect(latency.p50Ms).toBeGreaterThan(0);
+  expect(latency.p50Ms).toBeLessThanOrEqual(latency.p95Ms);
+  expect(latency.p95Ms).toBeLessThanOrEqual(latency.p99Ms);
+  expect(latency.p99Ms).toBeLessThan(1_000);
+}
+
+describeWithBuiltPlugin('npm run bench -- --quick', () => {
+  it(
+    'writes every figure of the benchmark, each a sane number',
+    async () => {
+      const folder = await mkdtemp(join(tmpdir(), 'doorbell-motion-bench-test-'));
+      try {
+        const out = join(folder, 'bench-results.json');
+        const { code, output } = await runQuickBench(out);
+        expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
+        expect(output).toContain('| start-up, 100 doorbells |');
+        const results = JSON.parse(await readFile(out, 'utf8'));
+
+        expect(results.quick).toBe(true);
+        for (const size of ['n1', 'n10', 'n100', 'homebridge']) {
+          const { ms, idealMs, efficiency, cloudAnswerMs } = results.startup[size];
+          // Every request takes the cloud's 100 ms: no start-up beats the ideal by more than a timer's slack.
+          expect(ms).toBeGreaterThan(idealMs * 0.95);
+          expect(efficiency).toBeGreaterThan(0.2);
+          expect(efficiency).toBeLessThan(1.05);
+          expect(cloudAnswerMs).toBeGreaterThanOrEqual(99);
+        }
+        expect(results.startup.n100.idealMs).toBe(1600);
+        // Not a figure but the restart's defining property: the stored session is used.
+        expect(results.warmRestart.logins).toBe(0);
+        expect(results.warmRestart.ms).toBeGreaterThan(results.warmRestart.idealMs * 0.95);
+
+        for (const path of ['inProcess', 'homekit', 'relay']) {
+          expectLatency(results.latency[path], 50);
+          expectLatency(results.latency[path].motion, 5);
+        }
+
+        const { sent, accepted, lost, perSecond, heapGrowthMb } = results.burst;
+        expect(sent).toBe(500);
+        expect(accepted).toBeLessThanOrEqual(sent);
+        expect(lost).toBeGreaterThanOrEqual(0);
+        expect(lost).toBeLessThanOrEqual(accepted);
+        expect(perSecond).toBeGreaterThan(0);
+        expect(Number.isFinite(heapGrowthMb)).toBe(true);
+
+        const { homebridgeRssMb, withPluginRssMb, pluginOverheadMb, collected } = results.memory;
+        expect(homebridgeRssMb).toBeGreaterThan(20);
+        expect(withPluginRssMb).toBeGreaterThan(20);
+        expect(pluginOverheadMb).toBeCloseTo(withPluginRssMb - homebridgeRssMb, 0);
+        expect(collected).toBe(true);
+
+        expect(results.machine.cores).toBeGreaterThanOrEqual(1);
+        expect(results.machine.node).toMatch(/^v\d+\./);
+        expect(results.durationS).toBeGreaterThan(0);
+      } finally {
+        await rm(folder, { recursive: true, force: true });
+      }
+    },
+    BENCH_TIMEOUT_MS,
+  );
+});
