@@ -77,7 +77,9 @@ export class SettingsRequests {
         const session = await signInWithCode(account, code, { store: this.store, log: this.log, retry: this.retryPolicy });
         this.log.info(`Signed in as ${describeAccount(session)} from the settings page`);
       } catch (error) {
-        throw new SettingsError(describeSignInFailure(error, account.serverUrl), { codeSpent: await this.store.isCodeSpent(code) });
+        // Whether the page should clear the code field; an unreadable record leaves it as typed.
+        const codeSpent = await this.store.isCodeSpent(code).catch(() => false);
+        throw new SettingsError(describeSignInFailure(error, account.serverUrl), { codeSpent });
       }
       return accountStateOf(await this.store.readSession());
     });
@@ -124,7 +126,7 @@ export class SettingsRequests {
       this.log.addSecrets(secrets.receiverSecret, secrets.relayTopic);
       const address = pushAddressFor(config.settings.push, secrets);
       const status = await sendTestMotion(address, deviceId, {
-        signedIn: config.settings.doorbellAccessToken !== undefined || (await this.account()).state === 'signed-in',
+        signedIn: async () => config.settings.doorbellAccessToken !== undefined || accountStateOf(await this.store.readSession()).state === 'signed-in',
         timeoutMs: this.options.testMotionTimeoutMs ?? TEST_MOTION_TIMEOUT_MS,
       });
       this.log.info(`Test motion for ${doorbell.name} delivered (HTTP ${status})`);

@@ -7,7 +7,7 @@
 import { pollUntil } from '../../test/support/poll.js';
 import type { RunningPlatform } from '../../test/support/platform-harness.js';
 import { characteristicOf } from './in-process.js';
-import { round2, type NotificationSender } from './latency.js';
+import { MIB, round2, type NotificationSender } from './latency.js';
 
 export interface BurstFigure {
   sent: number;
@@ -18,7 +18,6 @@ export interface BurstFigure {
   heapGrowthMb: number;
 }
 
-const MIB = 1024 * 1024;
 
 /** Each accepted ring reaches its accessory before the receiver answers; this covers one that would straggle. */
 const STRAGGLER_WAIT_MS = 2_000;

@@ -70,7 +70,7 @@ export function characteristicOf(test: TestApi, deviceId: string, signal: Signal
  * performance.now() at the characteristic's next change event whose new value `accepts` (HAP's own
  * event, the one its server turns into a notification to controllers). Rejects after `timeoutMs`.
  */
-export function nextChange(characteristic: Characteristic, accepts: (value: unknown) => boolean, timeoutMs: number): Promise<number> {
+function nextChange(characteristic: Characteristic, accepts: (value: unknown) => boolean, timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const onChange = ({ newValue }: { newValue: unknown }): void => {
       if (accepts(newValue)) {

@@ -93,6 +93,9 @@ function latencyFigure(samples: readonly number[]): LatencyFigure {
   return { n: sorted.length, p50Ms: percentile(50), p95Ms: percentile(95), p99Ms: percentile(99) };
 }
 
+/** Bytes in a mebibyte, for the memory figures. */
+export const MIB = 1024 * 1024;
+
 export function round2(value: number): number {
   return Math.round(value * 100) / 100;
 }

@@ -13,7 +13,7 @@ import { NotificationSender, ringAndMotionLatency, type PathLatency } from './la
 import { doorbellIds, STARTUP_SIZES, type BenchSettings } from './settings.js';
 import { startFresh, startupFigure, stopStarted, timeCloudStartup, warmRestart, type Started, type StartupFigure, type WarmRestartFigure } from './startup.js';
 
-export type StartupSize = (typeof STARTUP_SIZES)[number];
+type StartupSize = (typeof STARTUP_SIZES)[number];
 
 export interface RelayPhase {
   startup: Record<`n${StartupSize}`, StartupFigure>;
@@ -97,7 +97,10 @@ export async function homebridgePhase(settings: BenchSettings): Promise<Homebrid
   const doorbells = doorbellIds(settings.doorbells);
   const sim = await startBenchCloud(doorbells);
   const bare = await BenchHomebridge.create(undefined);
-  const withPlugin = await BenchHomebridge.create({ sim, doorbells });
+  const withPlugin = await BenchHomebridge.create({ sim, doorbells }).catch(async (error: unknown) => {
+    await bare.dispose();
+    throw error;
+  });
   try {
     await bare.start();
     await delay(settings.settleMs);

@@ -6,11 +6,10 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import type { BurstFigure } from './burst.js';
-import type { LatencyFigure, PathLatency } from './latency.js';
+import { MIB, type LatencyFigure, type PathLatency } from './latency.js';
 import type { DirectPhase, HomebridgePhase, RelayPhase } from './phases.js';
 import { CLOUD_LATENCY_MS, type BenchSettings } from './settings.js';
 
-const MIB = 1024 * 1024;
 
 export interface Machine {
   cores: number;
@@ -35,7 +34,7 @@ export function describeMachine(): Machine {
 const METHODS = {
   startup:
     'in this process: the real platform with real HAP objects (the test harness), relay mode through the loopback relay, fresh storage and a sign-in with account.code, ' +
-    'timed by the simulator from the first request it receives to its answer to the last subscription; the relay stream opens while the plugin signs in. ' +
+    'timed by the simulator from the first request it receives to its answer to the last subscription; the relay stream opens between login and registration on that clock. ' +
     'homebridge: the same on a real Homebridge 2.1.0 child in direct mode, cold',
   warmRestart: 'in this process, the same storage and cached accessories: from the first request (the registration) to the last subscription answered',
   latency:

@@ -4,13 +4,14 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { SUBSCRIPTION_CONCURRENCY } from '../../src/connection/subscriptions.js';
 import { REPO_ROOT } from '../../test/support/paths.js';
 
 /** Every cloud request takes this long, as a distant service would: the figures are read against it. */
 export const CLOUD_LATENCY_MS = 100;
 
 /** How many subscriptions the plugin keeps in flight at once: the width of one wave. */
-export const SUBSCRIPTION_WAVE = 8;
+export const SUBSCRIPTION_WAVE = SUBSCRIPTION_CONCURRENCY;
 
 /** Start-up is timed with these many doorbells; the report's keys are n1, n10 and n100 whatever the run. */
 export const STARTUP_SIZES = [1, 10, 100] as const;

@@ -73,12 +73,23 @@ export async function startFresh({ sim, relay }: StartupCloud, count: number): P
   sim.addAccount({ ...ACCOUNT });
   const doorbells = doorbellIds(count);
   const storage = await temporaryStorage();
-  const { launched: running, ...timing } = await timeCloudStartup(sim, count, () =>
-    launchInProcess({ sim, push: relay.url, storagePath: storage.path, doorbells }),
-  );
-  // The cloud has answered; the plugin confirms each doorbell a moment later.
-  await whenAllConfirmed(running.test, doorbells);
-  return { started: { running, doorbells, storage }, figure: startupFigure(timing, count) };
+  let launched: RunningPlatform | undefined;
+  try {
+    const { launched: running, ...timing } = await timeCloudStartup(sim, count, () => {
+      launched = launchInProcess({ sim, push: relay.url, storagePath: storage.path, doorbells });
+      return launched;
+    });
+    // The cloud has answered; the plugin confirms each doorbell a moment later.
+    await whenAllConfirmed(running.test, doorbells);
+    return { started: { running, doorbells, storage }, figure: startupFigure(timing, count) };
+  } catch (error) {
+    // Not handed to the caller yet, so stopped here: no platform or folder outlives a failed start.
+    if (launched !== undefined) {
+      await stopInProcess(launched, relay.url).catch(() => undefined);
+    }
+    await storage.remove();
+    throw error;
+  }
 }
 
 export async function stopStarted(cloud: StartupCloud, { running, storage }: Started): Promise<void> {

@@ -138,13 +138,10 @@ export class Connection {
   /** One pass of the whole chain; resolves whether every doorbell is subscribed. */
   private async connect(signal: AbortSignal): Promise<boolean> {
     const { settings, log, endpoint } = this.options;
-    // The endpoint needs no session: opened while signing in, a relay's stream costs start-up no round
-    // trip of its own. An endpoint closed on shutdown refuses to open, so this cannot outlive it.
-    const opening = endpoint.open();
-    opening.catch(() => undefined);
     this.client ??= await this.signIn(signal);
-    const pushToken = await opening;
+    // Shut down (or signed in anew) while signing in: opening the endpoint now would outlive its close.
     signal.throwIfAborted();
+    const pushToken = await endpoint.open();
     if (!this.registered) {
       await this.client.registerPushDevice({ token: pushToken, ...settings.registration }, { signal });
       this.registered = true;

@@ -4,7 +4,7 @@ import { CloudError } from '../cloud/errors.js';
 import { errorMessage, type Logger } from '../log.js';
 
 /** Many doorbells are subscribed concurrently, a bounded number at once. */
-const SUBSCRIPTION_CONCURRENCY = 8;
+export const SUBSCRIPTION_CONCURRENCY = 8;
 
 export interface SubscribedDoorbell {
   deviceId: string;

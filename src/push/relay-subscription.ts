@@ -222,9 +222,10 @@ export class RelaySubscription {
       return;
     }
     clearTimeout(this.downTimer);
+    const downSince = this.now() - downForMs;
     this.downTimer = setTimeout(() => {
       this.reportedDown = true;
-      const seconds = Math.round(this.options.timing.faultAfterMs / 1000);
+      const seconds = Math.round((this.now() - downSince) / 1000);
       this.options.log.warn(`Push relay unreachable for ${seconds} s (${this.lastProblem}): motion alerts cannot arrive until it is back. Still trying.`);
       this.options.onDeliveryDown(true);
     }, Math.max(0, this.options.timing.faultAfterMs - downForMs));

@@ -104,7 +104,7 @@ export class SessionStore {
     return claimed;
   }
 
-  /** Gives a claimed code back: the service never answered its login, so it may be sent again. */
+  /** Gives a claimed code back: it was never sent, or the service gave no verdict on it, so it may be sent again. */
   async releaseCode(code: string): Promise<void> {
     const hash = hashCode(code);
     await this.installationFile.update((current) =>

@@ -1,6 +1,6 @@
 /**
- * The connection's chain in isolation, with a fake push endpoint: the endpoint opens while the
- * connection signs in, and nothing is registered once it was shut down in the middle of a pass.
+ * The connection's chain in isolation, with a fake push endpoint: what it does when shut down in the
+ * middle of a pass.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -35,21 +35,19 @@ afterEach(async () => {
 });
 
 describe('Connection', () => {
-  it('opens the push endpoint while signing in, and registers nothing once shut down during the sign-in', async () => {
-    const lines = createTestLogger();
-    const log = new SecretMaskingLogger(lines);
-    const events: string[] = [];
+  it('does not open the push endpoint once shut down during the sign-in', async () => {
+    const log = new SecretMaskingLogger(createTestLogger());
+    const opened: string[] = [];
     const endpoint: PushEndpoint = {
       description: 'the fake endpoint',
       open: async () => {
-        events.push('open');
+        opened.push('open');
         return 'http://127.0.0.1:9/push-token';
       },
     };
-    // Homebridge shuts down while the stored session is being read.
+    // Homebridge shuts down while the stored session is being read: the last await before the endpoint.
     const store: SessionStore = Object.assign(new SessionStore(openDataFolder(storagePath, log), log), {
       findSession: async () => {
-        events.push('session read');
         connection.stop();
         return SESSION;
       },
@@ -71,9 +69,6 @@ describe('Connection', () => {
     connection.start();
     await delay(100);
 
-    expect(events).toEqual(['open', 'session read']);
-    // A registration would have failed on the closed port, and its retry been logged.
-    expect(lines.lines.filter(({ level }) => level === 'warn' || level === 'error')).toEqual([]);
-    expect(lines.lines.map(({ message }) => message)).not.toContainEqual(expect.stringContaining('Registered'));
+    expect(opened).toEqual([]);
   });
 });

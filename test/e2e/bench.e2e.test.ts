@@ -76,9 +76,9 @@ describeWithBuiltPlugin('npm run bench -- --quick', () => {
 
         const { sent, accepted, lost, perSecond, heapGrowthMb } = results.burst;
         expect(sent).toBe(500);
-        expect(accepted).toBeLessThanOrEqual(sent);
-        expect(lost).toBeGreaterThanOrEqual(0);
-        expect(lost).toBeLessThanOrEqual(accepted);
+        // Counts, not timings: every ring is for a configured doorbell and must arrive, on any machine.
+        expect(accepted).toBe(sent);
+        expect(lost).toBe(0);
         expect(perSecond).toBeGreaterThan(0);
         expect(Number.isFinite(heapGrowthMb)).toBe(true);
 

@@ -107,6 +107,18 @@ describe('signInWithCode', () => {
     expect((refused?.reason as Error).message).toContain('already used');
   });
 
+  it('gives the code back when the sign-in is called off during the region call', async () => {
+    sim().injectFault('region', { delayMs: 5_000 });
+    const abort = new AbortController();
+    const signingIn = signInWithCode(account(), CODE, { store, log: new SecretMaskingLogger(lines), retry: FAST_RETRY, signal: abort.signal });
+    setTimeout(() => abort.abort(), 100);
+
+    await expect(signingIn).rejects.toThrow();
+
+    expect(sim().requestsTo('login')).toHaveLength(0);
+    await expect(store.isCodeSpent(CODE)).resolves.toBe(false);
+  });
+
   it('never sends a spent code again, saying so', async () => {
     await signIn();
     sim().addAccount({ email: EMAIL, code: CODE });
