@@ -158,7 +158,7 @@ describe('the account client reading an answer', () => {
         const data = (JSON.parse(body) as { data: Record<string, unknown> }).data;
         expect(outcome).toEqual({ value: Object.fromEntries(KEPT[name].map((key) => [key, data[key]])) });
       }),
-      propertyRuns(1_500),
+      propertyRuns(5_000),
     );
   }, 60_000);
 
@@ -179,7 +179,7 @@ describe('the account client reading an answer', () => {
         });
         expect([error.retryable, error.serviceAnswered]).toEqual([false, true]);
       }),
-      propertyRuns(1_500),
+      propertyRuns(5_000),
     );
   }, 60_000);
 
@@ -198,7 +198,7 @@ describe('the account client reading an answer', () => {
         expect(error.kind === 'service').toBe(is2xx(answerStatus) && error.serviceCode !== undefined);
         expect(error.message).not.toContain(MARKER);
       }),
-      propertyRuns(1_500),
+      propertyRuns(5_000),
     );
   }, 60_000);
 });

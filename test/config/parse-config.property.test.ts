@@ -166,7 +166,7 @@ describe('parseConfig, for any block', () => {
       fc.property(withoutOptional, (block) => {
         expect(parseConfig(block)).toMatchObject({ status: 'ok', problems: [] });
       }),
-      propertyRuns(1_000),
+      propertyRuns(5_000),
     );
   });
 });

@@ -249,7 +249,7 @@ describe('the push receiver of a running platform, for any request', () => {
           changes.forEach(({ characteristic }) => seen.changes.add(characteristic));
         }
       }),
-      { ...propertyRuns(3_000), examples },
+      { ...propertyRuns(5_000), examples },
     );
 
     expect([...seen.statuses].sort()).toEqual(DOCUMENTED_STATUSES);

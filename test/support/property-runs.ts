@@ -1,7 +1,7 @@
 /**
- * How many cases each fast-check property tries: thousands under CI (which runs the suite under two
- * Node versions), fewer on a developer's machine. A failure prints fast-check's seed and path, and
- * `FC_SEED` / `FC_PATH` replay it.
+ * How many cases each fast-check property tries: thousands under CI, which runs the suite under two
+ * Node versions (5,000 a run makes 10,000 a property in all), fewer on a developer's machine. A
+ * failure prints fast-check's seed and path, and `FC_SEED` / `FC_PATH` replay it.
  */
 export function propertyRuns(underCi: number): { numRuns: number; seed?: number; path?: string; endOnFailure: boolean } {
   const replay = process.env.FC_SEED === undefined ? {} : { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH };
