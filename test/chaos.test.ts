@@ -75,7 +75,7 @@ function countCalls(requests: readonly RecordedRequest[]): Record<string, number
   return counts;
 }
 
-/** Names the seed in a failure, so that a chaos run that failed can be run again. */
+/** Names the random seed of a failed chaos run, so that it can be run again. */
 async function withSeed(seed: number, run: () => Promise<void>): Promise<void> {
   try {
     await run();
