@@ -1,6 +1,6 @@
 import type { RetryPolicy } from '#plugin/cloud/retry-policy.js';
 import { parseConfig } from '#plugin/config/parse-config.js';
-import { parseSignInFields } from '#plugin/config/sign-in-fields.js';
+import { ACCOUNT_FIELDS, parseSignInFields } from '#plugin/config/sign-in-fields.js';
 import { isDeviceId } from '#plugin/device-id.js';
 import { isJsonObject } from '#plugin/json.js';
 import { errorMessage, SecretMaskingLogger, type Logger } from '#plugin/log.js';
@@ -30,9 +30,7 @@ export interface SettingsRequestsOptions {
 }
 
 /** The account fields a sign-in on the page stores in config.json, as config.json holds them now. */
-export type SavedAccount = Partial<Record<(typeof SAVED_ACCOUNT_FIELDS)[number], string>>;
-
-const SAVED_ACCOUNT_FIELDS = ['serverUrl', 'email', 'country', 'countryCode'] as const;
+export type SavedAccount = Partial<Record<(typeof ACCOUNT_FIELDS)[number], string>>;
 
 export interface TestMotionResult {
   delivered: true;
@@ -102,7 +100,7 @@ export class SettingsRequests {
     return this.guard('Reading the saved account', async () => {
       const block = await this.options.readPlatformBlock();
       const account = isJsonObject(block) && isJsonObject(block.account) ? block.account : {};
-      return Object.fromEntries(SAVED_ACCOUNT_FIELDS.filter((field) => typeof account[field] === 'string').map((field) => [field, account[field]]));
+      return Object.fromEntries(ACCOUNT_FIELDS.filter((field) => typeof account[field] === 'string').map((field) => [field, account[field]]));
     });
   }
 

@@ -18,7 +18,9 @@ export type SignInRequest = AccountSettings & { code: string };
 
 export type SignInFieldsResult = { status: 'ok'; request: SignInRequest } | { status: 'invalid'; problems: Problem[] };
 
-const FORM_KEYS = ['serverUrl', 'email', 'country', 'countryCode', 'code'] as const;
+/** The account's own fields, which a sign-in on the settings page also stores in config.json; never the code. */
+export const ACCOUNT_FIELDS = ['serverUrl', 'email', 'country', 'countryCode'] as const;
+const FORM_KEYS = [...ACCOUNT_FIELDS, 'code'] as const;
 const VERSION_KEYS = ['majorVersion', 'minorVersion'] as const;
 
 /**
