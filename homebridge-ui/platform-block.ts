@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { isJsonObject } from '#plugin/json.js';
+import { isJsonObject } from '#plugin/values/json.js';
 import { PLATFORM_NAME } from '#plugin/settings.js';
 import { SettingsError } from './settings-error.js';
 

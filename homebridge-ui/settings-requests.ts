@@ -1,8 +1,8 @@
 import type { RetryPolicy } from '#plugin/cloud/retry-policy.js';
 import { parseConfig } from '#plugin/config/parse-config.js';
 import { ACCOUNT_FIELDS, parseSignInFields } from '#plugin/config/sign-in-fields.js';
-import { isDeviceId } from '#plugin/device-id.js';
-import { isJsonObject } from '#plugin/json.js';
+import { isDeviceId } from '#plugin/values/device-id.js';
+import { isJsonObject } from '#plugin/values/json.js';
 import { errorMessage, SecretMaskingLogger, type Logger } from '#plugin/log.js';
 import { openDataFolder } from '#plugin/session/data-folder.js';
 import { PushSecretStore } from '#plugin/session/push-secrets.js';

@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { currentNodeRunsHomebridge2, REQUIRED_NODE_MAJOR, resolveNode22Binary } from '../test/support/node-binary.js';
+import { currentNodeRunsHomebridge2, REQUIRED_NODE_MAJOR, resolveNode22Binary } from './lib/node-binary.js';
 
 /** Set in the second run, so a Node that still lacks what is needed fails instead of looping. */
 const RELAUNCHED = 'DOORBELL_MOTION_BENCH_RELAUNCHED';

@@ -31,9 +31,9 @@ import {
   writeHomebridgeConfig,
   type BridgeSettings,
   type HomebridgeProcess,
-} from '../test/support/homebridge-process.js';
+} from './lib/homebridge-process.js';
 import { parseCommandLine } from '../simulator/cli.js';
-import { HOMEBRIDGE_2_BIN, PLUGIN_ENTRY, REPO_ROOT } from '../test/support/paths.js';
+import { HOMEBRIDGE_2_BIN, PLUGIN_ENTRY, REPO_ROOT } from './lib/paths.js';
 
 const USAGE = [
   'usage: npm start -- [--loopback] [--dir PATH]',

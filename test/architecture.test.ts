@@ -14,6 +14,7 @@ const SRC = join(ROOT, 'src');
 
 /** Each room, with the rooms it may import from (besides itself and the shared top-level files). */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  values: [],
   cloud: [],
   config: [],
   session: ['cloud'],
@@ -30,8 +31,14 @@ const TYPES_FROM: Readonly<Record<string, readonly string[]>> = {
   session: ['config'],
 };
 
-/** Top-level files every room may use: they import no room themselves. */
-const SHARED = ['log.ts', 'json.ts', 'device-id.ts', 'secure-url.ts', 'settings.ts'];
+/**
+ * What every room may use: the small checks on values from outside (`values/`) and two top-level
+ * files. None of them imports a room.
+ */
+const SHARED = ['values', 'log.ts', 'settings.ts'];
+
+/** The top level of src/: registration, the two names, the platform, and the logger. */
+const TOP_LEVEL = ['index.ts', 'log.ts', 'platform.ts', 'settings.ts'];
 
 const HOMEBRIDGE = /^(homebridge|@homebridge\/)/;
 
@@ -84,8 +91,13 @@ describe('the rooms of src/', () => {
   });
 
   it('keeps the shared top-level files free of rooms and of Homebridge', () => {
-    const imports = SHARED.flatMap((name) => importsOf(join(SRC, name)));
+    const imports = ['log.ts', 'settings.ts'].flatMap((name) => importsOf(join(SRC, name)));
     expect(imports.filter(({ specifier }) => specifier.startsWith('.') || HOMEBRIDGE.test(specifier))).toEqual([]);
+  });
+
+  it('keeps the top level to registration, the names, the platform and the logger', () => {
+    const files = readdirSync(SRC, { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
+    expect(files.sort()).toEqual(TOP_LEVEL);
   });
 
   it('has no source file over 250 lines', () => {
@@ -93,6 +105,18 @@ describe('the rooms of src/', () => {
       .map((file) => ({ file: relative(SRC, file), lines: readFileSync(file, 'utf8').split('\n').length }))
       .filter(({ lines }) => lines > 250);
     expect(long).toEqual([]);
+  });
+});
+
+describe('the demo', () => {
+  it('imports nothing from the tests: what the demo and the tests share lives in scripts/lib/', () => {
+    const demoFiles = [join(ROOT, 'scripts', 'demo.ts'), join(ROOT, 'scripts', 'motion.ts'), ...filesIn(join(ROOT, 'scripts', 'lib'))];
+    const fromTests = demoFiles
+      .flatMap(importsOf)
+      .filter(({ file, specifier }) => specifier.startsWith('.') && relative(ROOT, resolve(dirname(file), specifier)).startsWith('test/'))
+      .map(({ file, specifier }) => `${relative(ROOT, file)} imports ${specifier}`);
+    expect(demoFiles.length).toBeGreaterThan(2);
+    expect(fromTests).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parseConfig } from '../src/config/parse-config.js';
 import { SecretMaskingLogger, stringsIn } from '../src/log.js';
 import { createTestLogger } from './support/homebridge-api.js';
-import { loopbackPlatformBlock } from './support/platform-block.js';
+import { loopbackPlatformBlock } from '../scripts/lib/platform-block.js';
 
 describe('SecretMaskingLogger', () => {
   it('masks every registered secret at every level, longest first', () => {

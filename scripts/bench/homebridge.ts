@@ -15,8 +15,8 @@ import {
   writeHomebridgeConfig,
   type BridgeSettings,
   type HomebridgeProcess,
-} from '../../test/support/homebridge-process.js';
-import { HOMEBRIDGE_2_BIN, REPO_ROOT } from '../../test/support/paths.js';
+} from '../lib/homebridge-process.js';
+import { HOMEBRIDGE_2_BIN, REPO_ROOT } from '../lib/paths.js';
 import { platformConfig } from '../../test/support/platform-harness.js';
 import { doorbellEntries } from './settings.js';
 

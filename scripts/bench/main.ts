@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { parseCommandLine } from '../../simulator/cli.js';
-import { PLUGIN_ENTRY } from '../../test/support/paths.js';
+import { PLUGIN_ENTRY } from '../lib/paths.js';
 import { BenchHomebridge } from './homebridge.js';
 import { directPhase, homebridgePhase, relayPhase } from './phases.js';
 import { describeMachine, formatTable, resultsOf, writeResults } from './report.js';

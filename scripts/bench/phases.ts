@@ -3,7 +3,7 @@
  * set-up's work runs while another is measured.
  */
 import { startRelay } from '../../simulator/relay/index.js';
-import { freeLoopbackPort } from '../../test/support/homebridge-config.js';
+import { freeLoopbackPort } from '../lib/homebridge-config.js';
 import { delay, temporaryStorage } from '../../test/support/platform-harness.js';
 import { runBurst, type BurstFigure } from './burst.js';
 import { BenchHomebridge, type MemoryReading } from './homebridge.js';

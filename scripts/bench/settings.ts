@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SUBSCRIPTION_CONCURRENCY } from '../../src/connection/subscriptions.js';
-import { REPO_ROOT } from '../../test/support/paths.js';
+import { REPO_ROOT } from '../lib/paths.js';
 
 /** Every cloud request takes this long, as a distant service would: the figures are read against it. */
 export const CLOUD_LATENCY_MS = 100;

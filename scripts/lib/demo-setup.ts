@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import type { Simulator } from '../../simulator/index.js';
 import type { Relay } from '../../simulator/relay/types.js';
-import { loopbackPlatformBlock } from '../../test/support/platform-block.js';
+import { loopbackPlatformBlock } from './platform-block.js';
 import type { DemoDoorbell } from './demo-folder.js';
 
 export const DEMO_EMAIL = 'demo@example.com';

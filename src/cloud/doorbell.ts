@@ -1,4 +1,4 @@
-import { isDeviceId } from '../device-id.js';
+import { isDeviceId } from '../values/device-id.js';
 import { CloudHttp, type CloudLogger } from './http.js';
 import type { RetryPolicy } from './retry-policy.js';
 

@@ -1,5 +1,5 @@
 import type { ErrorObject, SchemaObject, ValidateFunction } from 'ajv';
-import { isNonEmptyString } from '../json.js';
+import { isNonEmptyString } from '../values/json.js';
 import { CloudError } from './errors.js';
 import { ajv, envelopeSchema, parseJsonBody, type CloudResponse, type Envelope } from './response.js';
 

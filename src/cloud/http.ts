@@ -3,7 +3,7 @@ import pRetry from 'p-retry';
 import { CloudError } from './errors.js';
 import { readServiceAnswer, type CloudResponse } from './response.js';
 import { DEFAULT_RETRY_POLICY, honoursRetryAfter, parseRetryAfter, type RetryPolicy } from './retry-policy.js';
-import { insecureUrlProblem } from '../secure-url.js';
+import { insecureUrlProblem } from '../values/secure-url.js';
 
 /** Where the cloud layer writes its one debug line per request. */
 export interface CloudLogger {

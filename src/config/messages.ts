@@ -1,4 +1,4 @@
-import { MAX_DEVICE_ID } from '../device-id.js';
+import { MAX_DEVICE_ID } from '../values/device-id.js';
 
 /**
  * The log lines for a bad platform block. Each names one setting the way a user writes it in

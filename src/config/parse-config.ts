@@ -1,4 +1,4 @@
-import { isJsonObject } from '../json.js';
+import { isJsonObject } from '../values/json.js';
 import { PLATFORM_NAME } from '../settings.js';
 import { type SettingPath, mustBe } from './messages.js';
 import { toPushSettings, withoutTrailingSlashes, type Environment, type PushSettings, type SchemaPush } from './push-settings.js';

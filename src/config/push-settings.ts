@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import os from 'node:os';
-import { isLoopbackHost } from '../secure-url.js';
+import { isLoopbackHost } from '../values/secure-url.js';
 
 /** How notifications reach the plugin, and what the push registration sends. */
 export interface PushSettings {

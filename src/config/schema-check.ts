@@ -10,8 +10,8 @@ import {
   repeatsDeviceId,
   unknownSetting,
 } from './messages.js';
-import { isDeviceId } from '../device-id.js';
-import { isJsonObject } from '../json.js';
+import { isDeviceId } from '../values/device-id.js';
+import { isJsonObject } from '../values/json.js';
 
 /**
  * Checks a platform block against config.schema.json, the very file the Homebridge UI draws its

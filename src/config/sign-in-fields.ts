@@ -1,4 +1,4 @@
-import { isJsonObject } from '../json.js';
+import { isJsonObject } from '../values/json.js';
 import { isRequired, type Problem } from './messages.js';
 import type { AccountSettings } from './parse-config.js';
 import { withoutTrailingSlashes } from './push-settings.js';

@@ -1,5 +1,5 @@
-import { isDeviceId } from '../device-id.js';
-import { isJsonObject } from '../json.js';
+import { isDeviceId } from '../values/device-id.js';
+import { isJsonObject } from '../values/json.js';
 
 /** One delivered doorbell event, read from a push body (docs/cloud-protocol.md). */
 export interface DoorbellNotification {

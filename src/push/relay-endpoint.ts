@@ -1,4 +1,4 @@
-import { insecureUrlProblem } from '../secure-url.js';
+import { insecureUrlProblem } from '../values/secure-url.js';
 import type { SecretMaskingLogger } from '../log.js';
 import type { PushSecrets } from '../session/push-secrets.js';
 import { NotificationIntake } from './intake.js';

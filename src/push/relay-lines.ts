@@ -1,4 +1,4 @@
-import { isJsonObject, isNonEmptyString } from '../json.js';
+import { isJsonObject, isNonEmptyString } from '../values/json.js';
 
 /**
  * The relay's subscribe stream (ntfy's JSON stream): one JSON object per line. `open` and `keepalive`

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isJsonObject } from '../json.js';
+import { isJsonObject } from '../values/json.js';
 import type { Logger } from '../log.js';
 import { DATA_FILES } from './data-folder.js';
 import { JsonFile } from './json-file.js';

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { LoginResult } from '../cloud/account.js';
-import { isJsonObject, isNonEmptyString } from '../json.js';
+import { isJsonObject, isNonEmptyString } from '../values/json.js';
 import type { Logger } from '../log.js';
 import { DATA_FILES } from './data-folder.js';
 import { JsonFile } from './json-file.js';

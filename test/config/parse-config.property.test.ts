@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXPECTED } from '../../src/config/messages.js';
 import { parseConfig } from '../../src/config/parse-config.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from '../../scripts/lib/paths.js';
 import { propertyRuns } from '../support/property-runs.js';
 
 interface SchemaNode {

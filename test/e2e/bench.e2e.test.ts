@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from '../../scripts/lib/paths.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 
 /** The quick run takes about 30 s; a loaded machine gets more, but not forever. */

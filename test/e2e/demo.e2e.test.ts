@@ -9,10 +9,10 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HomebridgeProcess } from '../support/homebridge-process.js';
-import { withTimeout } from '../support/timeout.js';
+import { HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
+import { withTimeout } from '../../scripts/lib/timeout.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from '../../scripts/lib/paths.js';
 
 const DEMO_SCRIPT = join(REPO_ROOT, 'scripts', 'demo.ts');
 const MOTION_SCRIPT = join(REPO_ROOT, 'scripts', 'motion.ts');

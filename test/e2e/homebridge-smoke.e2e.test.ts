@@ -4,11 +4,11 @@
  * storage folder.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { HomebridgeProcess } from '../support/homebridge-process.js';
+import type { HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
 import { changeOf, HapCharacteristic, HapService, HapTestClient } from './support/hap-client.js';
 import { HomebridgeSandbox, RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES, RUNTIME_SETUP_TIMEOUT_MS } from './support/homebridge-versions.js';
-import { MOTION_FIXTURE_PLUGIN } from '../support/paths.js';
+import { MOTION_FIXTURE_PLUGIN } from '../../scripts/lib/paths.js';
 
 const STEP_TIMEOUT_MS = START_TIMEOUT_MS + STOP_TIMEOUT_MS;
 

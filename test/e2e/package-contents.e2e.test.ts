@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from '../../scripts/lib/paths.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 
 const execFileAsync = promisify(execFile);

@@ -11,12 +11,12 @@ import { expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freeLoopbackPort } from '../support/homebridge-process.js';
+import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { changedFiles, snapshotFiles, type FileSnapshot } from './support/file-snapshot.js';
 import { RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from '../../scripts/lib/paths.js';
 import { DOORBELLS, doorbellMotionPlatform, PLATFORM, pluginLogLine, type PluginEndpoints } from './support/plugin-config.js';
 import { expectNoPortInUse, expectRunningOnce, expectStoppedInTime, itLeavesNoTrace, useRig, WATCH_MS } from './support/plugin-rig.js';
 

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser } from 'playwright-core';
-import { freeLoopbackPort, type HomebridgeProcess } from '../support/homebridge-process.js';
+import { freeLoopbackPort, type HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { describeWithChromium, launchChromium } from './support/browser.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startSimulator } from '../../simulator/index.js';
-import { freeLoopbackPort } from '../support/homebridge-process.js';
+import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { useSimulator } from '../support/simulator.js';
 import { answerOf, everythingSaid, failureOf, settingsErrorOf, useSettingsPage } from './settings-page.js';

@@ -9,7 +9,7 @@ import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay } from '../../simulator/relay/types.js';
 import { PushReceiver } from '../../src/push/receiver.js';
 import type { DoorbellNotification } from '../../src/push/notification.js';
-import { freeLoopbackPort } from '../support/homebridge-process.js';
+import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { answerOf, everythingSaid, failureOf, useSettingsPage, type SettingsPage } from './settings-page.js';
 

@@ -8,7 +8,7 @@ import { SecretMaskingLogger } from '../../src/log.js';
 import { DirectEndpoint } from '../../src/push/direct-endpoint.js';
 import type { PushSecrets } from '../../src/session/push-secrets.js';
 import { createTestLogger } from '../support/homebridge-api.js';
-import { freeLoopbackPort } from '../support/homebridge-config.js';
+import { freeLoopbackPort } from '../../scripts/lib/homebridge-config.js';
 
 const HOST = '127.0.0.1';
 const secrets: PushSecrets = { receiverSecret: 's'.repeat(43), relayTopic: 'up000000000000' };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { HomebridgeProcess } from '../support/homebridge-process.js';
-import { withTimeout } from '../support/timeout.js';
+import { HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
+import { withTimeout } from '../../scripts/lib/timeout.js';
 import { json, send } from './http.js';
 
 const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));

@@ -127,11 +127,12 @@ describe('relay: the JSON stream', () => {
     const open = await reader.nextJson();
     clock.ms += 5_000;
 
-    const started = performance.now();
     const first = await reader.nextJson();
+    const firstAt = performance.now();
     const second = await reader.nextJson();
 
-    expect(performance.now() - started).toBeGreaterThanOrEqual(80);
+    // Node's timers may fire a millisecond before performance.now() says the delay is up.
+    expect(performance.now() - firstAt).toBeGreaterThanOrEqual(45);
     expect(first).toEqual({ id: expect.stringMatching(ID), time: START_S + 5, event: 'keepalive', topic: 'alpha,beta' });
     expect(new Set([open.id, first.id, second.id]).size).toBe(3);
   });

@@ -7,7 +7,7 @@ import type { PlatformAccessory, PlatformConfig } from 'homebridge';
 import { startSimulator } from '../../simulator/index.js';
 import type { RecordedRequest, Simulator } from '../../simulator/types.js';
 import type { PlatformTiming } from '../../src/platform.js';
-import { freeLoopbackPort } from './homebridge-config.js';
+import { freeLoopbackPort } from '../../scripts/lib/homebridge-config.js';
 import { reloadFromCache } from './platform-accessory.js';
 import { ACCOUNT, DOORBELLS, FAST, launchPlatform, platformConfig, portIsFree, sensorValue, temporaryStorage } from './platform-harness.js';
 import type { RunningPlatform } from './platform-harness.js';

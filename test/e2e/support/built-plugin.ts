@@ -1,6 +1,6 @@
 import { describe } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { PLUGIN_ENTRY } from '../../support/paths.js';
+import { PLUGIN_ENTRY } from '../../../scripts/lib/paths.js';
 
 /**
  * A working tree may not be built yet, so tests of the plugin itself skip without `dist/`; CI builds

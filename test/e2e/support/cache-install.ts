@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from '../../support/paths.js';
+import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 
 const CACHE_DIR = join(REPO_ROOT, '.cache');
 

@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HomebridgeProcess, LOOPBACK_GUARD_URL } from '../../support/homebridge-process.js';
-import { REPO_ROOT } from '../../support/paths.js';
+import { HomebridgeProcess, LOOPBACK_GUARD_URL } from '../../../scripts/lib/homebridge-process.js';
+import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { pollUntil } from '../../support/poll.js';
 import { cachedPackageRoot, ensureCachedInstall, INSTALL_TIMEOUT_MS, type CachedInstall } from './cache-install.js';
 

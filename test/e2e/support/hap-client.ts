@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 // the mDNS browser, neither of which a loopback controller needs.
 import httpClientModule from 'hap-controller/lib/transport/ip/http-client.js';
 import type { ServiceObject } from 'hap-controller/lib/model/service.js';
-import { withTimeout } from '../../support/timeout.js';
+import { withTimeout } from '../../../scripts/lib/timeout.js';
 
 const HttpClient = httpClientModule.default;
 type HttpClient = InstanceType<typeof HttpClient>;

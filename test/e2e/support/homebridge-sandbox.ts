@@ -14,7 +14,7 @@ import {
   type BridgeSettings,
   type HomebridgeConfig,
   type HomebridgeProcess,
-} from '../../support/homebridge-process.js';
+} from '../../../scripts/lib/homebridge-process.js';
 import { snapshotFiles } from './file-snapshot.js';
 import type { HomebridgeRuntime } from './homebridge-versions.js';
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOMEBRIDGE_2_BIN, REPO_ROOT } from '../../support/paths.js';
+import { HOMEBRIDGE_2_BIN, REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { cachedPackageRoot, ensureCachedInstall, INSTALL_TIMEOUT_MS, type CachedInstall } from './cache-install.js';
 
 export const HOMEBRIDGE_1_VERSION = '1.11.4';

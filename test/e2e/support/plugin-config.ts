@@ -3,7 +3,7 @@
  * account and doorbells it matches.
  */
 import type { SimulatorOptions } from '../../../simulator/index.js';
-import { loopbackPlatformBlock, type LoopbackEndpoints } from '../../support/platform-block.js';
+import { loopbackPlatformBlock, type LoopbackEndpoints } from '../../../scripts/lib/platform-block.js';
 
 export const PLATFORM = 'DoorbellMotion';
 

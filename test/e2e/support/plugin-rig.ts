@@ -4,7 +4,7 @@
  * controller. Runs on the same rig share storage, ports and pairing, as restarts of one Homebridge do.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { freeLoopbackPort, type HomebridgeProcess, type StopResult } from '../../support/homebridge-process.js';
+import { freeLoopbackPort, type HomebridgeProcess, type StopResult } from '../../../scripts/lib/homebridge-process.js';
 import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { startRelay } from '../../../simulator/relay/index.js';
 import type { Relay } from '../../../simulator/relay/types.js';
@@ -13,7 +13,7 @@ import { pollUntil } from '../../support/poll.js';
 import { findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef } from './hap-client.js';
 import { HomebridgeSandbox, RUNNING_LINE, STOP_TIMEOUT_MS } from './homebridge-sandbox.js';
 import { RUNTIME_SETUP_TIMEOUT_MS, type HomebridgeRuntime } from './homebridge-versions.js';
-import { REPO_ROOT } from '../../support/paths.js';
+import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { doorbellMotionPlatform, SERIAL_NUMBERS, SIMULATOR_OPTIONS, type PluginEndpoints } from './plugin-config.js';
 
 /**

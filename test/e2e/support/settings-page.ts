@@ -6,7 +6,7 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
-import { REPO_ROOT } from '../../support/paths.js';
+import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { pollUntil } from '../../support/poll.js';
 
 const PLUGIN_NAME = 'homebridge-doorbell-motion';

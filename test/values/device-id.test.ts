@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isDeviceId } from '../src/device-id.js';
+import { isDeviceId } from '../../src/values/device-id.js';
 
 describe('isDeviceId', () => {
   it('accepts canonical decimal strings up to the int64 maximum', () => {
