@@ -41,6 +41,8 @@ describe('following the settings page', () => {
     const platform = launchWithoutCode();
     await waitFor(() => logged(platform, 'Not signed in as'), 'the sign-in hint');
     expect(allFaulted(platform)).toBe(true);
+    // The normal first start: a warning that says what to do, not an error.
+    expect(platform.log.lines.filter(({ message }) => message.includes('Not signed in as')).map(({ level }) => level)).toEqual(['warn']);
 
     await settingsPage().signIn();
 

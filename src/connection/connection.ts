@@ -164,7 +164,7 @@ export class Connection {
     if (error instanceof CloudError && error.sessionInvalid) {
       void this.sessionRejected();
     } else if (error instanceof SignInError) {
-      this.waitForUser(error.message);
+      this.waitForUser(error);
     } else {
       this.retryLater(errorMessage(error));
     }
@@ -176,10 +176,17 @@ export class Connection {
     this.options.log.warn(`${sentence} Trying again in ${formatDelay(delayMs)}.`);
   }
 
-  /** Nothing is sent again until the user has fixed what only they can fix. */
-  private waitForUser(message: string): void {
+  /**
+   * Nothing is sent again until the user has fixed what only they can fix. Not being signed in yet is
+   * the normal first start, a warning; a refused sign-in is an error.
+   */
+  private waitForUser(error: SignInError): void {
     this.stopUntilSignedIn();
-    this.options.log.error(message);
+    if (error.notSignedIn) {
+      this.options.log.warn(error.message);
+    } else {
+      this.options.log.error(error.message);
+    }
   }
 
   private stopUntilSignedIn(): void {

@@ -26,7 +26,7 @@ export async function obtainAccessToken(credentials: Credentials, context: SignI
     return stored.login.token;
   }
   if (account.code === undefined) {
-    throw new SignInError(advice.notSignedIn(account.email));
+    throw new SignInError(advice.notSignedIn(account.email), { notSignedIn: true });
   }
   const session = await signInWithCode(account, account.code, context);
   log.info(`Signed in as ${describeAccount(session)}`);

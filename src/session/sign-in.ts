@@ -13,6 +13,13 @@ import { hashCode, type SessionStore, type StoredSession } from './session-store
  */
 export class SignInError extends Error {
   override readonly name = 'SignInError';
+  /** Nothing failed: there is no session yet and no code to sign in with, as at the first start. */
+  readonly notSignedIn: boolean;
+
+  constructor(message: string, options: ErrorOptions & { notSignedIn?: boolean } = {}) {
+    super(message, options);
+    this.notSignedIn = options.notSignedIn ?? false;
+  }
 }
 
 /** The account a sign-in is for, as the plugin's settings and the settings page both have it; the code comes apart. */
