@@ -1,6 +1,6 @@
 /**
  * The results: bench-results.json for whoever compares runs, and a Markdown table for people (the
- * README's Performance section is a pasted one). Targets are shown beside the figures and never
+ * table in docs/performance.md is a pasted one). Targets are shown beside the figures and never
  * decide the exit code: a benchmark reports, it does not judge.
  */
 import { cpus, loadavg, totalmem } from 'node:os';

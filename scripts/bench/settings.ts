@@ -1,6 +1,6 @@
 /**
- * What one run of the benchmark measures and how much of it: the full run behind the README's
- * figures, or the quick run the test suite uses to keep the script from rotting.
+ * What one run of the benchmark measures and how much of it: the full run behind the figures in
+ * docs/performance.md, or the quick run the test suite uses to keep the script from rotting.
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
