@@ -4,7 +4,7 @@ import { CloudError } from '#plugin/cloud/errors.js';
 import type { Problem } from '#plugin/config/messages.js';
 import { errorMessage } from '#plugin/log.js';
 import { HOW_TO_SIGN_IN } from '#plugin/session/advice.js';
-import { SignInError } from '#plugin/session/sign-in.js';
+import { CodeUnderWayError, SignInError } from '#plugin/session/sign-in.js';
 
 /**
  * Why a sign-in from the settings page failed, in the words the plugin's log uses where it has them
@@ -23,7 +23,7 @@ const FIELDS: Readonly<Record<string, { label: string; expected: string }>> = {
 
 const CODE_KEPT = 'The code was not used up: you can sign in with it again.';
 
-/** The log's advice on getting a new session (a wrong, expired or spent code), in the page's words. */
+/** The log's advice on getting a new session (a wrong, expired, spent or busy code), in the page's words. */
 const HOW_TO_SIGN_IN_HERE = 'request a new verification code in the doorbell app and sign in with it above';
 
 /** One sentence per field; a problem outside the form (a configured version number) in the log's words. */
@@ -40,7 +40,7 @@ export function describeFieldProblems(problems: readonly Problem[]): string {
 
 /** Every failure of signInWithCode as one message; `serverUrl` is the account server it was sent to. */
 export function describeSignInFailure(error: unknown, serverUrl: string): string {
-  if (error instanceof SignInError) {
+  if (error instanceof SignInError || error instanceof CodeUnderWayError) {
     return error.message.replace(HOW_TO_SIGN_IN, HOW_TO_SIGN_IN_HERE);
   }
   if (!(error instanceof CloudError)) {

@@ -86,6 +86,24 @@ describe('following the settings page', () => {
     expect(bed.sim.requestsTo('register')).toHaveLength(1);
   });
 
+  it('warns while a sign-in with its account.code is under way on the page, and signs in itself once that one gives the code back', async () => {
+    const page = settingsPage();
+    await page.store.claimCode(ACCOUNT.code);
+    const platform = bed.launch();
+    await waitFor(() => logged(platform, 'Trying again in'), 'the retry');
+
+    const underWay = platform.log.lines.filter((line) => line.message.includes('already under way'));
+    expect(underWay.length).toBeGreaterThan(0);
+    expect(underWay.every((line) => line.level === 'warn')).toBe(true);
+    expect(bed.sim.requestsTo('login')).toHaveLength(0);
+
+    // The page's sign-in got no verdict (the service did not answer): the code is free again.
+    await page.store.releaseCode(ACCOUNT.code);
+
+    await waitFor(() => allConfirmed(platform), 'the subscriptions');
+    expect(bed.sim.requestsTo('login')).toHaveLength(1);
+  });
+
   it('keeps to its configured account when the page signs in with another, saying a restart is needed', async () => {
     const platform = launchWithoutCode();
     await waitFor(() => logged(platform, 'Not signed in as'), 'the sign-in hint');

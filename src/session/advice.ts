@@ -1,4 +1,5 @@
 import type { CloudError } from '../cloud/errors.js';
+import { CLAIM_LIFETIME_MS } from './one-time-codes.js';
 
 /**
  * What the user should do when signing in failed or a session ended: the one place these words are
@@ -27,6 +28,10 @@ const WHAT_TO_DO: Readonly<Record<number, string>> = {
 export const advice = {
   notSignedIn: (email: string): string => `Not signed in as ${email}: ${HOW_TO_SIGN_IN}.`,
   codeSpent: `This verification code was already used, and a code is never sent twice: ${HOW_TO_SIGN_IN}.`,
+  codeUnderWay:
+    'A sign-in with this verification code is already under way, and a code is never sent twice at once. ' +
+    `If that sign-in was cut off (the settings page closed, or Homebridge restarted), the code can be used again ${CLAIM_LIFETIME_MS / 60_000} minutes after it began; ` +
+    `or ${HOW_TO_SIGN_IN}.`,
   sessionRejected: `The doorbell service no longer accepts this session. Sign in again: ${HOW_TO_SIGN_IN}.`,
   tokenRejected: 'The doorbell service no longer accepts doorbellAccessToken: replace it and restart Homebridge.',
   signedOut: 'Signed out on the settings page: every doorbell shows a fault until you sign in again.',

@@ -4,6 +4,7 @@ import { isJsonObject, isNonEmptyString } from '../values/json.js';
 import type { Logger } from '../log.js';
 import { DATA_FILES } from './data-folder.js';
 import { JsonFile } from './json-file.js';
+import { codeStateIn, isCodeRecord, withClaim, withoutClaim, withSpent, type CodeRecord, type CodeState } from './one-time-codes.js';
 import type { PrivateFolder } from './private-folder.js';
 
 export interface StoredSession {
@@ -21,29 +22,35 @@ export interface StoredSession {
   invalidatedAt?: string;
 }
 
-/** installation.json: what identifies this installation, and the codes it must never send again. */
-interface Installation {
+/** installation.json: what identifies this installation, and where its one-time codes stand. */
+interface Installation extends CodeRecord {
   installationId: string;
-  spentCodeHashes: string[];
 }
 
-/** Enough to remember every code a user plausibly pastes in, while the file stays small. */
-const MAX_SPENT_CODE_HASHES = 50;
-const SHA256_HEX = /^[0-9a-f]{64}$/;
+export interface SessionStoreOptions {
+  /** The clock claims are stamped and judged by (ms since the epoch); tests set it. */
+  now?: () => number;
+}
+
+/** How claiming a code went: this caller's now, or what stopped it. */
+export type ClaimOutcome = 'claimed' | Exclude<CodeState, 'unused'>;
+
 const SESSION_TEXT_KEYS = ['accountServer', 'regionUrl', 'email', 'loggedInAt', 'codeHash'] as const;
 
 export function hashCode(code: string): string {
   return createHash('sha256').update(code, 'utf8').digest('hex');
 }
 
-/** The sign-in state: the session (session.json), and the installation's identity and spent codes. */
+/** The sign-in state: the session (session.json), and the installation's identity and one-time codes. */
 export class SessionStore {
   private readonly sessionFile: JsonFile<StoredSession>;
   private readonly installationFile: JsonFile<Installation>;
+  private readonly now: () => number;
 
-  constructor(folder: PrivateFolder, log: Logger) {
+  constructor(folder: PrivateFolder, log: Logger, options: SessionStoreOptions = {}) {
     this.sessionFile = new JsonFile(folder, DATA_FILES.session, isStoredSession, log);
     this.installationFile = new JsonFile(folder, DATA_FILES.installation, isInstallation, log);
+    this.now = options.now ?? Date.now;
   }
 
   /** Whatever session is stored, invalidated or not. */
@@ -68,50 +75,60 @@ export class SessionStore {
 
   /** Keeps the session on disk (for the record) but stops it being reused after a restart. */
   async markSessionInvalid(): Promise<void> {
-    const invalidatedAt = new Date().toISOString();
+    const invalidatedAt = new Date(this.now()).toISOString();
     await this.sessionFile.update((session) =>
       session === undefined || session.invalidatedAt !== undefined ? session : { ...session, invalidatedAt },
     );
   }
 
-  /** Signing out: the session is gone; spent codes and the installation's identity stay. */
+  /** Signing out: the session is gone; the one-time codes and the installation's identity stay. */
   async removeSession(): Promise<void> {
     await this.sessionFile.update(() => undefined);
   }
 
-  /** One-time codes: a code is spent once the service answered a login with it (success or service error). */
+  /**
+   * One-time codes: a code is spent once the service answered a login with it (success or service
+   * error), and under way while a sign-in holds its claim.
+   */
+  async codeState(code: string): Promise<CodeState> {
+    return codeStateIn(await this.installationFile.read(), hashCode(code), this.now());
+  }
+
   async isCodeSpent(code: string): Promise<boolean> {
-    const installation = await this.installationFile.read();
-    return installation?.spentCodeHashes.includes(hashCode(code)) ?? false;
+    return (await this.codeState(code)) === 'spent';
   }
 
   /**
-   * Marks the code spent unless it already is, in one step under the folder's lock; resolves whether
-   * this caller got it. Claimed before the login is sent, so the plugin and the settings page can never
-   * both send the same code.
+   * Claims an unused code for a sign-in, in one step under the folder's lock, so the plugin and the
+   * settings page never both send it. The claim ends with spendCode or releaseCode, or by itself once
+   * it has outlived CLAIM_LIFETIME_MS (its process ended mid sign-in).
    */
-  async claimCode(code: string): Promise<boolean> {
+  async claimCode(code: string): Promise<ClaimOutcome> {
     const hash = hashCode(code);
-    let claimed = false;
+    let outcome: ClaimOutcome = 'claimed';
     await this.installationFile.update((current) => {
       const installation = current ?? createInstallation();
-      if (installation.spentCodeHashes.includes(hash)) {
-        return installation;
+      const now = this.now();
+      const state = codeStateIn(installation, hash, now);
+      if (state !== 'unused') {
+        outcome = state;
+        return current;
       }
-      claimed = true;
-      return withSpentCodeHash(installation, hash);
+      return withClaim(installation, hash, now);
     });
-    return claimed;
+    return outcome;
+  }
+
+  /** The service answered a login with the code: it is never sent again. */
+  async spendCode(code: string): Promise<void> {
+    const hash = hashCode(code);
+    await this.installationFile.update((current) => withSpent(current ?? createInstallation(), hash, this.now()));
   }
 
   /** Gives a claimed code back: it was never sent, or the service gave no verdict on it, so it may be sent again. */
   async releaseCode(code: string): Promise<void> {
     const hash = hashCode(code);
-    await this.installationFile.update((current) =>
-      current === undefined || !current.spentCodeHashes.includes(hash)
-        ? current
-        : { ...current, spentCodeHashes: current.spentCodeHashes.filter((spent) => spent !== hash) },
-    );
+    await this.installationFile.update((current) => current && withoutClaim(current, hash, this.now()));
   }
 
   /**
@@ -128,11 +145,6 @@ function createInstallation(): Installation {
   return { installationId: randomUUID(), spentCodeHashes: [] };
 }
 
-function withSpentCodeHash(installation: Installation, hash: string): Installation {
-  const spentCodeHashes = [...installation.spentCodeHashes, hash].slice(-MAX_SPENT_CODE_HASHES);
-  return { ...installation, spentCodeHashes };
-}
-
 function isStoredSession(value: unknown): value is StoredSession {
   return (
     isJsonObject(value) &&
@@ -147,7 +159,6 @@ function isInstallation(value: unknown): value is Installation {
   return (
     isJsonObject(value) &&
     isNonEmptyString(value.installationId) &&
-    Array.isArray(value.spentCodeHashes) &&
-    value.spentCodeHashes.every((hash) => typeof hash === 'string' && SHA256_HEX.test(hash))
+    isCodeRecord(value)
   );
 }

@@ -4,6 +4,7 @@ import type { RetryPolicy } from '../cloud/retry-policy.js';
 import type { AccountSettings } from '../config/parse-config.js';
 import { errorMessage, stringsIn, type SecretMaskingLogger } from '../log.js';
 import { advice, describeRefusedSignIn } from './advice.js';
+import type { CodeState } from './one-time-codes.js';
 import { hashCode, type SessionStore, type StoredSession } from './session-store.js';
 
 /**
@@ -20,6 +21,15 @@ export class SignInError extends Error {
     super(message, options);
     this.notSignedIn = options.notSignedIn ?? false;
   }
+}
+
+/**
+ * The code is claimed by a sign-in still under way, in this process or the other one. Not the user's
+ * to fix: that sign-in either gets its verdict or, cut off, its claim expires, so asking again later
+ * may well work.
+ */
+export class CodeUnderWayError extends Error {
+  override readonly name = 'CodeUnderWayError';
 }
 
 /** The account a sign-in is for, as the plugin's settings and the settings page both have it; the code comes apart. */
@@ -42,8 +52,9 @@ export interface SignInContext {
 export async function signInWithCode(account: SignInAccount, code: string, context: SignInContext): Promise<StoredSession> {
   const { store, log } = context;
   log.addSecrets(code);
-  if (await store.isCodeSpent(code)) {
-    throw new SignInError(advice.codeSpent);
+  const state = await store.codeState(code);
+  if (state !== 'unused') {
+    throw codeNotFree(state);
   }
   const client = new AccountClient({
     serverUrl: account.serverUrl,
@@ -56,6 +67,7 @@ export async function signInWithCode(account: SignInAccount, code: string, conte
     const region = await resolveRegionClaimingCode(client, account.email, code, context);
     const login = await loginSpendingCode(client, { ...account, regionUrl: region.url, code }, context);
     rememberLoginSecrets(log, login);
+    await spend(code, context);
     const session = {
       accountServer: account.serverUrl,
       regionUrl: region.url,
@@ -86,13 +98,17 @@ async function resolveRegionClaimingCode(client: AccountClient, email: string, c
     }
     throw error;
   }
-  if (!(await claiming)) {
-    throw new SignInError(advice.codeSpent);
+  const outcome = await claiming;
+  if (outcome !== 'claimed') {
+    throw codeNotFree(outcome);
   }
   return region;
 }
 
-/** The login with a claimed code, which stays spent once the service has given its verdict on it. */
+/**
+ * The login with a claimed code. A refusal from the service spends it here; a success is spent by the
+ * caller, before the session is saved.
+ */
 async function loginSpendingCode(
   client: AccountClient,
   params: Parameters<AccountClient['loginWithCode']>[0],
@@ -101,16 +117,27 @@ async function loginSpendingCode(
   try {
     return await client.loginWithCode(params, { signal: context.signal });
   } catch (error) {
-    if (!(error instanceof CloudError && error.serviceAnswered)) {
-      await giveBack(params.code, context);
-    }
+    await (error instanceof CloudError && error.serviceAnswered ? spend(params.code, context) : giveBack(params.code, context));
     throw error;
   }
 }
 
-/** No verdict on the code: it may be sent again. Should giving it back fail, the code merely stays spent. */
+/**
+ * The service has given its verdict on the code. Should recording it fail, the code stays claimed and
+ * may be sent again once the claim expires; the service then refuses it as used.
+ */
+async function spend(code: string, { store, log }: SignInContext): Promise<void> {
+  await store.spendCode(code).catch((error: unknown) => log.warn(`Could not record that the code was used: ${errorMessage(error)}`));
+}
+
+/** No verdict on the code: it may be sent again. Should giving it back fail, its claim expires by itself. */
 async function giveBack(code: string, { store, log }: SignInContext): Promise<void> {
   await store.releaseCode(code).catch((error: unknown) => log.warn(`Could not record that the code is still unused: ${errorMessage(error)}`));
+}
+
+/** Why a code that is not free is not sent: used up for good, or held by a sign-in under way. */
+function codeNotFree(state: Exclude<CodeState, 'unused'>): Error {
+  return state === 'spent' ? new SignInError(advice.codeSpent) : new CodeUnderWayError(advice.codeUnderWay);
 }
 
 /** A refusal only the user can fix becomes a SignInError saying what to do; anything else may be retried. */

@@ -105,6 +105,20 @@ describe('the settings page: account, sign-in and sign-out', () => {
     expect(sim().requestsTo('login')).toHaveLength(1);
   });
 
+  it('says a sign-in with the code is under way while the plugin holds its claim, sends nothing, and keeps the code field', async () => {
+    await page().store.claimCode(CODE);
+
+    const error = await settingsErrorOf(page(), signIn());
+
+    expect(error.message).toBe(
+      'A sign-in with this verification code is already under way, and a code is never sent twice at once. ' +
+        'If that sign-in was cut off (the settings page closed, or Homebridge restarted), the code can be used again 15 minutes after it began; ' +
+        'or request a new verification code in the doorbell app and sign in with it above.',
+    );
+    expect(error.details).toEqual({ codeSpent: false });
+    expect(sim().requests).toEqual([]);
+  });
+
   it('names the account server it could not reach, and keeps the code', async () => {
     const closed = `http://127.0.0.1:${await freeLoopbackPort()}`;
 

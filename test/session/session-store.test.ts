@@ -17,8 +17,13 @@ let root: string;
 let storagePath: string;
 let folder: string;
 let log: TestLogger;
+/** The stores' clock: set by the tests, never the host's. */
+let clock: number;
+
+const MINUTE = 60_000;
 
 beforeEach(async () => {
+  clock = Date.parse('2026-11-22T10:00:00.000Z');
   root = await mkdtemp(join(tmpdir(), 'session-store-'));
   storagePath = join(root, 'storage');
   folder = join(storagePath, 'doorbell-motion');
@@ -41,7 +46,12 @@ type Store = SessionStore & { receiverSecret(): Promise<string> };
 function newStore(): Store {
   const dataFolder = openDataFolder(storagePath, log);
   const push = new PushSecretStore(dataFolder, log);
-  return Object.assign(new SessionStore(dataFolder, log), { receiverSecret: async () => (await push.secrets()).receiverSecret });
+  const store = new SessionStore(dataFolder, log, { now: () => clock });
+  return Object.assign(store, { receiverSecret: async () => (await push.secrets()).receiverSecret });
+}
+
+async function installationOnDisk(): Promise<{ installationId: string; spentCodeHashes: string[]; claimedCodes?: Array<{ hash: string; claimedAt: string }> }> {
+  return JSON.parse(await readFile(join(folder, 'installation.json'), 'utf8'));
 }
 
 async function modeOf(path: string): Promise<number> {
@@ -115,40 +125,128 @@ describe('one-time codes', () => {
     expect(hashCode('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 
-  it('lets one caller claim a code, once, until it is given back', async () => {
+  it('lets one caller claim a code; others find it under way until it is given back', async () => {
     const store = newStore();
 
-    await expect(store.claimCode('012345')).resolves.toBe(true);
-    await expect(newStore().claimCode('012345')).resolves.toBe(false);
+    await expect(store.claimCode('012345')).resolves.toBe('claimed');
+    await expect(newStore().claimCode('012345')).resolves.toBe('under-way');
+    await expect(newStore().codeState('012345')).resolves.toBe('under-way');
     await newStore().releaseCode('012345');
-    await expect(store.isCodeSpent('012345')).resolves.toBe(false);
-    await expect(store.claimCode('012345')).resolves.toBe(true);
+    await expect(store.codeState('012345')).resolves.toBe('unused');
+    await expect(store.claimCode('012345')).resolves.toBe('claimed');
   });
 
-  it('remembers a spent code across a new store, and only that code', async () => {
+  it('spends a code for good: refused by every store, whatever the clock says, and not given back', async () => {
+    const store = newStore();
+    await store.claimCode('012345');
+    await store.spendCode('012345');
+    await newStore().releaseCode('012345');
+    clock += 365 * 24 * 60 * MINUTE;
+
+    await expect(newStore().codeState('012345')).resolves.toBe('spent');
+    await expect(newStore().claimCode('012345')).resolves.toBe('spent');
+    await expect(newStore().isCodeSpent('012345')).resolves.toBe(true);
+    expect((await installationOnDisk()).claimedCodes).toEqual([]);
+  });
+
+  it('counts a claim with no verdict as no claim once it is 15 minutes old', async () => {
+    await newStore().claimCode('012345');
+    const other = newStore();
+
+    clock += 15 * MINUTE - 1;
+    await expect(other.codeState('012345')).resolves.toBe('under-way');
+    await expect(other.claimCode('012345')).resolves.toBe('under-way');
+    clock += 1;
+    await expect(other.codeState('012345')).resolves.toBe('unused');
+    await expect(other.claimCode('012345')).resolves.toBe('claimed');
+    await expect(newStore().codeState('012345')).resolves.toBe('under-way');
+  });
+
+  it('lets a claim stamped in the future (the clock was set back) hold no longer than 15 minutes', async () => {
     await newStore().claimCode('012345');
     const store = newStore();
 
+    clock -= 15 * MINUTE - 1;
+    await expect(store.codeState('012345')).resolves.toBe('under-way');
+    clock -= 1;
+    await expect(store.codeState('012345')).resolves.toBe('unused');
+  });
+
+  it('drops expired claims from the file at its next write, keeping the live ones', async () => {
+    const store = newStore();
+    await store.claimCode('111111');
+    clock += 10 * MINUTE;
+    await store.claimCode('222222');
+    clock += 6 * MINUTE;
+
+    await store.claimCode('333333');
+
+    const claimed = (await installationOnDisk()).claimedCodes?.map(({ hash }) => hash);
+    expect(claimed).toEqual([hashCode('222222'), hashCode('333333')]);
+    expect((await installationOnDisk()).claimedCodes?.[1].claimedAt).toBe('2026-11-22T10:16:00.000Z');
+  });
+
+  it('remembers a spent code across a new store, and only that code, by its hash', async () => {
+    await newStore().spendCode('012345');
+    const store = newStore();
+
     await expect(store.isCodeSpent('012345')).resolves.toBe(true);
-    await expect(store.isCodeSpent('12345')).resolves.toBe(false);
+    await expect(store.codeState('12345')).resolves.toBe('unused');
     const onDisk = await readFile(join(folder, 'installation.json'), 'utf8');
     expect(onDisk).toContain(hashCode('012345'));
     expect(onDisk).not.toContain('"012345"');
   });
 
-  it('keeps the latest 50 spent codes', async () => {
+  it('reads an installation.json of the earlier version (spent codes only): those codes stay spent', async () => {
+    const installationId = '5f0c6a2e-8d1b-4f3a-9c7e-2b4d6f8a0c1e';
+    await mkdir(folder);
+    await writeFile(join(folder, 'installation.json'), JSON.stringify({ installationId, spentCodeHashes: [hashCode('012345')] }));
+    const store = newStore();
+    const clientId = await store.clientIdFor(EMAIL);
+    clock += 60 * MINUTE;
+
+    await expect(store.codeState('012345')).resolves.toBe('spent');
+    await expect(store.claimCode('012345')).resolves.toBe('spent');
+    await expect(store.claimCode('654321')).resolves.toBe('claimed');
+    await expect(newStore().codeState('012345')).resolves.toBe('spent');
+    await expect(newStore().clientIdFor(EMAIL)).resolves.toBe(clientId);
+    expect(await installationOnDisk()).toEqual({
+      installationId,
+      spentCodeHashes: [hashCode('012345')],
+      claimedCodes: [{ hash: hashCode('654321'), claimedAt: '2026-11-22T11:00:00.000Z' }],
+    });
+    expect(log.lines).toEqual([]);
+  });
+
+  it('keeps the latest 50 spent codes and the latest 50 claims', async () => {
     const store = newStore();
     const codes = Array.from({ length: 51 }, (_, index) => String(index).padStart(6, '0'));
+    const claims = codes.map((code) => `9${code.slice(1)}`);
     for (const code of codes) {
+      await store.claimCode(code);
+      await store.spendCode(code);
+    }
+    for (const code of claims) {
       await store.claimCode(code);
     }
     const restarted = newStore();
 
-    await expect(restarted.isCodeSpent(codes[0])).resolves.toBe(false);
-    await expect(restarted.isCodeSpent(codes[1])).resolves.toBe(true);
-    await expect(restarted.isCodeSpent(codes[50])).resolves.toBe(true);
-    const onDisk = JSON.parse(await readFile(join(folder, 'installation.json'), 'utf8')) as { spentCodeHashes: unknown[] };
+    await expect(restarted.codeState(codes[0])).resolves.toBe('unused');
+    await expect(restarted.codeState(codes[1])).resolves.toBe('spent');
+    await expect(restarted.codeState(codes[50])).resolves.toBe('spent');
+    await expect(restarted.codeState(claims[0])).resolves.toBe('unused');
+    await expect(restarted.codeState(claims[1])).resolves.toBe('under-way');
+    await expect(restarted.codeState(claims[50])).resolves.toBe('under-way');
+    const onDisk = await installationOnDisk();
     expect(onDisk.spentCodeHashes).toHaveLength(50);
+    expect(onDisk.claimedCodes).toHaveLength(50);
+  });
+
+  it('gives a code to one of two stores on one folder claiming it at the same time', async () => {
+    const outcomes = await Promise.all([newStore().claimCode('012345'), newStore().claimCode('012345')]);
+
+    expect(outcomes.sort()).toEqual(['claimed', 'under-way']);
+    expect((await installationOnDisk()).claimedCodes).toHaveLength(1);
   });
 });
 
@@ -199,8 +297,9 @@ describe('installation identity and receiver secret', () => {
       store.receiverSecret(),
       store.clientIdFor(EMAIL),
       store.clientIdFor(EMAIL),
-      store.claimCode('111111'),
-      store.claimCode('222222'),
+      store.spendCode('111111'),
+      store.spendCode('222222'),
+      store.claimCode('333333'),
     ]);
     const restarted = newStore();
 
@@ -210,6 +309,7 @@ describe('installation identity and receiver secret', () => {
     await expect(restarted.clientIdFor(EMAIL)).resolves.toBe(idA);
     await expect(restarted.isCodeSpent('111111')).resolves.toBe(true);
     await expect(restarted.isCodeSpent('222222')).resolves.toBe(true);
+    await expect(restarted.codeState('333333')).resolves.toBe('under-way');
   });
 });
 
@@ -282,6 +382,11 @@ describe('broken files', () => {
     ['session.json', 'a login that is not an object', JSON.stringify({ ...sampleSession(), login: MARKER })],
     ['installation.json', 'bad JSON', `${MARKER}`],
     ['installation.json', 'hashes that are not SHA-256', JSON.stringify({ installationId: 'id', spentCodeHashes: [MARKER] })],
+    [
+      'installation.json',
+      'a claim without a time',
+      JSON.stringify({ installationId: 'id', spentCodeHashes: [], claimedCodes: [{ hash: hashCode('1'), claimedAt: MARKER }] }),
+    ],
     ['push.json', 'bad JSON', `{"receiverSecret": ${MARKER}}`],
     ['push.json', 'a short secret', JSON.stringify({ receiverSecret: MARKER })],
     ['push.json', 'a topic that is not up and 12 characters', JSON.stringify({ receiverSecret: 'C'.repeat(43), relayTopic: MARKER })],

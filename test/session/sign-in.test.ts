@@ -11,8 +11,9 @@ import { CloudError } from '../../src/cloud/errors.js';
 import { SecretMaskingLogger } from '../../src/log.js';
 import { openDataFolder } from '../../src/session/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
-import { SignInError, signInWithCode, type SignInAccount } from '../../src/session/sign-in.js';
+import { CodeUnderWayError, SignInError, signInWithCode, type SignInAccount } from '../../src/session/sign-in.js';
 import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
+import { pollUntil } from '../support/poll.js';
 import { useSimulator } from '../support/simulator.js';
 
 const EMAIL = 'porch+light@example.com';
@@ -103,8 +104,36 @@ describe('signInWithCode', () => {
     expect(sim().requestsTo('login')).toHaveLength(1);
     expect(outcomes.map(({ status }) => status).sort()).toEqual(['fulfilled', 'rejected']);
     const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    expect(refused?.reason).toBeInstanceOf(SignInError);
-    expect((refused?.reason as Error).message).toContain('already used');
+    // Refused as under way while the other held its claim, or as used once the service had answered it.
+    expect((refused?.reason as Error).message).toMatch(/^(A sign-in with this verification code is already under way|This verification code was already used)/);
+  });
+
+  it('refuses a code claimed by a sign-in under way elsewhere, as under way, without a request, and keeps the claim', async () => {
+    const otherStore = new SessionStore(openDataFolder(storagePath, lines), lines);
+    await otherStore.claimCode(CODE);
+
+    const error = await failure(signIn());
+
+    expect(error).toBeInstanceOf(CodeUnderWayError);
+    expect(error).not.toBeInstanceOf(SignInError);
+    expect((error as Error).message).toBe(
+      'A sign-in with this verification code is already under way, and a code is never sent twice at once. ' +
+        'If that sign-in was cut off (the settings page closed, or Homebridge restarted), the code can be used again 15 minutes after it began; ' +
+        "or request a new verification code in the doorbell app and sign in with it on the plugin's settings page in the Homebridge UI " +
+        '(without the UI: put it in account.code and restart Homebridge).',
+    );
+    expect(sim().requests).toEqual([]);
+    await expect(store.codeState(CODE)).resolves.toBe('under-way');
+  });
+
+  it('holds the claim while the login is on its way, and spends the code once the service answered', async () => {
+    sim().injectFault('login', { delayMs: 300 });
+    const signingIn = signIn();
+    await pollUntil(() => sim().requestsTo('login').length, (count) => count === 1, 10_000, 'the login request');
+
+    await expect(store.codeState(CODE)).resolves.toBe('under-way');
+    await signingIn;
+    await expect(store.codeState(CODE)).resolves.toBe('spent');
   });
 
   it('gives the code back when the sign-in is called off during the region call', async () => {
@@ -116,7 +145,7 @@ describe('signInWithCode', () => {
     await expect(signingIn).rejects.toThrow();
 
     expect(sim().requestsTo('login')).toHaveLength(0);
-    await expect(store.isCodeSpent(CODE)).resolves.toBe(false);
+    await expect(store.codeState(CODE)).resolves.toBe('unused');
   });
 
   it('never sends a spent code again, saying so', async () => {
@@ -148,7 +177,7 @@ describe('signInWithCode', () => {
     sim().injectFault('login', { reset: true, times: 5 });
     await expect(failure(signIn())).resolves.toMatchObject({ kind: 'network' });
 
-    await expect(store.isCodeSpent(CODE)).resolves.toBe(false);
+    await expect(store.codeState(CODE)).resolves.toBe('unused');
   });
 
   it('refuses a regional address that is not https, without sending the code, as only the user can fix', async () => {
