@@ -24,6 +24,8 @@ export interface PlatformTiming {
   retry?: Partial<RetryPolicy>;
   /** Per cloud request; the clients' own default (10 s) when absent. */
   requestTimeoutMs?: number;
+  /** This machine's clock (Date.now when absent): the tests set it wrong to show that relay alerts go by the relay's. */
+  now?: () => number;
 }
 
 export const PRODUCTION_TIMING: PlatformTiming = { schedule: SCHEDULE_TIMING, relay: RELAY_TIMING, relayConnectWaitMs: 30_000 };
@@ -138,8 +140,10 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       log: this.log,
       onNotification,
       onDeliveryDown: (down) => this.accessories.forEach((accessory) => accessory.setDeliveryDown(down)),
+      onConnected: () => this.connection?.endpointUp(),
       timing: this.timing.relay,
       connectWaitMs: this.timing.relayConnectWaitMs,
+      now: this.timing.now,
     });
   }
 

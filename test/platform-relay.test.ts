@@ -1,10 +1,12 @@
 /**
  * The platform in relay mode, the default without a public address, against the simulator and the
- * loopback relay (ntfy protocol): the stream opens before the registration, motion arrives through
- * it, a break shows as a fault only when long, and the topic never reaches the log. Direct mode's
- * start-up warnings, which name relay mode as the fix, are here too.
+ * loopback relay (ntfy protocol): the stream opens before the registration, which goes ahead as soon as
+ * the stream is up, motion arrives through it whatever the host clock says, a break shows as a fault
+ * only when long, and the topic never reaches the log. Direct mode's start-up warnings, which name
+ * relay mode as the fix, are here too.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { sendTestMotion } from '../homebridge-ui/test-motion.js';
 import { startRelay } from '../simulator/relay/index.js';
 import type { Relay } from '../simulator/relay/types.js';
 import { DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
@@ -82,6 +84,31 @@ describe('relay mode', () => {
     await waitFor(() => DOORBELLS.every(({ deviceId }) => sensorValue(platform.test, deviceId, 'StatusFault') === 1), 'the faults');
     relay.refuseSubscriptions({ status: 503, times: 0 });
     await waitFor(() => allConfirmed(platform), 'the faults to clear');
+  });
+
+  it('turns a test motion through the relay into MotionDetected with the host clock 5 minutes fast, saying so once', async () => {
+    const platform = bed.launch({ relayUrl: relay.url, timing: { ...FAST, now: () => Date.now() + 5 * 60_000 } });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+
+    const address = { token: bed.sim.pushToken!, answeredBy: 'push relay' as const, setting: 'Relay Server' as const };
+    expect(await sendTestMotion(address, FRONT, { signedIn: async () => true })).toBe(200);
+
+    await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion');
+    expect(platform.log.lines.filter((line) => line.message.startsWith("This machine's clock is 5 minutes ahead of the push relay's"))).toHaveLength(1);
+  });
+
+  it('registers as soon as a late stream opens, rather than at the next retry', async () => {
+    // The next retry is a minute away: only the stream's opening can start the registration in time.
+    const timing = { ...FAST, schedule: { ...FAST.schedule, firstRetryMs: 60_000, maxRetryMs: 60_000 }, relayConnectWaitMs: 300 };
+    relay.refuseSubscriptions({ status: 503, times: 1_000 });
+    const platform = bed.launch({ relayUrl: relay.url, timing });
+    await waitFor(() => logged(platform, 'did not open a stream within 0.3 s. Trying again as soon as it opens, at the latest in 1 minute.'), 'the failed pass');
+
+    relay.refuseSubscriptions({ status: 503, times: 0 });
+
+    await waitFor(() => allConfirmed(platform), 'subscriptions', 3_000);
+    expect(bed.sim.requestsTo('register')).toHaveLength(1);
+    expect(bed.sim.requestsTo('login')).toHaveLength(1);
   });
 
   it('never logs the topic, at any level', async () => {

@@ -1,10 +1,11 @@
 /**
  * The running platform follows session.json as the settings page in the Homebridge UI writes it, with
- * no restart: a sign-in registers and subscribes, a sign-out faults every doorbell, and the platform's
- * own writes change nothing. The other writer here is a second store on the same folder, as the UI's
+ * no restart: a sign-in registers and subscribes, a sign-out faults every doorbell and closes the relay
+ * stream, and the platform's own writes change nothing. The other writer here is a second store on the same folder, as the UI's
  * plugin server is.
  */
 import { describe, expect, it } from '@jest/globals';
+import { startRelay } from '../simulator/relay/index.js';
 import { SecretMaskingLogger } from '../src/log.js';
 import { openDataFolder } from '../src/session/data-folder.js';
 import { SessionStore } from '../src/session/session-store.js';
@@ -33,8 +34,8 @@ describe('following the settings page', () => {
     };
   }
 
-  function launchWithoutCode(): RunningPlatform {
-    return bed.launch({ overrides: { account: { serverUrl: bed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1' } } });
+  function launchWithoutCode(relayUrl?: string): RunningPlatform {
+    return bed.launch({ relayUrl, overrides: { account: { serverUrl: bed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1' } } });
   }
 
   it('registers and subscribes within 5 s of a sign-in on the settings page, without a restart', async () => {
@@ -64,6 +65,38 @@ describe('following the settings page', () => {
     await waitFor(() => allFaulted(platform), 'the faults', FOLLOW_MS);
     expect(platform.log.lines).toContainEqual({ level: 'warn', message: 'Signed out on the settings page: every doorbell shows a fault until you sign in again.' });
     expect(bed.sim.requests).toHaveLength(requests);
+  });
+
+  it('closes the relay stream on a sign-out, warns of no relay outage meanwhile, and opens it again with the next sign-in', async () => {
+    const relay = await startRelay({ keepaliveMs: 200 });
+    try {
+      const page = settingsPage();
+      await page.signIn();
+      const platform = launchWithoutCode(relay.url);
+      await waitFor(() => allConfirmed(platform), 'the subscriptions');
+      const topic = new URL(bed.sim.pushToken ?? 'http://x/').pathname.slice(1);
+      expect(relay.subscriberCount(topic)).toBe(1);
+
+      await page.store.removeSession();
+
+      await waitFor(() => relay.subscriberCount(topic) === 0, 'the relay to see its subscriber go', FOLLOW_MS);
+      // The relay goes down as well: nothing is subscribed, so that is no outage to warn of.
+      relay.refuseSubscriptions({ status: 503, times: 1_000 });
+      relay.dropStreams();
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(platform.log.lines.filter(({ message }) => message.startsWith('Push relay unreachable'))).toEqual([]);
+      expect(relay.requests.filter(({ status }) => status === 503)).toEqual([]);
+      relay.refuseSubscriptions({ status: 503, times: 0 });
+
+      bed.sim.addAccount({ email: ACCOUNT.email, code: '654321' });
+      await page.signIn('654321');
+
+      await waitFor(() => allConfirmed(platform), 'the subscriptions with the new session', FOLLOW_MS);
+      expect(relay.subscriberCount(topic)).toBe(1);
+      expect(bed.sim.requestsTo('register')).toHaveLength(2);
+    } finally {
+      await relay.close();
+    }
   });
 
   it('takes a new session after the old one was refused', async () => {

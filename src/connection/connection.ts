@@ -13,6 +13,8 @@ import { Subscriptions, type SubscribedDoorbell, type SubscriptionListener } fro
 export interface PushEndpoint {
   /** Starts receiving, once; resolves with the push token to register, a secret. */
   open(): Promise<string>;
+  /** The session is gone: stops holding anything for it until the next open(). Never rejects. */
+  suspend(): Promise<void>;
   /** Where notifications arrive, for the log: never the secret part. */
   readonly description: string;
 }
@@ -57,6 +59,8 @@ export class Connection {
   private client: DoorbellClient | undefined;
   private accessToken: string | undefined;
   private registered = false;
+  /** The last pass failed in opening the push endpoint: it runs again once the endpoint is up. */
+  private waitingForEndpoint = false;
 
   constructor(private readonly options: ConnectionOptions) {
     const { settings, timing, listener, log } = options;
@@ -75,6 +79,17 @@ export class Connection {
   }
 
   /**
+   * The push endpoint is up (the relay stream opened). A pass that failed only for want of it runs
+   * now rather than at its retry, which may be an hour away; a pass under way needs nothing.
+   */
+  endpointUp(): void {
+    if (this.waitingForEndpoint) {
+      this.waitingForEndpoint = false;
+      this.schedule.runNow();
+    }
+  }
+
+  /**
    * session.json changed on disk: the settings page signed in or out. This plugin's own writes (a
    * sign-in with account.code, a session marked invalid) change nothing here.
    */
@@ -87,8 +102,7 @@ export class Connection {
     if (session === undefined) {
       if (this.accessToken !== undefined) {
         this.dropSession();
-        this.schedule.pause();
-        this.options.listener.sessionUnavailable();
+        this.stopUntilSignedIn();
         this.options.log.warn(advice.signedOut);
       }
       return;
@@ -116,6 +130,7 @@ export class Connection {
   }
 
   private async run(reason: RunReason): Promise<void> {
+    this.waitingForEndpoint = false;
     if (reason === 'refresh') {
       this.registered = false;
       this.subscriptions.forgetConfirmed();
@@ -141,7 +156,9 @@ export class Connection {
     this.client ??= await this.signIn(signal);
     // Shut down (or signed in anew) while signing in: opening the endpoint now would outlive its close.
     signal.throwIfAborted();
-    const pushToken = await endpoint.open();
+    const pushToken = await endpoint.open().catch((error: unknown) => {
+      throw new EndpointNotOpen(error);
+    });
     if (!this.registered) {
       await this.client.registerPushDevice({ token: pushToken, ...settings.registration }, { signal });
       this.registered = true;
@@ -165,15 +182,18 @@ export class Connection {
       void this.sessionRejected();
     } else if (error instanceof SignInError) {
       this.waitForUser(error);
+    } else if (error instanceof EndpointNotOpen) {
+      this.waitingForEndpoint = true;
+      this.retryLater(error.message, 'as soon as it opens, at the latest');
     } else {
       this.retryLater(errorMessage(error));
     }
   }
 
-  private retryLater(reason: string): void {
+  private retryLater(reason: string, when = ''): void {
     const delayMs = this.schedule.retryLater();
     const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`;
-    this.options.log.warn(`${sentence} Trying again in ${formatDelay(delayMs)}.`);
+    this.options.log.warn(`${sentence} Trying again ${when === '' ? '' : `${when} `}in ${formatDelay(delayMs)}.`);
   }
 
   /**
@@ -189,11 +209,14 @@ export class Connection {
     }
   }
 
+  /** Without a session nothing is held for it either: the relay stream closes until the next pass. */
   private stopUntilSignedIn(): void {
     this.client = undefined;
     this.accessToken = undefined;
+    this.waitingForEndpoint = false;
     this.schedule.pause();
     this.options.listener.sessionUnavailable();
+    void this.options.endpoint.suspend();
   }
 
   /**
@@ -213,5 +236,13 @@ export class Connection {
       log.warn(`Could not record the invalid session: ${errorMessage(storeError)}`);
     }
     log.error(advice.sessionRejected);
+  }
+}
+
+/** The push endpoint did not open: the pass may run again as soon as it does. */
+class EndpointNotOpen extends Error {
+  constructor(cause: unknown) {
+    super(errorMessage(cause), { cause });
+    this.name = 'EndpointNotOpen';
   }
 }

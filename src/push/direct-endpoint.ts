@@ -41,6 +41,12 @@ export class DirectEndpoint {
   }
 
   /**
+   * Nothing to do without a session: the receiver holds nothing at the cloud or anywhere else, and
+   * keeping its port spares the next sign-in a port another program may have taken meanwhile.
+   */
+  async suspend(): Promise<void> {}
+
+  /**
    * Frees the port; never rejects. An open() still under way is waited for, so that a receiver it
    * starts cannot go on listening after shutdown.
    */

@@ -18,23 +18,42 @@ export interface RelayEndpointOptions {
   secrets: () => Promise<PushSecrets>;
   log: SecretMaskingLogger;
   onNotification: (notification: DoorbellNotification) => void;
-  /** The relay stream has been down too long (true), or is back (false). */
+  /** The relay stream has been down too long (true), or is back, or closed on purpose (false). */
   onDeliveryDown: (down: boolean) => void;
+  /** The stream is open, each time it opens: a registration that waited for it can go ahead. */
+  onConnected?: () => void;
   timing: RelayTiming;
-  /** How long the first open waits for the stream before the connection tries again later. */
+  /** How long an open() waits for the stream before the connection tries again later. */
   connectWaitMs: number;
+  /** This machine's clock. */
   now?: () => number;
+}
+
+const STREAM_CLOSED = 'The push relay stream was closed before it opened.';
+
+/** The stream of one session: the push token it is registered as, and the subscription. */
+interface OpenStream {
+  pushToken: string;
+  subscription: RelaySubscription;
 }
 
 /**
  * Relay mode: one outgoing subscription to a relay speaking the ntfy protocol, registered as
  * `<relayUrl>/<topic>?up=1`. The relay only accepts a publish for a topic somebody subscribes to, so
- * the push token is handed out only once the stream is open.
+ * the push token is handed out only once the stream is open. The stream is held only while there is a
+ * session: `suspend` closes it (a sign-out), and the next open() opens a new one.
  */
 export class RelayEndpoint {
-  private subscription: RelaySubscription | undefined;
   /** Shared by overlapping calls (a sign-in on the settings page runs the connection again), so one stream is opened. */
-  private opening: Promise<string> | undefined;
+  private current: Promise<OpenStream> | undefined;
+  /** The current stream's subscription, once started. */
+  private subscription: RelaySubscription | undefined;
+  /** Counts suspends: a stream started before one must not be opened after it. */
+  private generation = 0;
+  /** Streams being closed, waited for by close(). */
+  private closing: Promise<void> = Promise.resolve();
+  /** Whether the doorbells show the stream's outage: a stream closed on purpose is no outage. */
+  private deliveryDown = false;
   private closed = false;
 
   constructor(private readonly options: RelayEndpointOptions) {}
@@ -46,23 +65,49 @@ export class RelayEndpoint {
   /** A failed start (push.json unreadable, say) is tried again on the next call. */
   async open(): Promise<string> {
     const { settings, connectWaitMs } = this.options;
-    this.opening ??= this.subscribe().catch((error: unknown) => {
-      this.opening = undefined;
-      throw error;
-    });
-    const pushToken = await this.opening;
-    const connected = await this.subscription?.whenConnected(connectWaitMs);
     this.throwIfClosed();
+    const opening = (this.current ??= this.startStream());
+    let stream: OpenStream;
+    try {
+      stream = await opening;
+    } catch (error) {
+      if (this.current === opening) {
+        this.current = undefined;
+      }
+      throw error;
+    }
+    const connected = await stream.subscription.whenConnected(connectWaitMs);
+    this.throwIfClosed();
+    if (this.current !== opening) {
+      throw new Error(STREAM_CLOSED);
+    }
     if (!connected) {
       throw new Error(`The push relay ${settings.relayUrl} did not open a stream within ${connectWaitMs / 1000} s.`);
     }
-    return pushToken;
+    return stream.pushToken;
   }
 
-  /** Closes the stream, and keeps an open() still under way from opening one after shutdown. */
+  /**
+   * Closes the stream until the next open(): without a session nothing is subscribed. Never rejects;
+   * an open() under way fails.
+   */
+  async suspend(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    this.current = undefined;
+    this.generation += 1;
+    this.closing = Promise.all([this.closing, subscription?.stop()]).then(() => undefined);
+    await this.closing;
+    if (this.deliveryDown && !this.closed) {
+      this.deliveryDown = false;
+      this.options.onDeliveryDown(false);
+    }
+  }
+
+  /** Closes the stream for good (shutdown), and keeps an open() still under way from opening one after it. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.subscription?.stop();
+    await this.suspend();
   }
 
   private throwIfClosed(): void {
@@ -71,17 +116,21 @@ export class RelayEndpoint {
     }
   }
 
-  private async subscribe(): Promise<string> {
+  private async startStream(): Promise<OpenStream> {
     const { settings, log, timing, now } = this.options;
     const problem = insecureUrlProblem(settings.relayUrl);
     if (problem !== undefined) {
       throw new Error(`Refusing to use the push relay at ${problem}`);
     }
+    const generation = this.generation;
     const { relayTopic } = await this.options.secrets();
     this.throwIfClosed();
+    if (generation !== this.generation) {
+      throw new Error(STREAM_CLOSED);
+    }
     log.addSecrets(relayTopic, settings.relayToken);
     const intake = new NotificationIntake(this.options.onNotification, log, now);
-    this.subscription = new RelaySubscription({
+    const subscription = new RelaySubscription({
       relayUrl: settings.relayUrl,
       topic: relayTopic,
       token: settings.relayToken,
@@ -95,9 +144,14 @@ export class RelayEndpoint {
         }
         return verdict.accepted;
       },
-      onDeliveryDown: this.options.onDeliveryDown,
+      onDeliveryDown: (down) => {
+        this.deliveryDown = down;
+        this.options.onDeliveryDown(down);
+      },
+      onConnected: this.options.onConnected,
     });
-    this.subscription.start();
-    return relayPushToken(settings.relayUrl, relayTopic);
+    this.subscription = subscription;
+    subscription.start();
+    return { pushToken: relayPushToken(settings.relayUrl, relayTopic), subscription };
   }
 }

@@ -2,7 +2,8 @@ import { isJsonObject, isNonEmptyString } from '../values/json.js';
 
 /**
  * The relay's subscribe stream (ntfy's JSON stream): one JSON object per line. `open` and `keepalive`
- * only prove the stream is alive; `message` carries a notification; anything else is ignored.
+ * only prove the stream is alive; `message` carries a notification; anything else is ignored. All
+ * three carry the relay's `time` (unix seconds), which is how the client learns the relay's clock.
  */
 
 /**
@@ -12,7 +13,8 @@ import { isJsonObject, isNonEmptyString } from '../values/json.js';
 export const MAX_LINE_BYTES = 64 * 1024;
 
 export type RelayLine =
-  | { kind: 'alive' }
+  /** `time`: when the relay wrote the line, by its clock; undefined when a relay leaves it out. */
+  | { kind: 'alive'; time: number | undefined }
   | { kind: 'message'; id: string; time: number; body: Buffer }
   | { kind: 'ignored' }
   | { kind: 'bad'; reason: string };
@@ -31,7 +33,7 @@ export function parseRelayLine(line: string): RelayLine {
     return { kind: 'bad', reason: 'line is not an event object' };
   }
   if (ALIVE_EVENTS.has(value.event)) {
-    return { kind: 'alive' };
+    return { kind: 'alive', time: isUnixTime(value.time) ? value.time : undefined };
   }
   if (value.event !== 'message') {
     return { kind: 'ignored' };
@@ -41,7 +43,7 @@ export function parseRelayLine(line: string): RelayLine {
 
 function parseMessage(value: Record<string, unknown>): RelayLine {
   const { id, time, message, encoding } = value;
-  if (!isNonEmptyString(id) || typeof time !== 'number' || !Number.isFinite(time) || typeof message !== 'string') {
+  if (!isNonEmptyString(id) || !isUnixTime(time) || typeof message !== 'string') {
     return { kind: 'bad', reason: 'message event without an id, a time or a message' };
   }
   if (encoding === 'base64') {
@@ -53,6 +55,10 @@ function parseMessage(value: Record<string, unknown>): RelayLine {
     return { kind: 'bad', reason: 'message has an unknown encoding' };
   }
   return { kind: 'message', id, time, body: Buffer.from(message, 'utf8') };
+}
+
+function isUnixTime(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
 }
 
 /**

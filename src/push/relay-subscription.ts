@@ -3,7 +3,9 @@ import { honoursRetryAfter, parseRetryAfter } from '../cloud/retry-policy.js';
 import { errorMessage, type Logger } from '../log.js';
 import { isAccessRefusal, ReconnectDelays, type ConnectionEnd } from './relay-backoff.js';
 import { CatchUpPoint } from './relay-catch-up.js';
+import { RelayClock } from './relay-clock.js';
 import { LineSplitter, parseRelayLine } from './relay-lines.js';
+import { RelayOutage } from './relay-outage.js';
 import type { RelayTiming } from './relay-timing.js';
 import { RecentIds } from './recent-ids.js';
 
@@ -20,6 +22,9 @@ export interface RelaySubscriptionOptions {
   onMessage: (body: Buffer) => boolean;
   /** The stream has been down longer than `faultAfterMs` (true), or is back after that (false). */
   onDeliveryDown: (down: boolean) => void;
+  /** The stream is open, each time it opens. */
+  onConnected?: () => void;
+  /** This machine's clock; only durations and the clock warning read it, never a message's age. */
   now?: () => number;
   /** 0 to 1, for the jitter. */
   random?: () => number;
@@ -42,20 +47,26 @@ export class RelaySubscription {
   private readonly delays: ReconnectDelays;
   private running: Promise<void> | undefined;
   private connected = false;
-  private connectedListeners: Array<() => void> = [];
+  /** Each ends one pending whenConnected, and removes itself. */
+  private readonly waits = new Set<() => void>();
   private readonly catchUp = new CatchUpPoint();
+  private readonly clock: RelayClock;
+  private readonly outage: RelayOutage;
   private lastProblem = 'not connected yet';
-  private downTimer: NodeJS.Timeout | undefined;
-  private reportedDown = false;
+  /** By this machine's clock: how long the stream has been down is a duration, whatever the clock says. */
+  private lastAliveAt: number | undefined;
 
   constructor(private readonly options: RelaySubscriptionOptions) {
+    const { timing, log, onDeliveryDown, random, relayUrl } = options;
     this.now = options.now ?? Date.now;
-    this.delays = new ReconnectDelays(options.timing, options.random);
+    this.delays = new ReconnectDelays(timing, random);
+    this.outage = new RelayOutage({ faultAfterMs: timing.faultAfterMs, log, now: this.now, onDeliveryDown });
+    this.clock = new RelayClock(this.now, relayUrl, (message) => log.warn(message));
   }
 
   start(): void {
     if (this.running === undefined) {
-      this.armDownTimer();
+      this.outage.down(() => this.lastProblem);
       this.running = this.run();
     }
   }
@@ -67,19 +78,26 @@ export class RelaySubscription {
       return Promise.resolve(this.connected && !this.stopping.signal.aborted);
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
-      this.connectedListeners.push(() => {
+      const end = () => {
         clearTimeout(timer);
-        resolve(this.connected);
-      });
+        this.waits.delete(end);
+        resolve(this.connected && !this.stopping.signal.aborted);
+      };
+      const timer = setTimeout(end, timeoutMs);
+      this.waits.add(end);
     });
+  }
+
+  /** How many whenConnected calls are still waiting. */
+  get pendingWaits(): number {
+    return this.waits.size;
   }
 
   /** Closes the stream and clears every timer; resolves once nothing runs any more. */
   async stop(): Promise<void> {
     this.stopping.abort();
-    clearTimeout(this.downTimer);
-    this.notifyConnectedListeners();
+    this.outage.stop();
+    this.endWaits();
     await this.running;
   }
 
@@ -107,6 +125,7 @@ export class RelaySubscription {
         return { kind: 'refused', status: response.status, retryAfterMs: retryAfter, reason: `HTTP ${response.status}` };
       }
       openedAt = this.now();
+      this.clock.newStream();
       await this.readLines(response.body, () => watchdog.refresh());
       return { kind: 'ended', livedMs: this.now() - openedAt, reason: 'the relay ended the stream' };
     } catch (error) {
@@ -125,7 +144,7 @@ export class RelaySubscription {
     try {
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
         feedWatchdog();
-        this.catchUp.alive(this.now());
+        this.lastAliveAt = this.now();
         this.markConnected();
         for (const line of splitter.push(chunk.value)) {
           this.handleLine(line);
@@ -143,16 +162,19 @@ export class RelaySubscription {
       this.options.log.debug(`Push relay: ignored a line (${parsed.reason})`);
       return;
     }
+    if (parsed.kind === 'alive' && parsed.time !== undefined) {
+      this.clock.alive(parsed.time);
+    }
     if (parsed.kind !== 'message') {
       return;
     }
+    const ageMs = this.clock.ageOf(parsed.time);
     if (this.seenIds.has(parsed.id)) {
       this.counts.duplicates += 1;
       return;
     }
     this.seenIds.add(parsed.id);
     this.catchUp.handled(parsed.id);
-    const ageMs = this.now() - parsed.time * 1000;
     if (ageMs > this.options.timing.staleMs) {
       this.counts.stale += 1;
       this.options.log.debug(`Push relay: dropped a message ${Math.round(ageMs / 1000)} s old`);
@@ -194,13 +216,10 @@ export class RelaySubscription {
       return;
     }
     this.connected = true;
-    clearTimeout(this.downTimer);
     this.options.log.info(`push relay connected: ${this.options.relayUrl}`);
-    if (this.reportedDown) {
-      this.reportedDown = false;
-      this.options.onDeliveryDown(false);
-    }
-    this.notifyConnectedListeners();
+    this.outage.up();
+    this.endWaits();
+    this.options.onConnected?.();
   }
 
   /**
@@ -212,29 +231,13 @@ export class RelaySubscription {
       return;
     }
     this.connected = false;
-    this.catchUp.broke();
-    const lastAliveAt = this.catchUp.lastAliveAt;
-    this.armDownTimer(fellSilent && lastAliveAt !== undefined ? this.now() - lastAliveAt : 0);
+    this.catchUp.broke(this.clock.newest);
+    const downForMs = fellSilent && this.lastAliveAt !== undefined ? this.now() - this.lastAliveAt : 0;
+    this.outage.down(() => this.lastProblem, downForMs);
   }
 
-  private armDownTimer(downForMs = 0): void {
-    if (this.stopping.signal.aborted) {
-      return;
-    }
-    clearTimeout(this.downTimer);
-    const downSince = this.now() - downForMs;
-    this.downTimer = setTimeout(() => {
-      this.reportedDown = true;
-      const seconds = Math.round((this.now() - downSince) / 1000);
-      this.options.log.warn(`Push relay unreachable for ${seconds} s (${this.lastProblem}): motion alerts cannot arrive until it is back. Still trying.`);
-      this.options.onDeliveryDown(true);
-    }, Math.max(0, this.options.timing.faultAfterMs - downForMs));
-  }
-
-  private notifyConnectedListeners(): void {
-    const listeners = this.connectedListeners;
-    this.connectedListeners = [];
-    listeners.forEach((listener) => listener());
+  private endWaits(): void {
+    [...this.waits].forEach((end) => end());
   }
 }
 

@@ -44,6 +44,7 @@ describe('Connection', () => {
         opened.push('open');
         return 'http://127.0.0.1:9/push-token';
       },
+      suspend: async () => undefined,
     };
     // Homebridge shuts down while the stored session is being read: the last await before the endpoint.
     const store: SessionStore = Object.assign(new SessionStore(openDataFolder(storagePath, log), log), {

@@ -4,7 +4,7 @@
  * only while the stream has been down too long.
  */
 import { describe, expect, it } from '@jest/globals';
-import { CLOCK_SLACK_S } from '../../src/push/relay-catch-up.js';
+import { CATCH_UP_SLACK_S } from '../../src/push/relay-catch-up.js';
 import { delay } from '../support/platform-harness.js';
 import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay, waitFor } from './relay-subscription-harness.js';
 
@@ -32,18 +32,38 @@ describe('breaks', () => {
     expect(subscribeRequests(run.topic).map((request) => request.rawQuery)).toEqual(['', `since=${last.id}`]);
   });
 
-  it('asks since the break (less the clock slack) when no message was handled yet', async () => {
-    const run = subscribe();
+  it.each([
+    ['right', 0],
+    ['5 minutes fast', 5 * 60_000],
+    ['5 minutes slow', -5 * 60_000],
+  ])('asks since the newest relay time seen (less the slack) when no message was handled yet, the host clock %s', async (_name, offsetMs) => {
+    const run = subscribe({ now: () => Date.now() + offsetMs });
     const before = Math.floor(Date.now() / 1000);
     await connected(run);
     const brokeAt = Math.floor(Date.now() / 1000);
     relay.dropStreams();
     await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reconnect');
 
-    // A keepalive already on its way may still arrive after the break, into the next second.
+    // The relay's clock is Date.now. A keepalive already on its way may still arrive after the break, into the next second.
     const since = Number(sinceOf(subscribeRequests(run.topic)[1]));
-    expect(since).toBeGreaterThanOrEqual(before - CLOCK_SLACK_S);
-    expect(since).toBeLessThanOrEqual(brokeAt + 1 - CLOCK_SLACK_S);
+    expect(since).toBeGreaterThanOrEqual(before - CATCH_UP_SLACK_S);
+    expect(since).toBeLessThanOrEqual(brokeAt + 1 - CATCH_UP_SLACK_S);
+  });
+
+  it('loses nothing published during a break, however far the host clock is off', async () => {
+    const fast = subscribe({ now: () => Date.now() + 5 * 60_000 });
+    const slow = subscribe({ now: () => Date.now() - 5 * 60_000 });
+    await Promise.all([connected(fast), connected(slow)]);
+    // Held off long enough to publish while both streams are down.
+    relay.refuseSubscriptions({ status: 503, times: 1_000 });
+    relay.dropStreams();
+    await waitFor(() => subscribeRequests(fast.topic).length === 2 && subscribeRequests(slow.topic).length === 2, 'a refused reconnect');
+    relay.publish(fast.topic, '{"during":"the break"}', { unifiedPush: true });
+    relay.publish(slow.topic, '{"during":"the break"}', { unifiedPush: true });
+    relay.refuseSubscriptions({ status: 503, times: 0 });
+
+    await waitFor(() => fast.bodies.length === 1 && slow.bodies.length === 1, 'the messages published during the break');
+    expect([...fast.bodies, ...slow.bodies]).toEqual(['{"during":"the break"}', '{"during":"the break"}']);
   });
 
   it('after a stream fell silent, asks since it last showed life and shows the fault at once when that was long ago', async () => {
@@ -82,8 +102,8 @@ describe('breaks', () => {
     await waitFor(() => subscribeRequests(run.topic).length === 3, 'the second reconnect');
 
     const since = Number(sinceOf(subscribeRequests(run.topic)[2]));
-    expect(since).toBeGreaterThanOrEqual(firstBreak - 1 - CLOCK_SLACK_S);
-    expect(since).toBeLessThanOrEqual(firstBreak + 1 - CLOCK_SLACK_S);
+    expect(since).toBeGreaterThanOrEqual(firstBreak - 1 - CATCH_UP_SLACK_S);
+    expect(since).toBeLessThanOrEqual(firstBreak + 1 - CATCH_UP_SLACK_S);
   });
 
   it('keeps a stream whose keepalives arrive well within the alive timeout', async () => {

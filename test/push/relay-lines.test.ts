@@ -2,9 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { LineSplitter, MAX_LINE_BYTES, parseRelayLine } from '../../src/push/relay-lines.js';
 
 describe('parseRelayLine', () => {
-  it('reads open and keepalive as signs of life only', () => {
-    expect(parseRelayLine('{"id":"a1","time":1,"event":"open","topic":"upabc"}')).toEqual({ kind: 'alive' });
-    expect(parseRelayLine('{"id":"a2","time":2,"event":"keepalive","topic":"upabc"}')).toEqual({ kind: 'alive' });
+  it("reads open and keepalive as signs of life, with the relay's time", () => {
+    expect(parseRelayLine('{"id":"a1","time":1700000000,"event":"open","topic":"upabc"}')).toEqual({ kind: 'alive', time: 1700000000 });
+    expect(parseRelayLine('{"id":"a2","time":1700000045,"event":"keepalive","topic":"upabc"}')).toEqual({ kind: 'alive', time: 1700000045 });
+  });
+
+  it('reads an open or keepalive without a usable time as a sign of life, without a time', () => {
+    expect(parseRelayLine('{"id":"a1","event":"open","topic":"upabc"}')).toEqual({ kind: 'alive', time: undefined });
+    expect(parseRelayLine('{"id":"a2","time":"1700000045","event":"keepalive"}')).toEqual({ kind: 'alive', time: undefined });
   });
 
   it('reads a message with its id, time and body, tolerating other keys', () => {

@@ -50,7 +50,7 @@ describe('the stream', () => {
     for (const line of [
       'not json',
       '[1,2]',
-      '{"event":"keepalive","id":"k","time":1}',
+      `{"event":"keepalive","id":"k","time":${now}}`,
       '{"event":"poll_request","id":"p","time":1,"message":"New message"}',
       messageLine({ time: now, message: 'no id' }),
       messageLine({ id: 'bad1', time: now, message: 'not a notification' }),
@@ -118,6 +118,27 @@ describe('refusals', () => {
     expect(subscribeRequests(run.topic).map((request) => request.status)).toEqual([401, 401]);
     expect(lines(run, 'warn')[0]).toBe('Push relay refused access (HTTP 401): check push.relayToken. Trying again in 0 minutes.');
     expect(run.log.lines.some(({ message }) => message.includes('tk_wrongtoken'))).toBe(false);
+  });
+});
+
+describe('waiting for the stream', () => {
+  it('forgets each wait that timed out, however many pile up while the relay refuses', async () => {
+    relay.refuseSubscriptions({ status: 503, times: 1_000 });
+    const run = subscribe();
+    const waits = Array.from({ length: 50 }, (_, index) => run.subscription.whenConnected(10 + (index % 5) * 10));
+    expect(run.subscription.pendingWaits).toBe(50);
+
+    await expect(Promise.all(waits)).resolves.toEqual(waits.map(() => false));
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      await expect(run.subscription.whenConnected(5)).resolves.toBe(false);
+    }
+
+    expect(run.subscription.pendingWaits).toBe(0);
+    relay.refuseSubscriptions({ status: 503, times: 0 });
+    const late = run.subscription.whenConnected(3_000);
+    expect(run.subscription.pendingWaits).toBe(1);
+    await expect(late).resolves.toBe(true);
+    expect(run.subscription.pendingWaits).toBe(0);
   });
 });
 

@@ -1,0 +1,56 @@
+import type { Logger } from '../log.js';
+
+export interface RelayOutageOptions {
+  /** Down for longer than this, alerts count as unable to arrive. */
+  faultAfterMs: number;
+  log: Logger;
+  now: () => number;
+  /** Down too long (true), or back after that (false). */
+  onDeliveryDown: (down: boolean) => void;
+}
+
+/**
+ * Whether relay alerts can arrive: a stream down for longer than `faultAfterMs` gets one warning and
+ * the doorbells' fault, and its return clears the fault. A short break, or the quiet between
+ * keepalives, is no outage. It owns one timer, cleared by `up` and `stop`.
+ */
+export class RelayOutage {
+  private timer: NodeJS.Timeout | undefined;
+  private reported = false;
+  private stopped = false;
+
+  constructor(private readonly options: RelayOutageOptions) {}
+
+  /**
+   * The stream is down, since `downForMs` ago; `problem()` says why, for the warning (the reason may
+   * change while it stays down).
+   */
+  down(problem: () => string, downForMs = 0): void {
+    if (this.stopped) {
+      return;
+    }
+    const { faultAfterMs, log, now, onDeliveryDown } = this.options;
+    clearTimeout(this.timer);
+    const downSince = now() - downForMs;
+    this.timer = setTimeout(() => {
+      this.reported = true;
+      const seconds = Math.round((now() - downSince) / 1000);
+      log.warn(`Push relay unreachable for ${seconds} s (${problem()}): motion alerts cannot arrive until it is back. Still trying.`);
+      onDeliveryDown(true);
+    }, Math.max(0, faultAfterMs - downForMs));
+  }
+
+  up(): void {
+    clearTimeout(this.timer);
+    if (this.reported) {
+      this.reported = false;
+      this.options.onDeliveryDown(false);
+    }
+  }
+
+  /** Nothing is reported any more. */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+}
