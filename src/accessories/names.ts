@@ -47,6 +47,7 @@ export function isHomeKitName(name: string): boolean {
  * or digit. The doorbell's part is then cut so that it and `suffix` together fit `maxLength`, and
  * trimmed again. When fewer than two characters are left, the doorbell's part is `Doorbell <deviceId>`.
  * A name HomeKit already accepts, and that fits, comes back as it is (in Unicode's composed form, NFC).
+ * Only the first 1,000 characters of the configured name are read.
  *
  * @param configured the doorbell's name from the config
  * @param deviceId the doorbell's device id, for the fallback name
