@@ -5,23 +5,14 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { PlatformAccessory } from 'homebridge';
-import { accessoryUuid } from '../src/accessories/doorbell-accessory.js';
 import { hap } from './support/hap.js';
-import { DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
+import { accessoryOf, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 const { Characteristic, Service } = hap;
 const SINGLE_PRESS = Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS;
-
-function accessoryOf({ test }: RunningPlatform, deviceId: string): PlatformAccessory {
-  const accessory = test.registered.get(accessoryUuid(test.api, deviceId));
-  if (accessory === undefined) {
-    throw new Error(`no accessory for ${deviceId}`);
-  }
-  return accessory;
-}
 
 /** The ProgrammableSwitchEvent values the Doorbell and the switch service send from now on. */
 function recordPresses(accessory: PlatformAccessory): { doorbell: unknown[]; switch: unknown[] } {

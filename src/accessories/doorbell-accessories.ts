@@ -3,6 +3,7 @@ import type { DoorbellSettings } from '../config/parse-config.js';
 import type { Logger } from '../log.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
 import { accessoryUuid, DoorbellAccessory } from './doorbell-accessory.js';
+import { cleanName, HOMEKIT_NAME_LENGTH } from './names.js';
 
 /**
  * The plugin's accessories on the bridge: those Homebridge restored from its cache, matched to the
@@ -31,11 +32,19 @@ export class DoorbellAccessories {
     const renamed: PlatformAccessory[] = [];
     for (const doorbell of doorbells) {
       const uuid = accessoryUuid(this.api, doorbell.deviceId);
+      const name = cleanName(doorbell.name, doorbell.deviceId);
+      if (name !== doorbell.name) {
+        // JSON quotes show a name's control characters as escapes instead of printing them.
+        this.log.info(
+          `Doorbell ${doorbell.deviceId} ${JSON.stringify(doorbell.name)} is called "${name}" in HomeKit (a name there has ` +
+            `letters, digits, spaces and ’'&!._:;()/,- only, a letter or digit at each end, at most ${HOMEKIT_NAME_LENGTH} characters)`,
+        );
+      }
       let accessory = this.cached.get(uuid);
       if (accessory === undefined) {
-        accessory = new this.api.platformAccessory(doorbell.name, uuid);
+        accessory = new this.api.platformAccessory(name, uuid);
         fresh.push(accessory);
-      } else if (accessory.displayName !== doorbell.name) {
+      } else if (accessory.displayName !== name) {
         renamed.push(accessory);
       }
       this.cached.delete(uuid);

@@ -1,6 +1,8 @@
 import type { API, PlatformAccessory, Service } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
 import { DoorbellButton } from './doorbell-button.js';
+import { cleanName } from './names.js';
+import { nameService } from './service-name.js';
 
 /** Derived from the device id alone, so a renamed doorbell keeps its UUID and its automations. */
 export function accessoryUuid(api: API, deviceId: string): string {
@@ -47,15 +49,18 @@ export class DoorbellAccessory {
     // The cache may hold the last session's values; this session knows nothing yet.
     this.sensor.updateCharacteristic(Characteristic.MotionDetected, this.motion);
     this.sensor.updateCharacteristic(Characteristic.StatusFault, this.statusFault());
-    this.applyName(settings.name);
+    const name = cleanName(settings.name, settings.deviceId);
+    accessory.updateDisplayName(name);
+    this.information.updateCharacteristic(Characteristic.Name, name);
+    nameService(api, this.sensor, name, settings.deviceId);
     if (settings.button) {
-      this.button = DoorbellButton.attach(api, accessory, settings.name);
+      this.button = DoorbellButton.attach(api, accessory, name);
     } else {
       DoorbellButton.detach(api, accessory);
     }
   }
 
-  /** The configured name, for log lines such as "Motion at Front Door". */
+  /** The name HomeKit shows, for log lines such as "Motion at Front Door". */
   get name(): string {
     return this.accessory.displayName;
   }
@@ -103,23 +108,5 @@ export class DoorbellAccessory {
   private statusFault(): number {
     const { StatusFault } = this.api.hap.Characteristic;
     return this.confirmed && !this.deliveryDown ? StatusFault.NO_FAULT : StatusFault.GENERAL_FAULT;
-  }
-
-  private applyName(name: string): void {
-    const { ConfiguredName, Name } = this.api.hap.Characteristic;
-    const renamedInConfig = name !== this.accessory.displayName;
-    this.accessory.updateDisplayName(name);
-    this.information.updateCharacteristic(Name, name);
-    this.sensor.displayName = name;
-    this.sensor.updateCharacteristic(Name, name);
-    if (!this.sensor.testCharacteristic(ConfiguredName)) {
-      // MotionSensor does not list ConfiguredName as optional; declaring it avoids HAP's warning.
-      this.sensor.addOptionalCharacteristic(ConfiguredName);
-      this.sensor.updateCharacteristic(ConfiguredName, name);
-    } else if (renamedInConfig) {
-      // The Home app shows ConfiguredName and lets the user change it: overwrite it only when the
-      // config name changed, so a rename made in the Home app survives restarts.
-      this.sensor.updateCharacteristic(ConfiguredName, name);
-    }
   }
 }

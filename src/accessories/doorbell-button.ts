@@ -11,11 +11,13 @@ export class DoorbellButton {
     private readonly services: readonly Service[],
   ) {}
 
-  /** Adds both services, or takes them over from a cached accessory. */
+  /** Adds both services, or takes them over from a cached accessory; `name` is the accessory's cleaned name. */
   static attach(api: API, accessory: PlatformAccessory, name: string): DoorbellButton {
     const { Characteristic, Service } = api.hap;
     const services = [Service.Doorbell, Service.StatelessProgrammableSwitch].map((type) => {
       const service = accessory.getService(type) ?? accessory.addService(type, name);
+      // Homebridge's cache keeps displayName and builds the service from it at the next start.
+      service.displayName = name;
       service.updateCharacteristic(Characteristic.Name, name);
       // Without this, the Home app offers double and long presses that can never happen.
       service.getCharacteristic(Characteristic.ProgrammableSwitchEvent).setProps({

@@ -3,7 +3,8 @@
  * presses the doorbell button (single presses only, the motion sensor staying the primary service),
  * the service's own payload is understood, a doorbell whose subscription keeps failing does not hold
  * back the others, turning a button off removes it for good but keeps the accessory, and a restart
- * with a config mistake leaves no stale motion behind.
+ * with a config mistake leaves no stale motion behind. The doorbells have names HomeKit does not
+ * accept as they are: the controller reads them cleaned, and HAP-NodeJS never warns of a name.
  */
 import { expect, it } from '@jest/globals';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
@@ -22,9 +23,20 @@ const BUTTON_SERVICES = [HapService.Doorbell, HapService.StatelessProgrammableSw
 /** Long enough that motion raised before a restart is still on when Homebridge comes back. */
 const LONG_MOTION_S = 600;
 
+/** A bracket, an emoji and a name of 100 characters, past HomeKit's 64, and what HomeKit shows of each. */
+const ODD_NAMES = ['Front Door (Main)', '🚪 Porch', 'Garage and Side Entrance of the Old Barn, by the Apple Tree (West Wing) and the Blue Shed, Door 2 ⚠️'];
+const CLEANED_NAMES = ['Front Door Main', 'Porch', 'Garage and Side Entrance of the Old Barn, by the Apple Tree (Wes'];
+const NAMED_DOORBELLS = DOORBELLS.map((doorbell, index) => ({ ...doorbell, name: ODD_NAMES[index] }));
+
+/**
+ * HAP-NodeJS's warnings about a name: its own check's (console), and a characteristic's value too
+ * long, which Homebridge logs as a warning from the characteristic 'Name' or 'Configured Name'.
+ */
+const HAP_NAME_WARNING = /HAP-NodeJS WARNING.*'Name'|warning from the characteristic '(Configured )?Name'|exceeded max length/;
+
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   const rig = useRig(runtime, async ({ sandbox, simulator, endpoints }) => {
-    await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { motionTimeout: LONG_MOTION_S })]);
+    await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { motionTimeout: LONG_MOTION_S, doorbells: NAMED_DOORBELLS })]);
     // The garage's subscription answers 503 every time: its retries take many seconds.
     simulator.injectFault('subscribe', { status: 503, deviceId: '9007199254740993', times: 1_000 });
   });
@@ -43,6 +55,24 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
     },
     START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
   );
+
+  it('shows each doorbell under its cleaned name: the accessory, the motion sensor (Name and ConfiguredName) and the doorbell', async () => {
+    const accessories = await (await rig().controller()).accessories();
+    const names = sensors.map(({ serialNumber }) => {
+      const accessory = findBySerialNumber(accessories, serialNumber);
+      return [
+        accessory.name,
+        accessory.valueOf(HapService.MotionSensor, HapCharacteristic.Name),
+        accessory.valueOf(HapService.MotionSensor, HapCharacteristic.ConfiguredName),
+        accessory.valueOf(HapService.Doorbell, HapCharacteristic.Name),
+      ];
+    });
+
+    expect(names).toEqual(CLEANED_NAMES.map((name) => [name, name, name, name]));
+    const told = rig().homebridge.lines.filter((line) => pluginLogLine('is called ".*" in HomeKit').test(line));
+    expect(told).toHaveLength(3);
+    expect(told[0]).toContain('Doorbell 1234567 "Front Door (Main)" is called "Front Door Main" in HomeKit');
+  });
 
   it('offers only SINGLE_PRESS on the Doorbell and the switch of each doorbell, and keeps the motion sensor primary', async () => {
     const accessories = await (await rig().controller()).accessories();
@@ -85,7 +115,7 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
     'after a restart with the front door\'s button turned off: no Doorbell or switch there, the same accessory, its motion sensor working',
     async () => {
       await rig().stop();
-      const doorbells = DOORBELLS.map((doorbell, index) => (index === 0 ? { ...doorbell, button: false } : doorbell));
+      const doorbells = NAMED_DOORBELLS.map((doorbell, index) => (index === 0 ? { ...doorbell, button: false } : doorbell));
       await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { motionTimeout: LONG_MOTION_S, doorbells })]);
       await rig().start();
       const [front] = sensors;
@@ -105,7 +135,9 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
     'after a restart with a config mistake, shows no motion and a fault on every doorbell, the button still gone from the cache',
     async () => {
       await rig().stop();
-      await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { motionTimeout: LONG_MOTION_S, doorbellServerUrl: 'not a url' })]);
+      await rig().sandbox.writeConfig([
+        doorbellMotionPlatform(rig().endpoints, { motionTimeout: LONG_MOTION_S, doorbells: NAMED_DOORBELLS, doorbellServerUrl: 'not a url' }),
+      ]);
 
       const homebridge = await rig().start();
       await homebridge.waitForLine(pluginLogLine('Configuration: doorbellServerUrl must be'), 0);
@@ -119,6 +151,11 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
     },
     STOP_TIMEOUT_MS + START_TIMEOUT_MS,
   );
+
+  it('got no warning from HAP-NodeJS about a name in any run, from the cache or from the plugin', () => {
+    expect(rig().sandbox.outputLines.filter((line) => HAP_NAME_WARNING.test(line))).toEqual([]);
+    expect(rig().sandbox.outputLines.filter((line) => /HAP-NodeJS WARNING/.test(line))).toEqual([]);
+  });
 
   itEndsCleanly(rig);
 });

@@ -70,6 +70,15 @@ export function launchPlatform(
   return { test, log, platform };
 }
 
+/** A doorbell's accessory on the bridge; throws when it is not published. */
+export function accessoryOf({ test }: RunningPlatform, deviceId: string): PlatformAccessory {
+  const accessory = test.registered.get(accessoryUuid(test.api, deviceId));
+  if (accessory === undefined) {
+    throw new Error(`no accessory for ${deviceId}`);
+  }
+  return accessory;
+}
+
 /** The current value of a doorbell's MotionSensor characteristic, as HomeKit would read it. */
 export function sensorValue(test: TestApi, deviceId: string, name: 'MotionDetected' | 'StatusFault'): unknown {
   const accessory = test.registered.get(accessoryUuid(test.api, deviceId));

@@ -33,6 +33,7 @@ export const HapCharacteristic = {
   Manufacturer: hapType('20'),
   Model: hapType('21'),
   Name: hapType('23'),
+  ConfiguredName: hapType('E3'),
   SerialNumber: hapType('30'),
   MotionDetected: hapType('22'),
   StatusFault: hapType('77'),
