@@ -49,11 +49,16 @@ const SETTING_NAMES = new Set(SETTINGS.map(({ path }) => nameOf(path)));
 /** The block itself ('') and each object setting, with the keys each declares. */
 const OBJECTS = [{ path: [], node: SCHEMA }, ...SETTINGS].flatMap(({ path, node }) => (node.properties ? [{ name: nameOf(path), keys: Object.keys(node.properties) }] : []));
 
-/** A setting as config.json writes it (`doorbells[1].deviceId`): one the schema declares, or a key it does not know. */
+/** A problem names a setting as config.json writes it (`doorbells[1].deviceId`), one the schema declares. */
 function namesSetting(message: string): boolean {
-  const unknown = /^(.*) is not a known setting$/.exec(message);
+  return SETTING_NAMES.has(message.split(' ')[0].replace(/\[\d+\]/g, '[]'));
+}
+
+/** A warning names a key the schema does not know where it stands, and says it is ignored. */
+function namesUnknownKey(message: string): boolean {
+  const unknown = /^(.*) is not a known setting; it is ignored$/.exec(message);
   if (unknown === null) {
-    return SETTING_NAMES.has(message.split(' ')[0].replace(/\[\d+\]/g, '[]'));
+    return false;
   }
   const name = unknown[1].replace(/\[\d+\]/g, '[]');
   return OBJECTS.some(({ name: object, keys }) => {
@@ -94,15 +99,19 @@ function withValueAt(block: unknown, place: Array<string | number>, value: unkno
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const keysOf = (object: string) => OBJECTS.find(({ name }) => name === object)?.keys ?? [];
+
 /**
- * Nothing but what Homebridge keeps in every block, a name, and the account version numbers the
- * Homebridge UI's form saves by itself: such a block is not configured yet. Anything more is.
+ * Nothing but what Homebridge keeps in every block, a name, keys the schema does not know, and the
+ * account version numbers the Homebridge UI's form saves by itself: such a block is not configured
+ * yet. Anything more is.
  */
 function nothingConfigured(block: unknown): boolean {
+  const unknownOr = (object: string, allowed: string[]) => (key: string) => !keysOf(object).includes(key) || allowed.includes(key);
   return (
     isObject(block) &&
     Object.entries(block).every(
-      ([key, value]) => ['platform', '_bridge', 'name'].includes(key) || (key === 'account' && isObject(value) && Object.keys(value).every((k) => ['majorVersion', 'minorVersion'].includes(k))),
+      ([key, value]) => unknownOr('', ['name'])(key) || (key === 'account' && isObject(value) && Object.keys(value).every(unknownOr('account', ['majorVersion', 'minorVersion']))),
     )
   );
 }
@@ -134,12 +143,16 @@ describe('parseConfig, for any block', () => {
     expect(Object.keys(EXPECTED).sort()).toEqual([...SETTING_NAMES].sort());
   });
 
-  it('never throws, is unconfigured exactly when nothing is configured, and names a setting in every problem without quoting a secret', () => {
+  it('never throws, is unconfigured exactly when nothing is configured, and names a setting in every problem and warning without quoting a secret', () => {
     fc.assert(
       fc.property(fc.oneof(mutatedBlock, extraKeys, bareBlock, fc.jsonValue(), fc.anything()), (block) => {
         const result = parseConfig(block);
 
         expect(result.status === 'unconfigured').toBe(nothingConfigured(block));
+        for (const warning of result.warnings) {
+          expect([warning, namesUnknownKey(warning)]).toEqual([warning, true]);
+          expect(warning).not.toContain('493817');
+        }
         if (result.status === 'unconfigured') {
           return;
         }
