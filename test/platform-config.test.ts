@@ -56,6 +56,18 @@ describe('a value that cannot be used', () => {
   });
 });
 
+describe('more doorbells than a bridge holds', () => {
+  it('are named, and nothing is published: HAP-NodeJS would throw for the 150th, stopping Homebridge', async () => {
+    const doorbells = Array.from({ length: 150 }, (_, index) => ({ deviceId: String(index + 1) }));
+    const platform = bed.launch({ block: { ...platformConfig(bed.sim, bed.pushPort), doorbells } });
+    await delay(100);
+
+    expect(linesAt(platform, 'error')[0]).toBe('Configuration: doorbells must be a list of 1 to 149 doorbells, at least one of them valid');
+    expect(platform.test.bridge.bridgedAccessories).toHaveLength(0);
+    expect(bed.sim.requests).toEqual([]);
+  });
+});
+
 describe('keys the plugin does not know', () => {
   /** The simulator's block with a note or an unknown setting at every level, one doorbell entry included. */
   function withUnknownKeys(config: PlatformConfig): PlatformConfig {
