@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { EXPECTED } from '../../src/config/messages.js';
 import { parseConfig } from '../../src/config/parse-config.js';
 import { REPO_ROOT } from '../../scripts/lib/paths.js';
+import { pushAddressWarnings } from '../../src/config/push-settings.js';
+import { parseSignInFields } from '../../src/config/sign-in-fields.js';
+import { directPushToken } from '../../src/push/push-token.js';
+import { isWebAddress } from '../../src/values/address.js';
+import { describeSignInFailure } from '../../homebridge-ui/sign-in-failure.js';
+import { platformBlock } from '../support/config-arbitrary.js';
 import { propertyRuns } from '../support/property-runs.js';
+import { goodUrl, ODD_URLS } from '../support/typed-values.js';
 
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;
@@ -173,6 +180,40 @@ describe('parseConfig, for any block', () => {
       propertyRuns(6_000),
     );
   }, 60_000);
+
+  it('lets only addresses through that every later step can use: a URL with a port from 1 to 65535', () => {
+    fc.assert(
+      fc.property(platformBlock({ ownPort: 47850 }), ({ block }) => {
+        const result = parseConfig(block);
+        if (result.status !== 'ok') {
+          return;
+        }
+        const { account, doorbellServerUrl, push } = result.settings;
+        const addresses = [account?.serverUrl, doorbellServerUrl, push.relay.relayUrl, push.direct.publicUrl, directPushToken(push.direct.publicUrl, 'x'.repeat(43))];
+        for (const address of addresses.filter((value) => value !== undefined)) {
+          expect(() => new URL(address)).not.toThrow();
+          expect(Number(new URL(address).port || 443)).toBeGreaterThanOrEqual(1);
+        }
+        expect(() => pushAddressWarnings(push)).not.toThrow();
+      }),
+      propertyRuns(5_000),
+    );
+  }, 60_000);
+
+  it("takes from the settings page's sign-in form only an account server a request can be sent to, and never throws", () => {
+    const text = fc.oneof(ODD_URLS, goodUrl(47850, false), fc.string(), fc.jsonValue());
+    const fields = fc.record({ serverUrl: text, email: fc.oneof(fc.constant('you@example.com'), fc.string()), country: fc.constantFrom('US', 'us', 1), countryCode: fc.constantFrom('1', '49', 49), code: fc.constantFrom('012345', 12345, '') }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(fields, fc.option(fc.jsonValue()), (form, configuredAccount) => {
+        const parsed = parseSignInFields(form, configuredAccount);
+        if (parsed.status === 'ok') {
+          expect(isWebAddress(parsed.request.serverUrl)).toBe(true);
+          expect(() => describeSignInFailure(new Error('x'), parsed.request.serverUrl)).not.toThrow();
+        }
+      }),
+      propertyRuns(5_000),
+    );
+  });
 
   it('accepts the block without any of the optional settings, with no problem', () => {
     fc.assert(
