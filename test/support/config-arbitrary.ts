@@ -172,10 +172,11 @@ function changes(): fc.Arbitrary<Change[]> {
   const set = fc
     .oneof({ weight: 3, arbitrary: fc.constantFrom(...SETTINGS) }, { weight: 3, arbitrary: fc.constantFrom(...addresses) })
     .chain(({ path, node }) => oddValue(node, path).map((value): Change => ({ kind: 'set', path, value })));
-  const objects = [[], ...SETTINGS.filter(({ node }) => node.properties !== undefined).map(({ path }) => path)];
+  const objects = [{ path: [], node: SCHEMA }, ...SETTINGS.filter(({ node }) => node.properties !== undefined)];
   const unknown = fc
     .tuple(fc.constantFrom(...objects), UNKNOWN_KEYS, fc.jsonValue())
-    .map(([path, key, value]): Change => ({ kind: 'unknown', path, key, value }));
+    .filter(([{ node }, key]) => !Object.hasOwn(node.properties ?? {}, key))
+    .map(([{ path }, key, value]): Change => ({ kind: 'unknown', path, key, value }));
   return fc.array(fc.oneof(set, unknown), { maxLength: 3 });
 }
 
