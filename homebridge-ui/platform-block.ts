@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isJsonObject } from '#plugin/values/json.js';
-import { PLATFORM_NAME } from '#plugin/settings.js';
+import { isOurPlatform } from '#plugin/settings.js';
 import { SettingsError } from './settings-error.js';
 
 /**
@@ -17,5 +17,5 @@ export async function readPlatformBlock(configPath: string): Promise<Record<stri
     throw new SettingsError(`The Homebridge configuration ${configPath} cannot be used: ${why}.`);
   }
   const platforms = isJsonObject(config) && Array.isArray(config.platforms) ? (config.platforms as unknown[]) : [];
-  return platforms.find((block): block is Record<string, unknown> => isJsonObject(block) && block.platform === PLATFORM_NAME);
+  return platforms.find((block): block is Record<string, unknown> => isJsonObject(block) && isOurPlatform(block.platform));
 }

@@ -5,6 +5,7 @@ import type { Problem } from '#plugin/config/messages.js';
 import { errorMessage } from '#plugin/log.js';
 import { HOW_TO_SIGN_IN } from '#plugin/session/advice.js';
 import { CodeUnderWayError, SignInError } from '#plugin/session/sign-in.js';
+import { originOf } from '#plugin/values/address.js';
 
 /**
  * Why a sign-in from the settings page failed, in the words the plugin's log uses where it has them
@@ -14,7 +15,7 @@ import { CodeUnderWayError, SignInError } from '#plugin/session/sign-in.js';
 
 /** The sign-in form's labels, and what each field takes, as the page shows them. */
 const FIELDS: Readonly<Record<string, { label: string; expected: string }>> = {
-  serverUrl: { label: 'Account server', expected: 'an https:// address (http:// only for localhost)' },
+  serverUrl: { label: 'Account server', expected: 'an https:// address (http:// only for localhost), with a port from 1 to 65535 if it has one' },
   email: { label: 'E-mail', expected: 'an e-mail address, like you@example.com' },
   country: { label: 'Country', expected: '2 capital letters, like US' },
   countryCode: { label: 'Country calling code', expected: '1 to 4 digits, like 1 or 49' },
@@ -46,7 +47,7 @@ export function describeSignInFailure(error: unknown, serverUrl: string): string
   if (!(error instanceof CloudError)) {
     return `Sign-in failed: ${errorMessage(error)}`;
   }
-  const where = error.path === REGION_PATH ? `the account service at ${new URL(serverUrl).origin}` : "the account service's regional address";
+  const where = error.path === REGION_PATH ? `the account service at ${originOf(serverUrl)}` : "the account service's regional address";
   switch (error.kind) {
     case 'network':
       return `Could not reach ${where}: check the address and the network. ${CODE_KEPT}`;

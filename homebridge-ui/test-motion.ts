@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { PushSettings } from '#plugin/config/push-settings.js';
 import { directPushToken, relayPushToken } from '#plugin/push/push-token.js';
 import type { PushSecrets } from '#plugin/session/push-secrets.js';
+import { originOf } from '#plugin/values/address.js';
 import { SettingsError } from './settings-error.js';
 
 /**
@@ -50,7 +51,7 @@ export interface TestMotionOptions {
 export async function sendTestMotion(address: PushAddress, deviceId: string, options: TestMotionOptions): Promise<number> {
   const { token: pushToken, answeredBy } = address;
   const { signedIn, timeoutMs = TEST_MOTION_TIMEOUT_MS } = options;
-  const origin = new URL(pushToken).origin;
+  const origin = originOf(pushToken);
   let response: Response;
   try {
     response = await fetch(pushToken, {

@@ -74,6 +74,9 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
 
   private readConfig(config: PlatformConfig): AcceptedConfig | undefined {
     const result = parseConfig(config);
+    for (const warning of result.warnings) {
+      this.log.warn(`Configuration: ${warning}`);
+    }
     if (result.status === 'unconfigured') {
       this.log.warn('Not configured yet: add your account and doorbells in the plugin settings. Doing nothing until then.');
       return undefined;

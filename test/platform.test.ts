@@ -194,7 +194,7 @@ describe('configuration', () => {
     expect(bed.sim.requests).toHaveLength(0);
     expect(platform.test.registered.size).toBe(0);
     expect(platform.log.lines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual([
-      'Configuration: doorbellServerUrl must be an https:// address (http:// only for localhost)',
+      'Configuration: doorbellServerUrl must be an https:// address (http:// only for localhost), with a port from 1 to 65535 if it has one',
       'Configuration: motionTimeout must be an integer from 5 to 3600',
       'Doing nothing until the configuration is fixed.',
     ]);

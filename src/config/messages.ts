@@ -1,5 +1,8 @@
 import { MAX_DEVICE_ID } from '../values/device-id.js';
 
+/** What one Homebridge bridge can hold: HAP-NodeJS throws, and Homebridge stops, past it. */
+const MAX_DOORBELLS = 149;
+
 /**
  * The log lines for a bad platform block. Each names one setting the way a user writes it in
  * config.json (`doorbells[1].deviceId`, indexes from 0) and says what is expected. None ever
@@ -14,10 +17,14 @@ export interface Problem {
   message: string;
 }
 
-const HTTPS_ADDRESS = 'an https:// address (http:// only for localhost)';
+const PORT_RANGE = 'with a port from 1 to 65535 if it has one';
+const HTTPS_ADDRESS = `an https:// address (http:// only for localhost), ${PORT_RANGE}`;
 const TEXT = 'text in quotes, not empty';
-/** The logger masks no shorter value (log.ts), and no real token is this short. */
-const TOKEN = 'a token in quotes, at least 4 characters long';
+/**
+ * The logger masks no shorter value (log.ts), and no real token is this short. A token travels in an
+ * HTTP header, where a space or a control character cannot go.
+ */
+const TOKEN = 'a token in quotes, at least 4 characters long: letters, digits and punctuation, no spaces';
 const SECONDS = 'an integer from 5 to 3600';
 const VERSION = 'an integer of 0 or more';
 
@@ -34,7 +41,7 @@ export const EXPECTED: Readonly<Record<string, string>> = {
   'account.minorVersion': VERSION,
   doorbellServerUrl: HTTPS_ADDRESS,
   doorbellAccessToken: TOKEN,
-  doorbells: 'a list of at least one valid doorbell',
+  doorbells: `a list of 1 to ${MAX_DOORBELLS} doorbells, at least one of them valid`,
   'doorbells[]': 'an object with a deviceId',
   'doorbells[].deviceId': `an integer from 1 to ${MAX_DEVICE_ID}`,
   'doorbells[].name': TEXT,
@@ -46,8 +53,8 @@ export const EXPECTED: Readonly<Record<string, string>> = {
   'push.relayUrl': HTTPS_ADDRESS,
   'push.relayToken': TOKEN,
   'push.port': 'an integer from 1 to 65535',
-  'push.host': 'an address to listen on, like "0.0.0.0"',
-  'push.publicUrl': 'an http:// or https:// address, like "https://homebridge.example.com:47850"',
+  'push.host': 'an IP address or host name to listen on, like "0.0.0.0"',
+  'push.publicUrl': `an http:// or https:// address, like "https://homebridge.example.com:47850", ${PORT_RANGE}`,
   'push.service': TEXT,
   'push.os': TEXT,
   'push.dictVersion': TEXT,
@@ -108,5 +115,5 @@ export function repeatsDeviceId(path: SettingPath, firstPath: SettingPath): Prob
 }
 
 export function unknownSetting(path: SettingPath): Problem {
-  return { path, message: `${settingName(path)} is not a known setting` };
+  return { path, message: `${settingName(path)} is not a known setting; it is ignored` };
 }

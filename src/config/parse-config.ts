@@ -2,7 +2,7 @@ import { isJsonObject } from '../values/json.js';
 import { PLATFORM_NAME } from '../settings.js';
 import { type SettingPath, mustBe } from './messages.js';
 import { toPushSettings, withoutTrailingSlashes, type Environment, type PushSettings, type SchemaPush } from './push-settings.js';
-import { checkBlock } from './schema-check.js';
+import { checkBlock, withoutUnknownSettings } from './schema-check.js';
 
 export type { PushSettings } from './push-settings.js';
 
@@ -10,9 +10,9 @@ export type { PushSettings } from './push-settings.js';
  * The platform block, checked against config.schema.json (see schema-check.ts) and turned into one
  * typed object with every default filled in.
  *
- * Unknown keys are problems like any other, since a misspelt `motionTimout` would otherwise go
- * unused without a word: one inside a doorbell entry leaves that doorbell out, one elsewhere makes
- * the block invalid. Only the keys Homebridge itself keeps in the block are not ours to judge.
+ * Unknown keys (a note, a misspelt `motionTimout`, a setting of a newer version after a downgrade)
+ * are named in a warning each, so none goes unused without a word, and otherwise ignored: none is a
+ * reason to switch the plugin off. The keys Homebridge itself keeps in the block are not ours to judge.
  */
 
 export interface DoorbellSettings {
@@ -43,12 +43,13 @@ export interface PlatformSettings {
 
 /**
  * `problems` are log lines, one per problem. With `ok` they name the doorbells left out (none left
- * out: no problems); with `invalid` nothing is usable and nothing may reach the network.
+ * out: no problems); with `invalid` nothing is usable and nothing may reach the network. `warnings`
+ * name the unknown keys, which change nothing else.
  */
 export type ConfigResult =
-  | { status: 'unconfigured' }
-  | { status: 'invalid'; problems: string[] }
-  | { status: 'ok'; settings: PlatformSettings; problems: string[] };
+  | { status: 'unconfigured'; warnings: string[] }
+  | { status: 'invalid'; problems: string[]; warnings: string[] }
+  | { status: 'ok'; settings: PlatformSettings; problems: string[]; warnings: string[] };
 
 /** The block as the schema leaves it once it is valid: Ajv has filled in the defaults. */
 interface SchemaBlock {
@@ -76,26 +77,28 @@ const FORM_DEFAULT_ACCOUNT_KEYS = new Set(['majorVersion', 'minorVersion']);
 
 export function parseConfig(raw: unknown, environment: Environment = {}): ConfigResult {
   if (!isJsonObject(raw)) {
-    return { status: 'invalid', problems: [`the ${PLATFORM_NAME} platform block must be a JSON object`] };
+    return { status: 'invalid', problems: [`the ${PLATFORM_NAME} platform block must be a JSON object`], warnings: [] };
   }
-  const block = withoutUnusedAccount(withoutHomebridgeKeys(raw));
+  const known = withoutUnknownSettings(withoutHomebridgeKeys(raw));
+  const warnings = known.unknown.map((problem) => problem.message);
+  const block = withoutUnusedAccount(known.block);
   if (Object.keys(block).every((key) => key === 'name')) {
-    return { status: 'unconfigured' };
+    return { status: 'unconfigured', warnings };
   }
 
   const { data, problems } = checkBlock(block);
   const messages = problems.map((problem) => problem.message);
   if (problems.some((problem) => doorbellIndexOf(problem.path) === undefined)) {
-    return { status: 'invalid', problems: messages };
+    return { status: 'invalid', problems: messages, warnings };
   }
   // Every problem now lies inside a doorbell entry, so the rest of the block passed the schema.
   const config = data as unknown as SchemaBlock;
   const leftOut = new Set(problems.map((problem) => doorbellIndexOf(problem.path)));
   const doorbells = config.doorbells.filter((_, index) => !leftOut.has(index));
   if (doorbells.length === 0) {
-    return { status: 'invalid', problems: [...messages, mustBe(['doorbells']).message] };
+    return { status: 'invalid', problems: [...messages, mustBe(['doorbells']).message], warnings };
   }
-  return { status: 'ok', settings: toSettings(config, doorbells, environment), problems: messages };
+  return { status: 'ok', settings: toSettings(config, doorbells, environment), problems: messages, warnings };
 }
 
 function withoutHomebridgeKeys(raw: Record<string, unknown>): Record<string, unknown> {

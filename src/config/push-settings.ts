@@ -92,7 +92,11 @@ export function pushAddressWarnings({ mode, direct }: PushSettings): string[] {
   if (mode !== 'direct') {
     return [];
   }
-  const url = new URL(direct.publicUrl);
+  // The configuration check let only a URL through that parses; should one not, a warning is not worth a throw.
+  const url = URL.parse(direct.publicUrl);
+  if (url === null) {
+    return [];
+  }
   if (isUnreachableFromInternet(url.hostname)) {
     return [
       `push.publicUrl ${url.origin} is a local address that a cloud service cannot reach, so motion alerts will not arrive. ` +

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type KeywordDefinition, type ValidateFunction } from 'ajv';
 import {
   type Problem,
   type SettingPath,
@@ -10,6 +10,7 @@ import {
   repeatsDeviceId,
   unknownSetting,
 } from './messages.js';
+import { isListenAddress, isWebAddress } from '../values/address.js';
 import { isDeviceId } from '../values/device-id.js';
 import { isJsonObject } from '../values/json.js';
 
@@ -25,6 +26,12 @@ export interface CheckedBlock {
   problems: Problem[];
 }
 
+/** A block without the settings the schema does not declare, and where each of those was. */
+export interface KnownSettings {
+  block: Record<string, unknown>;
+  unknown: Problem[];
+}
+
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;
   items?: SchemaNode;
@@ -36,6 +43,20 @@ interface PlatformSchema extends SchemaNode {
 
 /** Keywords the Homebridge UI reads from the schema to draw the form; they validate nothing. */
 export const UI_KEYWORDS = ['placeholder', 'condition', 'functionBody', 'titleMap', 'x-schema-form'];
+
+/**
+ * `"x-address": "url"` or `"listen"` on a string setting: what a pattern cannot say about an address
+ * (see values/address.ts). The Homebridge UI's form ignores keywords it does not know, and still
+ * shows the pattern's hint; here the address is checked by the parser later steps use.
+ */
+export const ADDRESS_KEYWORD: KeywordDefinition = {
+  keyword: 'x-address',
+  type: 'string',
+  schemaType: 'string',
+  metaSchema: { enum: ['url', 'listen'] },
+  errors: false,
+  validate: (kind: 'url' | 'listen', value: string) => (kind === 'url' ? isWebAddress(value) : isListenAddress(value)),
+};
 
 /** From src/config/ in tests and from dist/config/ when installed, the schema is two folders up. */
 const SCHEMA_FILE = new URL('../../config.schema.json', import.meta.url);
@@ -54,20 +75,33 @@ function createAjv(): Ajv {
   // useDefaults fills in the schema's defaults, so each is written once, where the UI shows it too.
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false });
   ajv.addVocabulary(UI_KEYWORDS);
+  ajv.addKeyword(ADDRESS_KEYWORD);
   return ajv;
 }
 
+/** A block that holds only settings the schema declares (see withoutUnknownSettings). */
 export function checkBlock(block: Record<string, unknown>): CheckedBlock {
   const data = withDeviceIdsAsStrings(block);
-  const unknown = findUnknownSettings(data, schema, []).map(unknownSetting);
-  return { data, problems: uniqueMessages([...schemaProblems(validate, data), ...deviceIdProblems(data), ...unknown]) };
+  return { data, problems: uniqueMessages([...schemaProblems(validate, data), ...deviceIdProblems(data)]) };
 }
 
-/** An account block on its own, by the same rules; problems are named from `account` down. */
+/**
+ * An account block on its own, by the same rules; problems are named from `account` down. Keys it
+ * does not know are left out, as in the platform block.
+ */
 export function checkAccount(account: Record<string, unknown>): CheckedBlock {
-  const data = structuredClone(account);
-  const unknown = findUnknownSettings(data, schema.properties.account, ['account']).map(unknownSetting);
-  return { data, problems: uniqueMessages([...schemaProblems(validateAccount, data, ['account']), ...unknown]) };
+  const data = structuredClone(knownPart(account, schema.properties.account, ['account'], []) as Record<string, unknown>);
+  return { data, problems: uniqueMessages(schemaProblems(validateAccount, data, ['account'])) };
+}
+
+/**
+ * A note, or a setting of a newer version of the plugin after a downgrade, is no reason to stop: the
+ * block without them, and one problem naming each, for a warning.
+ */
+export function withoutUnknownSettings(block: Record<string, unknown>): KnownSettings {
+  const unknown: SettingPath[] = [];
+  const known = knownPart(block, schema, [], unknown) as Record<string, unknown>;
+  return { block: known, unknown: unknown.map(unknownSetting) };
 }
 
 /**
@@ -138,22 +172,28 @@ function deviceIdProblems(data: Record<string, unknown>): Problem[] {
 }
 
 /**
- * Settings the schema does not declare, anywhere in the block. Walking the schema's properties,
- * rather than `additionalProperties: false`, keeps Homebridge's own keys (`platform`, `_bridge`)
- * out of the schema the UI draws from; the caller has already set them aside.
+ * `value` without the settings the schema does not declare, at any depth; their paths go to
+ * `unknown`. Walking the schema's properties, rather than `additionalProperties: false`, keeps
+ * Homebridge's own keys (`platform`, `_bridge`) out of the schema the UI draws from; the caller has
+ * already set them aside.
  */
-function findUnknownSettings(value: unknown, node: SchemaNode, path: SettingPath): SettingPath[] {
+function knownPart(value: unknown, node: SchemaNode, path: SettingPath, unknown: SettingPath[]): unknown {
   const { items, properties } = node;
   if (Array.isArray(value) && items) {
-    return value.flatMap((item, index) => findUnknownSettings(item, items, [...path, index]));
+    return value.map((item, index) => knownPart(item, items, [...path, index], unknown));
   }
   if (!isJsonObject(value) || !properties) {
-    return [];
+    return value;
   }
-  return Object.entries(value).flatMap(([key, child]) => {
-    const childNode = properties[key];
-    return childNode ? findUnknownSettings(child, childNode, [...path, key]) : [[...path, key]];
+  const known = Object.entries(value).flatMap(([key, child]): Array<[string, unknown]> => {
+    const childNode = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (childNode === undefined) {
+      unknown.push([...path, key]);
+      return [];
+    }
+    return [[key, knownPart(child, childNode, [...path, key], unknown)]];
   });
+  return Object.fromEntries(known);
 }
 
 /** The path of an Ajv error, from its JSON pointer. The schema has no numeric property names. */

@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { EXPECTED } from '../../src/config/messages.js';
 import { parseConfig } from '../../src/config/parse-config.js';
 import { REPO_ROOT } from '../../scripts/lib/paths.js';
+import { pushAddressWarnings } from '../../src/config/push-settings.js';
+import { parseSignInFields } from '../../src/config/sign-in-fields.js';
+import { directPushToken } from '../../src/push/push-token.js';
+import { isWebAddress } from '../../src/values/address.js';
+import { describeSignInFailure } from '../../homebridge-ui/sign-in-failure.js';
+import { platformBlock } from '../support/config-arbitrary.js';
 import { propertyRuns } from '../support/property-runs.js';
+import { goodUrl, ODD_URLS } from '../support/typed-values.js';
 
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;
@@ -49,11 +56,16 @@ const SETTING_NAMES = new Set(SETTINGS.map(({ path }) => nameOf(path)));
 /** The block itself ('') and each object setting, with the keys each declares. */
 const OBJECTS = [{ path: [], node: SCHEMA }, ...SETTINGS].flatMap(({ path, node }) => (node.properties ? [{ name: nameOf(path), keys: Object.keys(node.properties) }] : []));
 
-/** A setting as config.json writes it (`doorbells[1].deviceId`): one the schema declares, or a key it does not know. */
+/** A problem names a setting as config.json writes it (`doorbells[1].deviceId`), one the schema declares. */
 function namesSetting(message: string): boolean {
-  const unknown = /^(.*) is not a known setting$/.exec(message);
+  return SETTING_NAMES.has(message.split(' ')[0].replace(/\[\d+\]/g, '[]'));
+}
+
+/** A warning names a key the schema does not know where it stands, and says it is ignored. */
+function namesUnknownKey(message: string): boolean {
+  const unknown = /^(.*) is not a known setting; it is ignored$/.exec(message);
   if (unknown === null) {
-    return SETTING_NAMES.has(message.split(' ')[0].replace(/\[\d+\]/g, '[]'));
+    return false;
   }
   const name = unknown[1].replace(/\[\d+\]/g, '[]');
   return OBJECTS.some(({ name: object, keys }) => {
@@ -94,15 +106,19 @@ function withValueAt(block: unknown, place: Array<string | number>, value: unkno
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const keysOf = (object: string) => OBJECTS.find(({ name }) => name === object)?.keys ?? [];
+
 /**
- * Nothing but what Homebridge keeps in every block, a name, and the account version numbers the
- * Homebridge UI's form saves by itself: such a block is not configured yet. Anything more is.
+ * Nothing but what Homebridge keeps in every block, a name, keys the schema does not know, and the
+ * account version numbers the Homebridge UI's form saves by itself: such a block is not configured
+ * yet. Anything more is.
  */
 function nothingConfigured(block: unknown): boolean {
+  const unknownOr = (object: string, allowed: string[]) => (key: string) => !keysOf(object).includes(key) || allowed.includes(key);
   return (
     isObject(block) &&
     Object.entries(block).every(
-      ([key, value]) => ['platform', '_bridge', 'name'].includes(key) || (key === 'account' && isObject(value) && Object.keys(value).every((k) => ['majorVersion', 'minorVersion'].includes(k))),
+      ([key, value]) => unknownOr('', ['name'])(key) || (key === 'account' && isObject(value) && Object.keys(value).every(unknownOr('account', ['majorVersion', 'minorVersion']))),
     )
   );
 }
@@ -134,12 +150,16 @@ describe('parseConfig, for any block', () => {
     expect(Object.keys(EXPECTED).sort()).toEqual([...SETTING_NAMES].sort());
   });
 
-  it('never throws, is unconfigured exactly when nothing is configured, and names a setting in every problem without quoting a secret', () => {
+  it('never throws, is unconfigured exactly when nothing is configured, and names a setting in every problem and warning without quoting a secret', () => {
     fc.assert(
       fc.property(fc.oneof(mutatedBlock, extraKeys, bareBlock, fc.jsonValue(), fc.anything()), (block) => {
         const result = parseConfig(block);
 
         expect(result.status === 'unconfigured').toBe(nothingConfigured(block));
+        for (const warning of result.warnings) {
+          expect([warning, namesUnknownKey(warning)]).toEqual([warning, true]);
+          expect(warning).not.toContain('493817');
+        }
         if (result.status === 'unconfigured') {
           return;
         }
@@ -160,6 +180,40 @@ describe('parseConfig, for any block', () => {
       propertyRuns(6_000),
     );
   }, 60_000);
+
+  it('lets only addresses through that every later step can use: a URL with a port from 1 to 65535', () => {
+    fc.assert(
+      fc.property(platformBlock({ ownPort: 47850 }), ({ block }) => {
+        const result = parseConfig(block);
+        if (result.status !== 'ok') {
+          return;
+        }
+        const { account, doorbellServerUrl, push } = result.settings;
+        const addresses = [account?.serverUrl, doorbellServerUrl, push.relay.relayUrl, push.direct.publicUrl, directPushToken(push.direct.publicUrl, 'x'.repeat(43))];
+        for (const address of addresses.filter((value) => value !== undefined)) {
+          expect(() => new URL(address)).not.toThrow();
+          expect(Number(new URL(address).port || 443)).toBeGreaterThanOrEqual(1);
+        }
+        expect(() => pushAddressWarnings(push)).not.toThrow();
+      }),
+      propertyRuns(5_000),
+    );
+  }, 60_000);
+
+  it("takes from the settings page's sign-in form only an account server a request can be sent to, and never throws", () => {
+    const text = fc.oneof(ODD_URLS, goodUrl(47850, false), fc.string(), fc.jsonValue());
+    const fields = fc.record({ serverUrl: text, email: fc.oneof(fc.constant('you@example.com'), fc.string()), country: fc.constantFrom('US', 'us', 1), countryCode: fc.constantFrom('1', '49', 49), code: fc.constantFrom('012345', 12345, '') }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(fields, fc.option(fc.jsonValue()), (form, configuredAccount) => {
+        const parsed = parseSignInFields(form, configuredAccount);
+        if (parsed.status === 'ok') {
+          expect(isWebAddress(parsed.request.serverUrl)).toBe(true);
+          expect(() => describeSignInFailure(new Error('x'), parsed.request.serverUrl)).not.toThrow();
+        }
+      }),
+      propertyRuns(5_000),
+    );
+  });
 
   it('accepts the block without any of the optional settings, with no problem', () => {
     fc.assert(

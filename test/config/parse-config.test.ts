@@ -5,7 +5,7 @@ import { Ajv } from 'ajv';
 import { type ConfigResult, parseConfig } from '../../src/config/parse-config.js';
 import { pushAddressWarnings } from '../../src/config/push-settings.js';
 import { EXPECTED } from '../../src/config/messages.js';
-import { UI_KEYWORDS } from '../../src/config/schema-check.js';
+import { ADDRESS_KEYWORD, UI_KEYWORDS } from '../../src/config/schema-check.js';
 import { PLATFORM_NAME } from '../../src/settings.js';
 
 const schemaFile = JSON.parse(readFileSync(new URL('../../config.schema.json', import.meta.url), 'utf8')) as {
@@ -22,15 +22,17 @@ interface SchemaNode {
   items?: SchemaNode;
 }
 
-const NONE_LEFT = 'doorbells must be a list of at least one valid doorbell';
+const NONE_LEFT = 'doorbells must be a list of 1 to 149 doorbells, at least one of them valid';
 const DEVICE_ID_RANGE = 'must be an integer from 1 to 9223372036854775807';
-const HTTPS_RULE = 'must be an https:// address (http:// only for localhost)';
+const HTTPS_RULE = 'must be an https:// address (http:// only for localhost), with a port from 1 to 65535 if it has one';
 const TEXT = 'must be text in quotes, not empty';
-const TOKEN_RULE = 'must be a token in quotes, at least 4 characters long';
+const TOKEN_RULE = 'must be a token in quotes, at least 4 characters long: letters, digits and punctuation, no spaces';
 const SECONDS = 'must be an integer from 5 to 3600';
 const PORT = 'must be an integer from 1 to 65535';
 const VERSION = 'must be an integer of 0 or more';
 const CODE_RULE = 'must be 6 digits in quotes, like "012345"';
+const LISTEN_RULE = 'must be an IP address or host name to listen on, like "0.0.0.0"';
+const PUBLIC_URL_RULE = 'must be an http:// or https:// address, like "https://homebridge.example.com:47850", with a port from 1 to 65535 if it has one';
 
 const CODE = '482913';
 const TOKEN = 'doorbell-token-SECRET';
@@ -93,6 +95,10 @@ function problemsOf(result: ConfigResult): string[] {
   return result.status === 'unconfigured' ? [] : result.problems;
 }
 
+function warningsFor(push: Record<string, unknown>): string[] {
+  return pushAddressWarnings(settingsOf(parseConfig({ ...MINIMAL, push }, LAN)).push);
+}
+
 /** MINIMAL with the given doorbells. */
 function withDoorbells(...doorbells: unknown[]) {
   return { ...MINIMAL, doorbells };
@@ -109,13 +115,14 @@ describe('parseConfig: not configured', () => {
     ['a block with only a name', { platform: 'DoorbellMotion', name: 'Doorbell Motion' }],
     ['a child-bridge block with only a name', { platform: 'DoorbellMotion', name: 'x', _bridge: { port: 1 } }],
   ])('%s is unconfigured', (_, block) => {
-    expect(parseConfig(block, LAN)).toEqual({ status: 'unconfigured' });
+    expect(parseConfig(block, LAN)).toEqual({ status: 'unconfigured', warnings: [] });
   });
 
   it('rejects a block that is not an object', () => {
     expect(parseConfig(['DoorbellMotion'], LAN)).toEqual({
       status: 'invalid',
       problems: ['the DoorbellMotion platform block must be a JSON object'],
+      warnings: [],
     });
   });
 });
@@ -125,6 +132,7 @@ describe('parseConfig: valid blocks', () => {
     expect(parseConfig(EXAMPLE, LAN)).toStrictEqual({
       status: 'ok',
       problems: [],
+      warnings: [],
       settings: {
         account: { ...ACCOUNT, majorVersion: 14, minorVersion: 0 },
         doorbellServerUrl: 'https://doorbell.example.com',
@@ -251,11 +259,12 @@ describe('parseConfig: an account block holding only the settings form defaults'
     expect(parseConfig({ ...WITHOUT_ACCOUNT, account: FORM_DEFAULTS }, LAN)).toEqual({
       status: 'invalid',
       problems: ['account is required unless doorbellAccessToken is set'],
+      warnings: [],
     });
   });
 
   it('leaves a block with nothing else unconfigured', () => {
-    expect(parseConfig({ platform: PLATFORM_NAME, name: 'Doorbell Motion', account: FORM_DEFAULTS }, LAN)).toEqual({ status: 'unconfigured' });
+    expect(parseConfig({ platform: PLATFORM_NAME, name: 'Doorbell Motion', account: FORM_DEFAULTS }, LAN)).toEqual({ status: 'unconfigured', warnings: [] });
   });
 
   it('is still checked as an account with anything more, an e-mail say', () => {
@@ -299,6 +308,7 @@ describe('parseConfig: device ids', () => {
     expect(parseConfig(withDoorbells({ deviceId }), LAN)).toEqual({
       status: 'invalid',
       problems: [`doorbells[0].deviceId ${DEVICE_ID_RANGE}`, NONE_LEFT],
+      warnings: [],
     });
   });
 
@@ -341,6 +351,7 @@ describe('parseConfig: a bad doorbell entry', () => {
     expect(parseConfig(withDoorbells({ deviceId: 'x' }, {}), LAN)).toEqual({
       status: 'invalid',
       problems: [`doorbells[0].deviceId ${DEVICE_ID_RANGE}`, 'doorbells[1].deviceId is required', NONE_LEFT],
+      warnings: [],
     });
   });
 });
@@ -384,12 +395,8 @@ describe('parseConfig: bad settings outside the doorbells make the block invalid
     ['a push that is not an object', { ...MINIMAL, push: 47850 }, 'push must be an object'],
     ['push.port 0', { ...MINIMAL, push: { port: 0 } }, `push.port ${PORT}`],
     ['push.port 65536', { ...MINIMAL, push: { port: 65536 } }, `push.port ${PORT}`],
-    ['an empty push.host', { ...MINIMAL, push: { host: '' } }, 'push.host must be an address to listen on, like "0.0.0.0"'],
-    [
-      'a non-web push.publicUrl',
-      { ...MINIMAL, push: { publicUrl: 'ftp://192.168.1.20' } },
-      'push.publicUrl must be an http:// or https:// address, like "https://homebridge.example.com:47850"',
-    ],
+    ['an empty push.host', { ...MINIMAL, push: { host: '' } }, `push.host ${LISTEN_RULE}`],
+    ['a non-web push.publicUrl', { ...MINIMAL, push: { publicUrl: 'ftp://192.168.1.20' } }, `push.publicUrl ${PUBLIC_URL_RULE}`],
     ['an empty push.service', { ...MINIMAL, push: { service: '' } }, `push.service ${TEXT}`],
     ['an empty push.os', { ...MINIMAL, push: { os: '' } }, `push.os ${TEXT}`],
     ['an empty push.dictVersion', { ...MINIMAL, push: { dictVersion: '' } }, `push.dictVersion ${TEXT}`],
@@ -397,7 +404,7 @@ describe('parseConfig: bad settings outside the doorbells make the block invalid
     ['an http push.relayUrl', { ...MINIMAL, push: { relayUrl: 'http://ntfy.example.org' } }, `push.relayUrl ${HTTPS_RULE}`],
     ['a push.relayToken too short to be masked in the log', { ...MINIMAL, push: { relayToken: 'tk_' } }, `push.relayToken ${TOKEN_RULE}`],
   ])('%s', (_, block, message) => {
-    expect(parseConfig(JSON.parse(JSON.stringify(block)), LAN)).toEqual({ status: 'invalid', problems: [message] });
+    expect(parseConfig(JSON.parse(JSON.stringify(block)), LAN)).toEqual({ status: 'invalid', problems: [message], warnings: [] });
   });
 
   it('reports every problem at once, one line each, doorbells included', () => {
@@ -411,32 +418,153 @@ describe('parseConfig: bad settings outside the doorbells make the block invalid
 });
 
 describe('parseConfig: unknown settings', () => {
-  it('leave out the doorbell entry that holds one', () => {
-    const result = parseConfig(withDoorbells({ deviceId: '1', motionTimout: 30 }, { deviceId: '2' }), LAN);
-    expect(result).toMatchObject({ status: 'ok', problems: ['doorbells[0].motionTimout is not a known setting'] });
-    expect(settingsOf(result).doorbells.map((doorbell) => doorbell.deviceId)).toEqual(['2']);
+  const IGNORED = 'is not a known setting; it is ignored';
+
+  it('are named in a warning each and ignored inside a doorbell entry, which still counts', () => {
+    const result = parseConfig(withDoorbells({ deviceId: '1', motionTimout: 30, note: 'porch' }, { deviceId: '2' }), LAN);
+    expect(result).toMatchObject({
+      status: 'ok',
+      problems: [],
+      warnings: [`doorbells[0].motionTimout ${IGNORED}`, `doorbells[0].note ${IGNORED}`],
+    });
+    expect(settingsOf(result).doorbells).toEqual([
+      { deviceId: '1', name: 'Doorbell 1', motionTimeout: 60, button: true },
+      { deviceId: '2', name: 'Doorbell 2', motionTimeout: 60, button: true },
+    ]);
   });
 
-  it('make the block invalid anywhere else, each named', () => {
-    const block = { ...MINIMAL, motionTimout: 30, account: { ...MINIMAL.account, password: 'x' }, push: { portt: 1 } };
-    expect(parseConfig(block, LAN)).toEqual({
+  it('are named in a warning each and ignored at the top level and inside account and push', () => {
+    const block = { ...MINIMAL, motionTimout: 30, account: { ...MINIMAL.account, password: 'x' }, push: { portt: 1, mode: 'relay' } };
+    const result = parseConfig(block, LAN);
+    expect(result).toMatchObject({
+      status: 'ok',
+      problems: [],
+      warnings: [`account.password ${IGNORED}`, `motionTimout ${IGNORED}`, `push.portt ${IGNORED}`],
+    });
+    expect(settingsOf(result)).toStrictEqual(settingsOf(parseConfig({ ...MINIMAL, push: { mode: 'relay' } }, LAN)));
+  });
+
+  it('never hide what else is wrong: a bad setting beside them still makes the block invalid', () => {
+    expect(parseConfig({ ...MINIMAL, note: 'x', motionTimeout: 1 }, LAN)).toEqual({
       status: 'invalid',
-      problems: [
-        'account.password is not a known setting',
-        'motionTimout is not a known setting',
-        'push.portt is not a known setting',
-      ],
+      problems: [`motionTimeout ${SECONDS}`],
+      warnings: [`note ${IGNORED}`],
     });
   });
 
-  it('are named even when the key is empty or not a plain name', () => {
-    const block = { ...MINIMAL, '': 1, account: { ...MINIMAL.account, 'e mail': 'x' } };
-    expect(problemsOf(parseConfig(block, LAN))).toEqual(['account["e mail"] is not a known setting', '[""] is not a known setting']);
+  it('are named even when the key is empty, not a plain name, or a name every object has', () => {
+    const block = { ...MINIMAL, '': 1, constructor: 2, account: { ...MINIMAL.account, 'e mail': 'x', __proto__: null } };
+    expect(parseConfig(block, LAN)).toMatchObject({
+      status: 'ok',
+      warnings: [`account["e mail"] ${IGNORED}`, `[""] ${IGNORED}`, `constructor ${IGNORED}`],
+    });
   });
 
-  it("do not include Homebridge's own keys", () => {
-    const block = { ...MINIMAL, _bridge: { username: '0E:00:00:00:00:01', port: 51830 } };
-    expect(parseConfig(block, LAN)).toMatchObject({ status: 'ok', problems: [] });
+  it('configure nothing: a block with only a note is not configured yet, and the note is named', () => {
+    expect(parseConfig({ platform: PLATFORM_NAME, name: 'Doorbell Motion', note: 'later', account: { comment: 'x' } }, LAN)).toEqual({
+      status: 'unconfigured',
+      warnings: [`note ${IGNORED}`, `account.comment ${IGNORED}`],
+    });
+  });
+
+  it("do not include Homebridge's own keys, nor the fully-qualified platform name", () => {
+    const block = { ...MINIMAL, platform: 'homebridge-doorbell-motion.DoorbellMotion', _bridge: { username: '0E:00:00:00:00:01', port: 51830 } };
+    expect(parseConfig(block, LAN)).toMatchObject({ status: 'ok', problems: [], warnings: [] });
+  });
+});
+
+describe('parseConfig: addresses are checked by the URL parser every later step uses', () => {
+  const settingsWith = (key: string, url: string) => {
+    switch (key) {
+      case 'account.serverUrl':
+        return withAccount({ serverUrl: url });
+      case 'doorbellServerUrl':
+        return { ...MINIMAL, doorbellServerUrl: url };
+      default:
+        return { ...MINIMAL, push: { [key.slice('push.'.length)]: url } };
+    }
+  };
+  const RULES: Record<string, string> = {
+    'account.serverUrl': HTTPS_RULE,
+    doorbellServerUrl: HTTPS_RULE,
+    'push.relayUrl': HTTPS_RULE,
+    'push.publicUrl': PUBLIC_URL_RULE,
+  };
+  const KEYS = Object.keys(RULES);
+  const BAD = [
+    'https://home.example.com:99999',
+    'https://home.example.com:65536',
+    'https://home.example.com:0',
+    'https://home.example.com:00443',
+    'https://[1::2::3]',
+    'https://[::1',
+    'https://1.2.3.256',
+    'http://127.999.0.1',
+    'https://xn--',
+  ];
+
+  it.each(KEYS.flatMap((key) => BAD.map((url) => [key, url])))('%s %s is named, never thrown', (key, url) => {
+    expect(parseConfig(settingsWith(key, url), LAN)).toEqual({ status: 'invalid', problems: [`${key} ${RULES[key]}`], warnings: [] });
+  });
+
+  it.each(KEYS.flatMap((key) => ['https://home.example.com:1', 'https://home.example.com:65535', 'https://[2001:db8::1]:443/base'].map((url) => [key, url])))(
+    '%s %s is taken',
+    (key, url) => {
+      expect(parseConfig(settingsWith(key, url), LAN)).toMatchObject({ status: 'ok', problems: [] });
+    },
+  );
+
+  it('takes a public address whose port is at either bound, in direct mode, and warns as for any other', () => {
+    expect(warningsFor({ publicUrl: 'https://home.example.com:65535' })).toEqual([]);
+    expect(warningsFor({ publicUrl: 'http://192.168.1.20:1' })).toEqual([expect.stringContaining('a local address')]);
+  });
+});
+
+describe('parseConfig: the other values that reach the network or the system', () => {
+  it.each([
+    ['an IPv4 address', '192.168.1.20'],
+    ['all IPv4 interfaces', '0.0.0.0'],
+    ['all interfaces', '::'],
+    ['an IPv6 address with a zone', 'fe80::1%eth0'],
+    ['a host name', 'homebridge.local'],
+    ['localhost', 'localhost'],
+  ])('takes %s as push.host', (_, host) => {
+    expect(settingsOf(parseConfig({ ...MINIMAL, push: { host } }, LAN)).push.direct.host).toBe(host);
+  });
+
+  it.each([
+    ['a space', 'home bridge'],
+    ['a control character', '127.0.0.1\u0000'],
+    ['brackets', '[::1]'],
+    ['dotted digits that are no IPv4 address', '1.2.3.256'],
+    ['a malformed IPv6 address', '1::2::3'],
+    ['a URL', 'http://0.0.0.0'],
+    ['a name longer than DNS allows', `${'a'.repeat(63)}.`.repeat(5)],
+  ])('names push.host with %s', (_, host) => {
+    expect(parseConfig({ ...MINIMAL, push: { host } }, LAN)).toEqual({ status: 'invalid', problems: [`push.host ${LISTEN_RULE}`], warnings: [] });
+  });
+
+  it.each([
+    ['a space', 'tk_abc def'],
+    ['a line break', 'tk_abc\ndef'],
+    ['a control character', 'tk_abc\u0007'],
+    ['a letter no HTTP header takes', 'tk_abcé'],
+  ])('names a token with %s, which no HTTP header could carry', (_, token) => {
+    expect(problemsOf(parseConfig({ ...MINIMAL, doorbellAccessToken: token, push: { relayToken: token } }, LAN))).toEqual([
+      `doorbellAccessToken ${TOKEN_RULE}`,
+      `push.relayToken ${TOKEN_RULE}`,
+    ]);
+  });
+
+  it('names an e-mail address with a control character, or longer than any address', () => {
+    expect(problemsOf(parseConfig(withAccount({ email: 'you\u001b[2J@example.com' }), LAN))).toEqual(['account.email must be an e-mail address, like "you@example.com"']);
+    expect(problemsOf(parseConfig(withAccount({ email: `${'a'.repeat(250)}@example.com` }), LAN))).toEqual(['account.email must be an e-mail address, like "you@example.com"']);
+  });
+
+  it('takes as many doorbells as one bridge holds, and names one more, which would stop Homebridge', () => {
+    const doorbells = (count: number) => Array.from({ length: count }, (_, index) => ({ deviceId: String(index + 1) }));
+    expect(settingsOf(parseConfig(withDoorbells(...doorbells(149)), LAN)).doorbells).toHaveLength(149);
+    expect(problemsOf(parseConfig(withDoorbells(...doorbells(150)), LAN))).toEqual([NONE_LEFT]);
   });
 });
 
@@ -507,6 +635,7 @@ describe('config.schema.json', () => {
       // strictRequired stays off: the "account unless doorbellAccessToken" if/else names properties of the parent.
       const ajv = new Ajv({ strict: true, strictRequired: false });
       ajv.addVocabulary([...UI_KEYWORDS]);
+      ajv.addKeyword(ADDRESS_KEYWORD);
       expect(() => ajv.compile(schemaFile.schema)).not.toThrow();
       expect(warn).not.toHaveBeenCalled();
     } finally {
@@ -568,7 +697,6 @@ describe('config.schema.json', () => {
 });
 
 describe('pushAddressWarnings', () => {
-  const warningsFor = (push: Record<string, unknown>) => pushAddressWarnings(settingsOf(parseConfig({ ...MINIMAL, push }, LAN)).push);
 
   it.each([
     ['a private IPv4 address', 'http://192.168.1.20:47850'],
@@ -592,6 +720,11 @@ describe('pushAddressWarnings', () => {
   it('warns that a public http address sends every delivery unencrypted', () => {
     expect(warningsFor({ publicUrl: 'http://203.0.113.7:47850' })).toEqual([expect.stringContaining('crosses the internet unencrypted')]);
     expect(warningsFor({ publicUrl: 'http://[::ffff:203.0.113.7]:47850' })).toEqual([expect.stringContaining('crosses the internet unencrypted')]);
+  });
+
+  it('does not throw for an address the configuration check would have refused', () => {
+    const push = settingsOf(parseConfig({ ...MINIMAL, push: { mode: 'direct' } }, LAN)).push;
+    expect(pushAddressWarnings({ ...push, direct: { ...push.direct, publicUrl: 'https://home.example.com:99999' } })).toEqual([]);
   });
 
   it('says nothing of a public https address, nor in relay mode', () => {

@@ -160,7 +160,7 @@ describe('the settings page: account, sign-in and sign-out', () => {
     // Never sent, the code is not spent: the page keeps it for a second try.
     expect(details).toEqual({});
     expect(message).toBe(
-      'Not signed in: Account server must be an https:// address (http:// only for localhost). ' +
+      'Not signed in: Account server must be an https:// address (http:// only for localhost), with a port from 1 to 65535 if it has one. ' +
         'E-mail must be an e-mail address, like you@example.com. Country must be 2 capital letters, like US. ' +
         'Country calling code must be 1 to 4 digits, like 1 or 49. Verification code must be the 6 digits the doorbell app shows.',
     );
@@ -169,6 +169,17 @@ describe('the settings page: account, sign-in and sign-out', () => {
     );
     expect(sim().requests).toEqual([]);
   });
+
+  it.each(['https://account.example.com:99999', 'https://[1::2::3]', 'https://account.example.com:0'])(
+    'names an account server %s that no request could be sent to, and sends nothing',
+    async (serverUrl) => {
+      expect(await failureOf(page(), signIn({ serverUrl }))).toBe(
+        'Not signed in: Account server must be an https:// address (http:// only for localhost), with a port from 1 to 65535 if it has one.',
+      );
+      expect(sim().requests).toEqual([]);
+      await expect(page().store.isCodeSpent(CODE)).resolves.toBe(false);
+    },
+  );
 
   it('reads back the account fields config.json holds, never the code', async () => {
     expect(await answerOf(page(), page().requests.savedAccount())).toEqual({});

@@ -30,6 +30,16 @@ describe('createTestApi', () => {
     expect([...registered.values()]).toEqual([first]);
   });
 
+  it('bridges 149 accessories and throws for one more, as HAP-NodeJS does under Homebridge', () => {
+    const { api, bridge, registered } = createTestApi({ storagePath: tmpdir() });
+    const doorbells = (from: number, count: number) => Array.from({ length: count }, (_, index) => newAccessory(api, `Doorbell ${from + index}`));
+    api.registerPlatformAccessories('p', 'P', doorbells(0, 149));
+    expect(bridge.bridgedAccessories).toHaveLength(149);
+
+    expect(() => api.registerPlatformAccessories('p', 'P', doorbells(149, 1))).toThrow('Cannot Bridge more than 149 Accessories');
+    expect(registered.size).toBe(149);
+  });
+
   it('refuses to unregister an object it did not register, like the HAP bridge', () => {
     const cached = newAccessory(createTestApi({ storagePath: tmpdir() }).api, 'Front Door');
     const { api, registered } = createTestApi({ storagePath: tmpdir(), cachedAccessories: [cached] });

@@ -29,6 +29,11 @@ export interface TestApi {
   api: API;
   /** The bridge's accessories by UUID, so tests can assert what is published after reconciling. */
   registered: Map<string, PlatformAccessory>;
+  /**
+   * HAP's own bridge, holding the HAP accessory of each registered one as Homebridge's does, with its
+   * rules: a HAP accessory is bridged once, and no more than 149 of them.
+   */
+  bridge: InstanceType<typeof hap.Bridge>;
   /** Platforms passed to api.registerPlatform, so the plugin's entry point can be tested. */
   platforms: Map<string, PlatformPluginConstructor>;
   /** Homebridge's signal that cached accessories are restored and the platform may start work. */
@@ -42,9 +47,11 @@ export interface TestApi {
 /** A Homebridge API over real HAP-NodeJS, so plugin code runs against real services and characteristics. */
 export function createTestApi(options: TestApiOptions): TestApi {
   const registered = new Map<string, PlatformAccessory>();
+  const bridge = new hap.Bridge('Test Bridge', hap.uuid.generate('doorbell-motion-test-bridge'));
   for (const accessory of options.cachedAccessories ?? []) {
     registered.set(accessory.UUID, accessory);
   }
+  bridge.addBridgedAccessories([...registered.values()].map((accessory) => accessory._associatedHAPAccessory));
   const platforms = new Map<string, PlatformPluginConstructor>();
   const calls = { register: 0, unregister: 0, update: 0 };
   const events = new EventEmitter();
@@ -62,15 +69,20 @@ export function createTestApi(options: TestApiOptions): TestApi {
     },
     registerPlatformAccessories(pluginName: string, platformName: string, accessories: PlatformAccessory[]) {
       calls.register += 1;
+      const fresh: PlatformAccessory[] = [];
       for (const accessory of accessories) {
         assertPlatformAccessory(accessory, 'register');
         accessory._associatedPlugin = pluginName;
         accessory._associatedPlatform = platformName;
-        // Homebridge 2.1 logs a warning and skips an accessory whose UUID is already bridged.
-        if (!registered.has(accessory.UUID)) {
-          registered.set(accessory.UUID, accessory);
+        // Homebridge 2.1 logs a warning and skips an accessory whose UUID is already bridged, or
+        // comes earlier in the same call.
+        if (!registered.has(accessory.UUID) && !fresh.some(({ UUID }) => UUID === accessory.UUID)) {
+          fresh.push(accessory);
         }
       }
+      // Throws as Homebridge's bridge does, past 149 accessories, out of the platform's call.
+      bridge.addBridgedAccessories(fresh.map((accessory) => accessory._associatedHAPAccessory));
+      fresh.forEach((accessory) => registered.set(accessory.UUID, accessory));
     },
     unregisterPlatformAccessories(_pluginName: string, _platformName: string, accessories: PlatformAccessory[]) {
       calls.unregister += 1;
@@ -81,6 +93,7 @@ export function createTestApi(options: TestApiOptions): TestApi {
         if (registered.get(accessory.UUID) !== accessory) {
           throw new Error('Cannot find the bridged Accessory to remove.');
         }
+        bridge.removeBridgedAccessory(accessory._associatedHAPAccessory, true);
         registered.delete(accessory.UUID);
       }
     },
@@ -97,6 +110,7 @@ export function createTestApi(options: TestApiOptions): TestApi {
     // are left out rather than faked.
     api: api as unknown as API,
     registered,
+    bridge,
     platforms,
     calls,
     launch: () => events.emit('didFinishLaunching'),

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { pollUntil } from '../../support/poll.js';
+import { isOurPlatform } from '../../../src/settings.js';
 
 const PLUGIN_NAME = 'homebridge-doorbell-motion';
 const DISPLAY_NAME = 'Doorbell Motion';
@@ -152,7 +153,7 @@ export class SettingsPage {
 /** The plugin's platform block in the config.json of a Homebridge storage; {} when there is none. */
 export async function readSavedBlock(storagePath: string): Promise<Record<string, unknown>> {
   const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Array<Record<string, unknown>> };
-  return config.platforms.find((block) => block.platform === 'DoorbellMotion') ?? {};
+  return config.platforms.find((block) => isOurPlatform(block.platform)) ?? {};
 }
 
 /** The block once `save` has made the UI write config.json anew, maybe with the same content. */

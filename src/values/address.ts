@@ -1,0 +1,39 @@
+import { isIP } from 'node:net';
+
+/**
+ * Addresses a user types: the services' and the relay's URLs, the receiver's public URL and the
+ * address it listens on. Each is checked once, when the configuration is read, with the very parser
+ * every later step uses (the WHATWG URL parser, as `new URL`, axios and fetch do), so no address that
+ * passed can make a later step throw or retry forever.
+ */
+
+/**
+ * A URL the WHATWG parser accepts, with a port from 1 to 65535 when one is written. The parser takes
+ * `:0` but nothing can be reached there, and refuses 65536 and more (`https://host:99999`) as well as
+ * malformed IPv6 (`http://[1::2::3]`).
+ */
+export function isWebAddress(text: string): boolean {
+  const url = URL.parse(text);
+  return url !== null && url.port !== '0';
+}
+
+/** `https://host:8443` of a URL: where a message may say a request went, without its path. */
+export function originOf(text: string): string {
+  return URL.parse(text)?.origin ?? 'an address that is not a URL';
+}
+
+/** A DNS name: labels of letters, digits and hyphens, dots between them, 253 characters at most. */
+const HOST_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+/**
+ * An address a server can be told to listen on: an IPv4 or IPv6 address (`0.0.0.0`, `::`,
+ * `192.168.1.20`), or a host name. Anything else would reach the system's resolver as a name that can
+ * never resolve, or make listening throw (a control character). Dotted digits that are no IPv4
+ * address (`1.2.3.256`) are no name either.
+ */
+export function isListenAddress(text: string): boolean {
+  if (isIP(text) !== 0) {
+    return true;
+  }
+  return HOST_NAME.test(text) && !/^[0-9.]+$/.test(text);
+}
