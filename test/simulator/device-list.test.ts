@@ -32,7 +32,7 @@ describe('simulator: the device list', () => {
     expect(simulator().invalidRequests()).toEqual([]);
   });
 
-  it.each([
+  it.each<[string, SendOptions, string, number, string]>([
     ['no Authorization', { headers: { authorization: undefined } }, '', 401, 'missing Authorization header'],
     // Node sends a GET's body with neither length nor chunks unless told: the server would read it as a request.
     ['a body', { body: '{}', headers: { 'content-length': '2' } }, '', 400, 'this request takes no body (send Content-Length: 0 or none)'],
