@@ -90,7 +90,7 @@ export interface TestMotionOptions {
  * a plain-http address); resolves with the 2xx status. Every failure is a SettingsError naming the
  * problem and the address's origin only: its path is the secret.
  */
-async function sendTestMotion(address: PushAddress, deviceId: string, options: TestMotionOptions): Promise<number> {
+export async function sendTestMotion(address: PushAddress, deviceId: string, options: TestMotionOptions): Promise<number> {
   const { token: pushToken, answeredBy } = address;
   const { signedIn, timeoutMs = TEST_MOTION_TIMEOUT_MS } = options;
   const origin = originOf(pushToken);

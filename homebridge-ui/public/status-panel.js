@@ -7,7 +7,7 @@ const NOT_RUNNING = 'Homebridge is not running this plugin.';
 
 /** Where the session stands, when that is why alerts cannot arrive. */
 const SESSION_WORDS = {
-  'signing-in': 'Signing in to the doorbell service…',
+  'signing-in': 'Connecting to the doorbell service…',
   'signed-out': 'Not signed in: sign in above to receive alerts.',
   expired: 'The session expired: sign in again above.',
   'token-refused': 'The doorbell service refused the doorbell access token in the settings: replace it, save, and restart Homebridge.',
