@@ -1,8 +1,11 @@
 import type { StoredSession } from '#plugin/session/session-store.js';
 
-/** What the settings page shows of the session: never a token or any other secret of it. */
+/**
+ * What the settings page shows of the session: never a token or any other secret of it. `token`: the
+ * settings hold a doorbell access token, which the plugin uses instead of signing in.
+ */
 export interface AccountState {
-  state: 'signed-out' | 'signed-in' | 'expired';
+  state: 'signed-out' | 'signed-in' | 'expired' | 'token';
   email?: string;
   nickname?: string;
   region?: string;

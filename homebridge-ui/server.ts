@@ -37,6 +37,8 @@ class DoorbellMotionUiServer extends HomebridgePluginUiServer {
     this.handle('/sign-out', () => requests.signOut());
     this.handle('/saved-account', () => requests.savedAccount());
     this.handle('/test-motion', (body) => requests.testMotion(body));
+    this.handle('/doorbells', () => requests.doorbells());
+    this.handle('/status', () => requests.status());
     this.ready();
   }
 

@@ -2,20 +2,24 @@ import type { RetryPolicy } from '#plugin/cloud/retry-policy.js';
 import { parseConfig } from '#plugin/config/parse-config.js';
 import { ACCOUNT_FIELDS, parseSignInFields } from '#plugin/config/sign-in-fields.js';
 import { isDeviceId } from '#plugin/values/device-id.js';
-import { isJsonObject } from '#plugin/values/json.js';
+import { isJsonObject, isNonEmptyString } from '#plugin/values/json.js';
 import { errorMessage, SecretMaskingLogger, type Logger } from '#plugin/log.js';
 import { openDataFolder } from '#plugin/session/data-folder.js';
 import { PushSecretStore } from '#plugin/session/push-secrets.js';
 import { SessionStore } from '#plugin/session/session-store.js';
 import { describeAccount, signInWithCode } from '#plugin/session/sign-in.js';
+import { openStatusFile, writerIsRunning, type DeliveryStatus } from '#plugin/status/delivery-status.js';
+import type { JsonFile } from '#plugin/session/json-file.js';
+import { listAccountDoorbells, type ListedDoorbell } from './account-doorbells.js';
 import { accountStateOf, type AccountState } from './account-state.js';
 import { describeFieldProblems, describeSignInFailure } from './sign-in-failure.js';
 import { SettingsError } from './settings-error.js';
-import { pushAddressFor, sendTestMotion, TEST_MOTION_TIMEOUT_MS } from './test-motion.js';
+import { deliverTestMotion, TEST_MOTION_TIMEOUT_MS } from './test-motion.js';
 
 /**
  * What the settings page asks its server for, without the Homebridge UI around it: the account state,
- * signing in and out, and a test motion. Every failure is a SettingsError in words the user can act on.
+ * signing in and out, the account's doorbells, the running plugin's status, and a test motion. Every
+ * failure is a SettingsError in words the user can act on.
  */
 
 export interface SettingsRequestsOptions {
@@ -36,7 +40,15 @@ export interface TestMotionResult {
   delivered: true;
   /** The HTTP status of the push address: the relay's, or the plugin's own receiver's. */
   status: number;
+  /** Direct mode: the public address failed from here, the receiver on this host took it. What that means. */
+  warning?: string;
 }
+
+/** `/doorbells`: the listing, and the account state when the service refused the session. */
+export type DoorbellsAnswer = { available: true; doorbells: ListedDoorbell[] } | { available: false; reason: string; account?: AccountState };
+
+/** `/status`: status.json as the plugin wrote it, and whether that plugin still runs; only `running` without one. */
+export type StatusAnswer = (DeliveryStatus & { running: boolean }) | { running: false };
 
 /**
  * Someone is waiting at the page, so a sign-in asks twice more at most and soon; the page can always
@@ -48,17 +60,63 @@ export class SettingsRequests {
   private readonly log: SecretMaskingLogger;
   private readonly store: SessionStore;
   private readonly pushSecrets: PushSecretStore;
+  private readonly statusFile: JsonFile<DeliveryStatus>;
 
   constructor(private readonly options: SettingsRequestsOptions) {
     this.log = new SecretMaskingLogger(options.log);
     const folder = openDataFolder(options.storagePath, this.log);
     this.store = new SessionStore(folder, this.log);
     this.pushSecrets = new PushSecretStore(folder, this.log);
+    this.statusFile = openStatusFile(folder, this.log);
   }
 
-  /** `/account` */
+  /** `/account`: `token` when the saved settings hold a doorbell access token, which the plugin then uses. */
   account(): Promise<AccountState> {
-    return this.guard('Reading the account state', async () => accountStateOf(await this.store.readSession()));
+    return this.guard('Reading the account state', async () => {
+      const block = await this.options.readPlatformBlock();
+      return configuredToken(block) === undefined ? accountStateOf(await this.store.readSession()) : { state: 'token' };
+    });
+  }
+
+  /**
+   * `/doorbells`: the account's doorbells, asked for with the doorbell access token when the settings
+   * hold one, else with the session. A session the service refuses is recorded as expired, as the plugin does.
+   */
+  doorbells(): Promise<DoorbellsAnswer> {
+    return this.guard("Listing the account's doorbells", async () => {
+      const block = await this.options.readPlatformBlock();
+      const token = configuredToken(block);
+      const session = token === undefined ? await this.store.readSession() : undefined;
+      const accessToken = token ?? (session?.invalidatedAt === undefined ? session?.login.token : undefined);
+      if (accessToken === undefined) {
+        throw new SettingsError(session === undefined ? "Sign in above to see the account's doorbells." : "The session has expired: sign in again above to see the account's doorbells.");
+      }
+      const listing = await listAccountDoorbells({
+        block: isJsonObject(block) ? block : {},
+        accessToken,
+        configuredToken: token !== undefined,
+        log: this.log,
+        retry: this.retryPolicy,
+      });
+      if (listing.available || listing.refused === undefined) {
+        return listing;
+      }
+      const { refused, ...answer } = listing;
+      if (refused === 'access-token') {
+        return answer;
+      }
+      await this.store.markSessionInvalid();
+      this.log.warn('The doorbell service no longer accepts the session: sign in again on the settings page.');
+      return { ...answer, account: accountStateOf(await this.store.readSession()) };
+    });
+  }
+
+  /** `/status`: what the running plugin last wrote, and whether it is still running. */
+  status(): Promise<StatusAnswer> {
+    return this.guard("Reading the plugin's status", async () => {
+      const status = await this.statusFile.read();
+      return status === undefined ? { running: false } : { ...status, running: writerIsRunning(status) };
+    });
   }
 
   /** `/sign-in`: region and login with the code, under the spent-code rule; the code is never stored. */
@@ -122,13 +180,13 @@ export class SettingsRequests {
       }
       const secrets = await this.pushSecrets.secrets();
       this.log.addSecrets(secrets.receiverSecret, secrets.relayTopic);
-      const address = pushAddressFor(config.settings.push, secrets);
-      const status = await sendTestMotion(address, deviceId, {
-        signedIn: async () => config.settings.doorbellAccessToken !== undefined || accountStateOf(await this.store.readSession()).state === 'signed-in',
+      const { push, doorbellAccessToken } = config.settings;
+      const delivery = await deliverTestMotion(push, secrets, deviceId, {
+        signedIn: async () => doorbellAccessToken !== undefined || accountStateOf(await this.store.readSession()).state === 'signed-in',
         timeoutMs: this.options.testMotionTimeoutMs ?? TEST_MOTION_TIMEOUT_MS,
       });
-      this.log.info(`Test motion for ${doorbell.name} delivered (HTTP ${status})`);
-      return { delivered: true, status };
+      this.log.info(`Test motion for ${doorbell.name} delivered (HTTP ${delivery.status})${delivery.warning === undefined ? '' : ' to the push receiver on this host only'}`);
+      return { delivered: true, ...delivery };
     });
   }
 
@@ -160,4 +218,10 @@ function deviceIdOf(request: unknown): string {
     throw new SettingsError('Test motion needs the device id of a configured doorbell: an integer from 1 to 9223372036854775807.');
   }
   return deviceId;
+}
+
+/** The doorbell access token of the saved settings, if they hold one. */
+function configuredToken(block: unknown): string | undefined {
+  const token = isJsonObject(block) ? block.doorbellAccessToken : undefined;
+  return isNonEmptyString(token) ? token : undefined;
 }

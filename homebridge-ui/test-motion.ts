@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import { isIP } from 'node:net';
 import type { PushSettings } from '#plugin/config/push-settings.js';
 import { directPushToken, relayPushToken } from '#plugin/push/push-token.js';
+import { errorMessage } from '#plugin/log.js';
 import type { PushSecrets } from '#plugin/session/push-secrets.js';
 import { originOf } from '#plugin/values/address.js';
 import { SettingsError } from './settings-error.js';
@@ -31,6 +33,46 @@ export function pushAddressFor(settings: PushSettings, secrets: PushSecrets): Pu
   return settings.mode === 'relay'
     ? { token: relayPushToken(settings.relay.relayUrl, secrets.relayTopic), answeredBy: 'push relay', setting: 'Relay Server' }
     : { token: directPushToken(settings.direct.publicUrl, secrets.receiverSecret), answeredBy: 'push receiver', setting: 'Public Address' };
+}
+
+/** Where the test motion went: the push token's HTTP status, and what to make of it when only this host's receiver took it. */
+export interface TestMotionDelivery {
+  status: number;
+  warning?: string;
+}
+
+/** Nothing answered at the push address: no connection, or no answer in time. */
+class AddressUnreachable extends SettingsError {}
+
+/**
+ * Sends the test motion to the push token the plugin registers. In direct mode, when the public
+ * address fails from this host, the receiver on this host is tried too: a receiver that works behind
+ * a router that cannot reach its own public address is told from one that does not work at all.
+ */
+export async function deliverTestMotion(push: PushSettings, secrets: PushSecrets, deviceId: string, options: TestMotionOptions): Promise<TestMotionDelivery> {
+  const address = pushAddressFor(push, secrets);
+  try {
+    return { status: await sendTestMotion(address, deviceId, options) };
+  } catch (publicFailure) {
+    const local = push.mode === 'direct' ? localReceiverAddress(push.direct, secrets) : undefined;
+    if (!(publicFailure instanceof AddressUnreachable) || local === undefined || local.token === address.token) {
+      throw publicFailure;
+    }
+    const status = await sendTestMotion(local, deviceId, options).catch((localFailure: unknown) => {
+      throw new SettingsError(`${errorMessage(publicFailure)} On this host, too: ${errorMessage(localFailure)}`);
+    });
+    const advice =
+      `The receiver works here, but your public address ${new URL(address.token).origin} did not answer from inside your network; ` +
+      'many routers cannot loop back to their own public address, so try it from outside.';
+    return { status, warning: advice };
+  }
+}
+
+/** Direct mode: the receiver on this host, where push.host and push.port have it listen; one listening on every address is asked on loopback. */
+function localReceiverAddress({ host, port }: { host: string; port: number }, secrets: PushSecrets): PushAddress {
+  const local = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const origin = `http://${isIP(local) === 6 ? `[${local}]` : local}:${port}`;
+  return { token: directPushToken(origin, secrets.receiverSecret), answeredBy: 'push receiver', setting: 'Public Address' };
 }
 
 export interface TestMotionOptions {
@@ -63,7 +105,7 @@ export async function sendTestMotion(address: PushAddress, deviceId: string, opt
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    throw new SettingsError(`The ${answeredBy} could not be reached at ${origin}: ${whyUnreachable(error, timeoutMs, address)}.`);
+    throw new AddressUnreachable(`The ${answeredBy} could not be reached at ${origin}: ${whyUnreachable(error, timeoutMs, address)}.`);
   }
   await response.body?.cancel();
   if (response.ok) {

@@ -4,13 +4,15 @@ import { jsonReply } from './incoming.js';
 import type { IncomingRequest, Reply } from './incoming.js';
 import { isLoopbackAddress } from './loopback.js';
 import type { RouteCounts } from './recorder.js';
-import type { DeliveryResult, MotionOptions } from './types.js';
+import type { DeliveryResult, DeviceListMode, MotionOptions } from './types.js';
 
 /**
  * The control API lets another process (the demo, an end-to-end test) drive a running simulator:
  *   POST /__simulator/motion/<deviceId>  optional JSON body {"id","kind","rawBody"} (strings);
  *                                        answers {status, body} of the push receiver's reply
  *   GET  /__simulator/state              answers ControlState
+ *   PUT  /__simulator/device-list        body {"mode": "offered" | "not-offered" | "unauthorized"}:
+ *                                        how the device list answers from now on; answers ControlState
  */
 
 /** Requests under this path are the tester's, answered only by the doorbell server and never recorded. */
@@ -20,6 +22,7 @@ export interface ControlState {
   /** Only the origin is shown: the rest of a push token is the receiver's secret. */
   pushToken: string | null;
   subscribedDoorbells: string[];
+  deviceListMode: DeviceListMode;
   requestCounts: RouteCounts;
   invalidRequests: number;
 }
@@ -27,7 +30,10 @@ export interface ControlState {
 export interface ControlTarget {
   deliverMotion(deviceId: string, options: MotionOptions): Promise<DeliveryResult>;
   controlState(): ControlState;
+  setDeviceListMode(mode: DeviceListMode): void;
 }
+
+const DEVICE_LIST_MODES: readonly DeviceListMode[] = ['offered', 'not-offered', 'unauthorized'];
 
 const FAILURE_STATUS: Record<DeliveryFailure, number> = {
   'no-push-token': 409,
@@ -51,6 +57,9 @@ export async function answerControl(request: IncomingRequest, target: ControlTar
   if (route === 'state') {
     return request.method === 'GET' ? jsonReply(200, target.controlState()) : wrongMethod('GET');
   }
+  if (route === 'device-list') {
+    return request.method === 'PUT' ? setDeviceListMode(request.body, target) : wrongMethod('PUT');
+  }
   return jsonReply(404, { reason: `no control route ${request.path}` });
 }
 
@@ -73,17 +82,31 @@ async function deliverFromControl(body: string, deviceId: string, target: Contro
   }
 }
 
+function setDeviceListMode(body: string, target: ControlTarget): Reply {
+  const mode = parseObject(body)?.mode;
+  if (!DEVICE_LIST_MODES.includes(mode as DeviceListMode)) {
+    return jsonReply(400, { reason: `body must be {"mode": ${DEVICE_LIST_MODES.map((name) => JSON.stringify(name)).join(' | ')}}` });
+  }
+  target.setDeviceListMode(mode as DeviceListMode);
+  return jsonReply(200, target.controlState());
+}
+
+/** A JSON object's entries; undefined for anything else. */
+function parseObject(body: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function parseMotionOptions(body: string): MotionOptions | undefined {
   if (body === '') {
     return {};
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+  const parsed = parseObject(body);
+  if (parsed === undefined) {
     return undefined;
   }
   const entries = Object.entries(parsed);

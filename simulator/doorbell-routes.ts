@@ -1,13 +1,14 @@
 import { isDeviceIdText, requireExactShape } from './field-checks.js';
 import type { Shape } from './field-checks.js';
 import { requireBearer, requireMediaType, requireNoBody } from './http-checks.js';
+import { deviceListBody } from './device-list.js';
 import { emptyReply } from './incoming.js';
 import type { IncomingRequest } from './incoming.js';
 import type { RouteContext } from './route-context.js';
 import { Verdict } from './verdict.js';
 import type { Evaluation } from './verdict.js';
 
-/** The doorbell service: push registration and motion subscription, both behind a bearer token. */
+/** The doorbell service: push registration, motion subscription and the device list, all behind a bearer token. */
 
 const REGISTRATION_SHAPE: Shape = {
   device: {
@@ -69,4 +70,23 @@ export function evaluateSubscribe(request: IncomingRequest, context: RouteContex
     state.subscribedDoorbells.add(deviceId);
     return emptyReply(200);
   });
+}
+
+/**
+ * GET /clients_api/ring_devices, no body, no query: 200 with the account's device list, unless the
+ * list's mode says this service does not offer it (404) or refuses every session (401).
+ */
+export function evaluateDeviceList(request: IncomingRequest, context: RouteContext): Evaluation {
+  const { state } = context;
+  const verdict = new Verdict(request.service);
+  if (state.deviceListMode === 'not-offered') {
+    // A service without the list knows nothing of the route: it answers before looking at the token.
+    verdict.refuse(`no route ${request.method} ${request.path}`, 404);
+  }
+  requireBearer(verdict, request, (token) => state.isActiveToken(token) && state.deviceListMode !== 'unauthorized');
+  requireNoBody(verdict, request);
+  if (request.rawQuery !== '') {
+    verdict.violation('the device list takes no query');
+  }
+  return verdict.conclude(() => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: deviceListBody(state.devices) }));
 }

@@ -12,6 +12,7 @@ import { ServiceState } from './state.js';
 import type {
   Chaos,
   DeliveryResult,
+  DeviceListMode,
   Fault,
   MotionOptions,
   RecordedRequest,
@@ -24,6 +25,7 @@ import type {
 
 export type * from './types.js';
 export { DeliveryError } from './delivery.js';
+export { SAMPLE_DEVICES } from './device-list.js';
 export type { ControlState } from './control-api.js';
 
 const DEFAULT_HOST = '127.0.0.1';
@@ -55,7 +57,7 @@ class LocalSimulator implements Simulator, ControlTarget {
   private readonly servers = new Map<SimulatedService, ListeningServer>();
 
   constructor(private readonly options: SimulatorOptions) {
-    this.state = new ServiceState(options.doorbells);
+    this.state = new ServiceState(options.doorbells, options.devices, options.deviceListMode);
     this.recorder = new Recorder(options.onRequest);
     for (const account of options.accounts ?? []) {
       this.state.addAccount(account);
@@ -137,6 +139,10 @@ class LocalSimulator implements Simulator, ControlTarget {
     this.state.revokeToken(token);
   }
 
+  setDeviceListMode(mode: DeviceListMode): void {
+    this.state.deviceListMode = mode;
+  }
+
   get secrets(): string[] {
     return this.state.secrets;
   }
@@ -157,6 +163,7 @@ class LocalSimulator implements Simulator, ControlTarget {
     return {
       pushToken: maskPushToken(this.state.pushToken),
       subscribedDoorbells: [...this.state.subscribedDoorbells],
+      deviceListMode: this.state.deviceListMode,
       requestCounts: this.recorder.countsByRoute(),
       invalidRequests: this.recorder.invalidRequests().length,
     };

@@ -40,7 +40,7 @@ export class Recorder {
   }
 
   countsByRoute(): RouteCounts {
-    const counts: RouteCounts = { region: 0, login: 0, register: 0, subscribe: 0, unrouted: 0 };
+    const counts: RouteCounts = { region: 0, login: 0, register: 0, subscribe: 0, devices: 0, unrouted: 0 };
     for (const entry of this.requests) {
       counts[entry.route ?? 'unrouted'] += 1;
     }

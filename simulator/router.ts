@@ -1,5 +1,5 @@
 import { evaluateLogin, evaluateRegion } from './account-routes.js';
-import { evaluateRegister, evaluateSubscribe } from './doorbell-routes.js';
+import { evaluateDeviceList, evaluateRegister, evaluateSubscribe } from './doorbell-routes.js';
 import type { IncomingRequest } from './incoming.js';
 import type { RouteContext, RouteEvaluator } from './route-context.js';
 import type { RouteName, SimulatedService } from './types.js';
@@ -26,6 +26,7 @@ const ROUTES: readonly Route[] = [
     pattern: /^\/clients_api\/doorbots\/([^/]*)\/motions_subscribe$/,
     evaluate: evaluateSubscribe,
   },
+  { name: 'devices', service: 'doorbell', method: 'GET', pattern: /^\/clients_api\/ring_devices$/, evaluate: evaluateDeviceList },
 ];
 
 const SERVER_NAMES: Record<SimulatedService, string> = {

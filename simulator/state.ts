@@ -1,7 +1,8 @@
 import { createIdentity, createSessionToken } from './account-data.js';
 import type { AccountIdentity, AccountProfile } from './account-data.js';
 import { ACCOUNT_FIELD_FORMATS, fieldFormatProblem, isDeviceIdText, isEmail } from './field-checks.js';
-import type { SimulatedAccount } from './types.js';
+import { checkDevices, devicesOf } from './device-list.js';
+import type { DeviceListMode, SimulatedAccount, SimulatedDevice } from './types.js';
 
 interface AccountRecord {
   profile: AccountProfile;
@@ -23,13 +24,19 @@ export class ServiceState {
   private readonly doorbells: ReadonlySet<string> | undefined;
   private latestRegistration: string | undefined;
   private readonly registeredPushTokens = new Set<string>();
+  /** The account's device list, and how its route answers. */
+  readonly devices: readonly SimulatedDevice[];
+  deviceListMode: DeviceListMode;
 
-  constructor(doorbells: readonly string[] | undefined) {
+  constructor(doorbells: readonly string[] | undefined, devices?: readonly SimulatedDevice[], deviceListMode: DeviceListMode = 'offered') {
     const invalid = doorbells?.find((id) => !isDeviceIdText(id));
     if (invalid !== undefined) {
       throw new TypeError(`doorbell id ${JSON.stringify(invalid)} must be a decimal from 1 to 9223372036854775807`);
     }
     this.doorbells = doorbells && new Set(doorbells);
+    checkDevices(devices ?? []);
+    this.devices = [...(devices ?? devicesOf(doorbells ?? []))];
+    this.deviceListMode = deviceListMode;
   }
 
   /** Adds or replaces an account; replacing gives it a fresh, unspent code. */

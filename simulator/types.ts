@@ -6,8 +6,8 @@
 /** Which of the three loopback servers answered. The region server is the "regional address". */
 export type SimulatedService = 'account' | 'region' | 'doorbell';
 
-/** The four routes faults can be injected into. */
-export type RouteName = 'region' | 'login' | 'register' | 'subscribe';
+/** The routes faults can be injected into. */
+export type RouteName = 'region' | 'login' | 'register' | 'subscribe' | 'devices';
 
 export interface RecordedRequest {
   service: SimulatedService;
@@ -68,6 +68,24 @@ export interface SimulatedAccount {
   countryCode?: string;
 }
 
+/** The lists of the device list's answer: the account's doorbells, those shared with it, cameras, chimes. */
+export type DeviceListName = 'doorbots' | 'authorized_doorbots' | 'stickup_cams' | 'chimes';
+
+/**
+ * One entry of the account's device list (`GET /clients_api/ring_devices`). `id` is a decimal int64,
+ * written into the JSON as an integer, digit for digit; `rawEntry` is an entry's JSON text as it is,
+ * for entries a client must skip.
+ */
+export type SimulatedDevice =
+  | { list: DeviceListName; id: string; description?: string; kind?: string }
+  | { list: DeviceListName; rawEntry: string };
+
+/**
+ * How the device list answers: the list (`offered`), 404 as a service without it (`not-offered`), or
+ * 401 for every token, as when the service no longer accepts the session (`unauthorized`).
+ */
+export type DeviceListMode = 'offered' | 'not-offered' | 'unauthorized';
+
 export interface SimulatorOptions {
   /** Bind address; loopback only. Default 127.0.0.1. */
   host?: string;
@@ -77,6 +95,13 @@ export interface SimulatorOptions {
   accounts?: SimulatedAccount[];
   /** Doorbell ids (decimal strings) that exist; subscribing to another id answers 404. Absent: any valid id exists. */
   doorbells?: string[];
+  /**
+   * The account's device list. Default: each of `doorbells` as one of the account's own doorbells,
+   * named `Doorbell <id>`; none without `doorbells`. `SAMPLE_DEVICES` has one of every kind of entry.
+   */
+  devices?: SimulatedDevice[];
+  /** Default `offered`; setDeviceListMode changes it. */
+  deviceListMode?: DeviceListMode;
   /**
    * What the region call answers as data.url; default the region server's own URL. Tests of the
    * https-only rule set it to a non-loopback http:// address.
@@ -135,6 +160,8 @@ export interface Simulator {
    * registered with it. Tests take the secrets from here, as they went over the wire.
    */
   readonly secrets: readonly string[];
+  /** From now on, the device list answers as `mode` says. */
+  setDeviceListMode(mode: DeviceListMode): void;
   /** Makes a bearer token invalid: the doorbell routes then answer 401 for it. */
   revokeToken(token: string): void;
   /** The push_notification_token of the latest valid registration, if any. */

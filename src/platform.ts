@@ -14,6 +14,8 @@ import { openDataFolder } from './session/data-folder.js';
 import { PushSecretStore } from './session/push-secrets.js';
 import { SessionStore } from './session/session-store.js';
 import { SessionWatcher } from './session/session-watcher.js';
+import { PluginStatus } from './status/plugin-status.js';
+import type { StatusBoard } from './status/status-board.js';
 
 /** How patiently the plugin retries and how often it refreshes; tests run the same code faster. */
 export interface PlatformTiming {
@@ -49,6 +51,8 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   private endpoint: OwnedEndpoint | undefined;
   private connection: Connection | undefined;
   private sessionWatcher: SessionWatcher | undefined;
+  /** status.json, for the settings page. */
+  private status: PluginStatus | undefined;
 
   constructor(
     logging: Logging,
@@ -102,7 +106,9 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     pushAddressWarnings(settings.push).forEach((warning) => this.log.warn(warning));
     const folder = openDataFolder(this.api.user.storagePath(), this.log);
     const store = new SessionStore(folder, this.log);
-    this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log));
+    const usesToken = settings.doorbellAccessToken !== undefined;
+    this.status = new PluginStatus({ doorbells: settings.doorbells, pushMode: settings.push.mode, usesToken, folder, log: this.log });
+    this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log), this.status.board);
     const connection = new Connection({
       settings: {
         credentials: settings,
@@ -113,16 +119,17 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       store,
       log: this.log,
       endpoint: this.endpoint,
-      listener: {
+      listener: this.status.following({
         subscribed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(true),
         subscriptionFailed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(false),
         sessionUnavailable: () => this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
-      },
+      }),
       timing: this.timing.schedule,
       retry: this.timing.retry,
       timeoutMs: this.timing.requestTimeoutMs,
     });
     this.connection = connection;
+    this.status.start();
     connection.start();
     if (settings.doorbellAccessToken === undefined) {
       // The settings page in the Homebridge UI signs in and out by writing session.json.
@@ -131,19 +138,25 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     }
   }
 
-  private createEndpoint({ push }: PlatformSettings, pushSecrets: PushSecretStore): OwnedEndpoint {
+  private createEndpoint({ push }: PlatformSettings, pushSecrets: PushSecretStore, status: StatusBoard): OwnedEndpoint {
     const secrets = () => pushSecrets.secrets();
     const onNotification = (notification: DoorbellNotification) => this.onNotification(notification);
     if (push.mode === 'direct') {
-      return new DirectEndpoint(push.direct, secrets, this.log, onNotification);
+      return new DirectEndpoint(push.direct, secrets, this.log, onNotification, () => status.receiverListens());
     }
     return new RelayEndpoint({
       settings: push.relay,
       secrets,
       log: this.log,
       onNotification,
-      onDeliveryDown: (down) => this.accessories.forEach((accessory) => accessory.setDeliveryDown(down)),
-      onConnected: () => this.connection?.endpointUp(),
+      onDeliveryDown: (down) => {
+        this.accessories.forEach((accessory) => accessory.setDeliveryDown(down));
+        status.deliveryDownChanged(down);
+      },
+      onConnected: () => {
+        this.connection?.endpointUp();
+        status.relayConnected();
+      },
       timing: this.timing.relay,
       connectWaitMs: this.timing.relayConnectWaitMs,
       now: this.timing.now,
@@ -153,9 +166,10 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   private async shutdown(): Promise<void> {
     this.accessories.dispose();
     this.connection?.stop();
-    await Promise.all([this.endpoint?.close(), this.sessionWatcher?.stop()]);
+    await Promise.all([this.endpoint?.close(), this.sessionWatcher?.stop(), this.status?.stop()]);
   }
 
+  /** HomeKit first: the status only notes the time, and is written later. */
   private onNotification(notification: DoorbellNotification): void {
     const accessory = this.accessories.get(notification.deviceId);
     if (accessory === undefined) {
@@ -165,8 +179,10 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     if (notification.kind === 'motion') {
       accessory.motionDetected();
       this.log.info(`Motion at ${accessory.name}`);
+      this.status?.board.motion(notification.deviceId);
     } else if (notification.kind === 'ding' && accessory.rang()) {
       this.log.info(`Doorbell rang at ${accessory.name}`);
+      this.status?.board.ring(notification.deviceId);
     } else {
       this.log.debug(`Ignored a ${notification.kind} notification at ${accessory.name}`);
     }

@@ -21,6 +21,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   connection: ['cloud', 'session'],
   push: ['cloud', 'session'],
   accessories: ['config'],
+  status: ['cloud', 'session', 'connection'],
 };
 
 /**

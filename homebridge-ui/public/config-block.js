@@ -75,3 +75,30 @@ async function untilSaved(account) {
     await new Promise((resolve) => window.setTimeout(resolve, SAVE_POLL_MS));
   }
 }
+
+/** The device ids of the block's doorbells, as text. */
+export function formDeviceIds(block) {
+  const doorbells = Array.isArray(block?.doorbells) ? block.doorbells : [];
+  return new Set(doorbells.map((doorbell) => doorbell?.deviceId).filter((id) => id !== undefined && id !== null).map(String));
+}
+
+/**
+ * Adds a doorbell of the account to the settings form: its device id as text (an id above 2^53 would
+ * not survive a number) and its name. Nothing is saved: the form's Save does that. A doorbell the
+ * form already holds is not added again. The form is hidden meanwhile, as for storeAccount.
+ */
+export async function addDoorbell({ deviceId, name }) {
+  const [block = { platform: PLATFORM, name: DEFAULT_NAME }] = await homebridge.getPluginConfig();
+  const doorbells = Array.isArray(block.doorbells) ? block.doorbells : [];
+  if (formDeviceIds(block).has(deviceId)) {
+    return block;
+  }
+  const updated = { ...block, doorbells: [...doorbells, { deviceId, name }] };
+  homebridge.hideSchemaForm();
+  try {
+    await homebridge.updatePluginConfig([updated]);
+  } finally {
+    homebridge.showSchemaForm();
+  }
+  return updated;
+}

@@ -1,9 +1,11 @@
-// The settings page: the account state, signing in and out, the standard settings form, and a test
-// motion per doorbell. Everything the server does is asked for with homebridge.request; its failures
+// The settings page: the account state, signing in and out, the account's doorbells to add, the
+// status of the running plugin, the standard settings form, and a test motion per doorbell. Everything the server does is asked for with homebridge.request; its failures
 // arrive as { message } in the words the plugin's log uses, with anything more the page must know
 // (whether a sign-in's code is spent) as their `error`.
 
+import { AccountDoorbells } from './account-doorbells.js';
 import { ensurePlatformBlock, storeAccount, STORED_ACCOUNT_FIELDS } from './config-block.js';
+import { startStatusPanel } from './status-panel.js';
 
 /** The sign-in form's inputs, by the field the server and the config block call them. */
 const SIGN_IN_INPUTS = {
@@ -16,6 +18,17 @@ const SIGN_IN_INPUTS = {
 
 const element = (id) => document.getElementById(id);
 
+/** The settings form's block as it stands, saved or not. */
+let currentBlock = {};
+
+const accountDoorbells = new AccountDoorbells(
+  { section: element('account-doorbells'), list: element('account-doorbell-list'), message: element('account-doorbells-message') },
+  {
+    onAccount: (account) => showAccount(account, { listDoorbells: false }),
+    onAdded: (block) => followForm(block),
+  },
+);
+
 homebridge.addEventListener('ready', () => {
   start().catch((error) => showAccountMessage(messageOf(error), 'danger'));
 });
@@ -23,10 +36,11 @@ homebridge.addEventListener('ready', () => {
 async function start() {
   const block = await ensurePlatformBlock();
   prefillSignIn(block.account);
-  showDoorbells(block);
+  followForm(block);
   homebridge.showSchemaForm();
-  // Edits in the settings form below: the list of doorbells follows them.
-  homebridge.addEventListener('configChanged', (event) => showDoorbells(event.data?.[0] ?? {}));
+  startStatusPanel({ summary: element('status-summary'), doorbells: element('status-doorbells') });
+  // Edits in the settings form below: the lists of doorbells follow them.
+  homebridge.addEventListener('configChanged', (event) => followForm(event.data?.[0] ?? {}));
   element('sign-in-form').addEventListener('submit', (event) => {
     event.preventDefault();
     void signIn();
@@ -43,14 +57,31 @@ function prefillSignIn(account = {}) {
   }
 }
 
-function showAccount(account) {
+function followForm(block) {
+  currentBlock = block;
+  showDoorbells(block);
+  accountDoorbells.formChanged(block);
+}
+
+/** With a session or a doorbell access token, the account's doorbells are listed too, unless told not to. */
+function showAccount(account, { listDoorbells = true } = {}) {
   const signedIn = account.state === 'signed-in';
+  const token = account.state === 'token';
   element('account-state').textContent = describeAccount(account);
-  element('sign-in-form').hidden = signedIn;
+  element('sign-in-form').hidden = signedIn || token;
   element('signed-in-actions').hidden = !signedIn;
+  element('token-note').hidden = !token;
+  if (!signedIn && !token) {
+    accountDoorbells.hide();
+  } else if (listDoorbells) {
+    void accountDoorbells.load(currentBlock);
+  }
 }
 
 function describeAccount({ state, email, nickname, region, signedInAt }) {
+  if (state === 'token') {
+    return 'Using a doorbell access token';
+  }
   if (state === 'expired') {
     return 'Session expired: sign in again';
   }
@@ -78,7 +109,8 @@ async function signIn() {
       return;
     }
     element(SIGN_IN_INPUTS.code).value = '';
-    showAccount(account);
+    // Listed once the account is saved: the server lists them from the saved settings.
+    showAccount(account, { listDoorbells: false });
     homebridge.toast.success(describeAccount(account), 'Doorbell Motion');
     try {
       await storeAccount(fields);
@@ -86,6 +118,7 @@ async function signIn() {
     } catch (error) {
       showAccountMessage(`Signed in, but the account could not be saved in the settings (${messageOf(error)}): press Save below.`, 'danger');
     }
+    void accountDoorbells.load(currentBlock);
   });
 }
 
@@ -137,8 +170,12 @@ function doorbellItem(doorbell) {
 async function sendTestMotion(deviceId, name, button, outcome) {
   await busy(button, outcome, 'Sending…', async () => {
     try {
-      const { status } = await homebridge.request('/test-motion', { deviceId });
-      showOutcome(outcome, `Delivered (HTTP ${status}): ${name}'s motion sensor should now show motion.`, 'success');
+      const { warning } = await homebridge.request('/test-motion', { deviceId });
+      if (warning === undefined) {
+        showOutcome(outcome, `Delivered: ${name}'s motion sensor should now show motion.`, 'success');
+      } else {
+        showOutcome(outcome, `Delivered on this host: ${name}'s motion sensor should now show motion. ${warning}`, 'warning');
+      }
       homebridge.toast.success(`Test motion delivered to ${name}`, 'Doorbell Motion');
     } catch (error) {
       showOutcome(outcome, messageOf(error), 'danger');
@@ -167,7 +204,7 @@ function showAccountMessage(text, tone) {
 
 function showOutcome(target, text, tone) {
   target.textContent = text;
-  target.classList.remove('text-success', 'text-danger');
+  target.classList.remove('text-success', 'text-danger', 'text-warning');
   target.classList.add(`text-${tone}`);
   target.hidden = false;
 }

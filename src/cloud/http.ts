@@ -28,7 +28,7 @@ export interface CloudHttpOptions {
 }
 
 export interface CloudRequest {
-  method: 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH';
   /** Relative to the base address, without a query. */
   path: string;
   query?: URLSearchParams;

@@ -6,6 +6,7 @@ import { obtainAccessToken, type Credentials } from '../session/access-token.js'
 import { advice } from '../session/advice.js';
 import type { SessionStore, StoredSession } from '../session/session-store.js';
 import { SignInError } from '../session/sign-in.js';
+import type { ProgressListener, SessionLoss } from './progress.js';
 import { formatDelay, Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
 import { Subscriptions, type SubscribedDoorbell, type SubscriptionListener } from './subscriptions.js';
 
@@ -19,9 +20,9 @@ export interface PushEndpoint {
   readonly description: string;
 }
 
-export interface ConnectionListener extends SubscriptionListener {
+export interface ConnectionListener extends SubscriptionListener, ProgressListener {
   /** No usable session: every doorbell is in fault until the user signs in again. */
-  sessionUnavailable(): void;
+  sessionUnavailable(why: SessionLoss): void;
 }
 
 export interface ConnectionSettings {
@@ -58,13 +59,13 @@ export class Connection {
   /** The doorbell service with this session's token; gone when the session is. */
   private client: DoorbellClient | undefined;
   private accessToken: string | undefined;
-  private registered = false;
+  private registeredAt: number | undefined;
   /** The last pass failed in opening the push endpoint: it runs again once the endpoint is up. */
   private waitingForEndpoint = false;
 
   constructor(private readonly options: ConnectionOptions) {
     const { settings, timing, listener, log } = options;
-    this.schedule = new Schedule(timing, (reason) => void this.run(reason));
+    this.schedule = new Schedule(timing, (reason) => void this.run(reason), (nextRunAt) => listener.progressed?.({ nextRunAt, registeredAt: this.registeredAt }));
     this.subscriptions = new Subscriptions(settings.doorbells, listener, log);
   }
 
@@ -102,7 +103,7 @@ export class Connection {
     if (session === undefined) {
       if (this.accessToken !== undefined) {
         this.dropSession();
-        this.stopUntilSignedIn();
+        this.stopUntilSignedIn('signed-out');
         this.options.log.warn(advice.signedOut);
       }
       return;
@@ -125,14 +126,14 @@ export class Connection {
     this.sessionAbort = new AbortController();
     this.client = undefined;
     this.accessToken = undefined;
-    this.registered = false;
+    this.registeredAt = undefined;
     this.subscriptions.forgetConfirmed();
   }
 
   private async run(reason: RunReason): Promise<void> {
     this.waitingForEndpoint = false;
     if (reason === 'refresh') {
-      this.registered = false;
+      this.registeredAt = undefined;
       this.subscriptions.forgetConfirmed();
     }
     const signal = AbortSignal.any([this.abort.signal, this.sessionAbort.signal]);
@@ -159,9 +160,9 @@ export class Connection {
     const pushToken = await endpoint.open().catch((error: unknown) => {
       throw new EndpointNotOpen(error);
     });
-    if (!this.registered) {
+    if (this.registeredAt === undefined) {
       await this.client.registerPushDevice({ token: pushToken, ...settings.registration }, { signal });
-      this.registered = true;
+      this.registeredAt = Date.now();
       log.info(`Registered for push notifications at ${endpoint.description}`);
     }
     return this.subscriptions.subscribePending(this.client, signal);
@@ -201,7 +202,7 @@ export class Connection {
    * the normal first start, a warning; a refused sign-in is an error.
    */
   private waitForUser(error: SignInError): void {
-    this.stopUntilSignedIn();
+    this.stopUntilSignedIn('signed-out');
     if (error.notSignedIn) {
       this.options.log.warn(error.message);
     } else {
@@ -210,12 +211,12 @@ export class Connection {
   }
 
   /** Without a session nothing is held for it either: the relay stream closes until the next pass. */
-  private stopUntilSignedIn(): void {
+  private stopUntilSignedIn(why: SessionLoss): void {
     this.client = undefined;
     this.accessToken = undefined;
     this.waitingForEndpoint = false;
     this.schedule.pause();
-    this.options.listener.sessionUnavailable();
+    this.options.listener.sessionUnavailable(why);
     void this.options.endpoint.suspend();
   }
 
@@ -225,7 +226,7 @@ export class Connection {
    */
   private async sessionRejected(): Promise<void> {
     const { settings, store, log } = this.options;
-    this.stopUntilSignedIn();
+    this.stopUntilSignedIn(settings.credentials.doorbellAccessToken === undefined ? 'expired' : 'token-refused');
     if (settings.credentials.doorbellAccessToken !== undefined) {
       log.error(advice.tokenRejected);
       return;

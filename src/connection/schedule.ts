@@ -27,6 +27,8 @@ export class Schedule {
   constructor(
     private readonly timing: ScheduleTiming,
     private readonly run: (reason: RunReason) => void,
+    /** Told when a retry or the refresh is due (ms since the epoch), and undefined when none is. */
+    private readonly onPlanned: (dueAt: number | undefined) => void = () => undefined,
   ) {}
 
   /** Runs at once (on the next turn of the event loop), replacing whatever was pending; the backoff starts over. */
@@ -51,20 +53,27 @@ export class Schedule {
 
   /** Nothing runs until runNow: waiting for the user, who alone can fix what failed. */
   pause(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.clear();
+    this.onPlanned(undefined);
   }
 
   stop(): void {
     this.stopped = true;
-    this.pause();
+    this.clear();
+  }
+
+  private clear(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   private at(delayMs: number, reason: RunReason): void {
-    this.pause();
+    this.clear();
     if (this.stopped) {
       return;
     }
+    // A start runs at once: what is due next is known once it is over.
+    this.onPlanned(reason === 'start' ? undefined : Date.now() + delayMs);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.run(reason);

@@ -14,7 +14,8 @@ export interface SubscribedDoorbell {
 /** What the subscriptions tell the accessories, doorbell by doorbell, as each answer arrives. */
 export interface SubscriptionListener {
   subscribed(deviceId: string): void;
-  subscriptionFailed(deviceId: string): void;
+  /** `error` is why, a CloudError as a rule. */
+  subscriptionFailed(deviceId: string, error: unknown): void;
 }
 
 /**
@@ -60,7 +61,7 @@ export class Subscriptions {
       await client.subscribeToMotion(doorbell.deviceId, { signal });
     } catch (error) {
       if (!signal.aborted && !(error instanceof CloudError && error.sessionInvalid)) {
-        this.listener.subscriptionFailed(doorbell.deviceId);
+        this.listener.subscriptionFailed(doorbell.deviceId, error);
       }
       return error;
     }

@@ -25,6 +25,8 @@ export class DirectEndpoint {
     private readonly secrets: () => Promise<PushSecrets>,
     private readonly log: SecretMaskingLogger,
     private readonly onNotification: (notification: DoorbellNotification) => void,
+    /** Told once the receiver listens. */
+    private readonly onListening: () => void = () => undefined,
   ) {}
 
   get description(): string {
@@ -67,6 +69,7 @@ export class DirectEndpoint {
     this.receiver = receiver;
     const address = await receiver.start();
     this.log.info(`Push receiver listening at ${address.host}:${address.port}`);
+    this.onListening();
     return directPushToken(publicUrl, receiverSecret);
   }
 }

@@ -1,4 +1,4 @@
-import { isDeviceId } from '../values/device-id.js';
+import { exactDeviceId, JsonNumber, parseJsonKeepingNumberText } from '../values/exact-json.js';
 import { isJsonObject } from '../values/json.js';
 
 /** One delivered doorbell event, read from a push body (docs/cloud-protocol.md). */
@@ -12,24 +12,6 @@ export interface DoorbellNotification {
 }
 
 export type ParseResult = { ok: true; notification: DoorbellNotification } | { ok: false; reason: string };
-
-/**
- * A JSON number kept as the text it was written in: a JS number would turn the id 9007199254740993
- * into ...992, and would make `1e6` and `1000000` indistinguishable.
- */
-class JsonNumber {
-  constructor(readonly source: string) {}
-
-  /** JSON's grammar already rules out leading zeros and a plus sign. */
-  isInteger(): boolean {
-    return /^-?\d+$/.test(this.source);
-  }
-}
-
-/** JSON.parse source text access (Node.js 22+); TypeScript's ES2022 lib does not describe it yet. */
-interface ReviverContext {
-  source?: string;
-}
 
 const DEVICE_ID_KEYS = ['device_id', 'doorbot_id'];
 const KIND_KEYS = ['kind', 'subtype'];
@@ -68,18 +50,6 @@ export function parseNotification(text: string): ParseResult {
   return readEvent(isJsonObject(document.ding) ? document.ding : document);
 }
 
-function parseJsonKeepingNumberText(text: string): unknown {
-  return JSON.parse(text, (_key: string, value: unknown, context?: ReviverContext) => {
-    if (typeof value !== 'number') {
-      return value;
-    }
-    if (context?.source === undefined) {
-      throw new Error('JSON.parse source text access is missing: Node.js 22 or later is required');
-    }
-    return new JsonNumber(context.source);
-  });
-}
-
 /** The flat shape, or the object under `ding` of the nested one. */
 function readEvent(event: Record<string, unknown>): ParseResult {
   return notificationOf(firstPresent(event, DEVICE_ID_KEYS), firstPresent(event, KIND_KEYS), event.id, EVENT_FIELDS);
@@ -100,7 +70,7 @@ function readServicePayload(androidConfig: Record<string, unknown>, data: Record
 }
 
 function notificationOf(deviceIdValue: unknown, kind: unknown, idValue: unknown, fields: FieldNames): ParseResult {
-  const deviceId = asDeviceId(deviceIdValue);
+  const deviceId = exactDeviceId(deviceIdValue);
   if (deviceId === undefined) {
     return invalid(`${fields.deviceId} is missing or not an integer from 1 to 9223372036854775807`);
   }
@@ -121,11 +91,6 @@ function notificationOf(deviceIdValue: unknown, kind: unknown, idValue: unknown,
 function firstPresent(object: Record<string, unknown>, keys: string[]): unknown {
   const key = keys.find((candidate) => Object.hasOwn(object, candidate));
   return key === undefined ? undefined : object[key];
-}
-
-function asDeviceId(value: unknown): string | undefined {
-  const text = value instanceof JsonNumber ? value.source : value;
-  return isDeviceId(text) ? text : undefined;
 }
 
 /** `"7"` and `7` are the same event id. */

@@ -15,6 +15,8 @@ export const DATA_FILES = {
   installation: 'installation.json',
   /** The push receiver's secret and the relay topic. */
   push: 'push.json',
+  /** What the running plugin knows of its delivery, for the settings page; never a secret. */
+  status: 'status.json',
 } as const;
 
 export function dataFolderPath(storagePath: string): string {

@@ -121,4 +121,4 @@ export async function cloudFailure(promise: Promise<unknown>, kind: CloudErrorKi
 }
 
 /** One debug line per request: method, path without query, status or failure kind, and time. */
-export const DEBUG_LINE = /^(POST|PATCH) \/[^\s?]* ([1-5][0-9]{2}|network|timeout|aborted) [0-9]+ ms$/;
+export const DEBUG_LINE = /^(GET|POST|PATCH) \/[^\s?]* ([1-5][0-9]{2}|network|timeout|aborted) [0-9]+ ms$/;

@@ -48,6 +48,7 @@ const ROUTE_CALLS: Record<RouteName, (context: TestContext, token: string) => Pr
     await client.registerPushDevice(REGISTRATION);
     return client.subscribeToMotion('1234567');
   },
+  devices: (context, token) => quickDoorbellClient(context, token).listDoorbells(),
 };
 
 /** What the clients meet on the way: a failing server, a reset, rate limits, a stall, a refused code, a refused session. */

@@ -2,7 +2,8 @@
  * The settings page in a real browser: the Homebridge UI 5.10.0 over the storage of a real Homebridge
  * 2 running the built plugin against the simulator, and a paired HomeKit controller. A user signs in
  * with a wrong code, then the right one, saves the form, sends a test motion that the controller sees,
- * signs out and in again, and saves a set-up with a doorbell access token alone through the standard form.
+ * signs out and in again, and saves a set-up with a doorbell access token alone through the standard form,
+ * which the page then shows instead of a sign-in.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
@@ -142,7 +143,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
         await controller.nextEvent(changeOf(motionDetected, true), MOTION_EVENT_TIMEOUT_MS);
         await page.screenshot('04-test-motion');
 
-        expect(outcome).toBe("Delivered (HTTP 202): Garage's motion sensor should now show motion.");
+        expect(outcome).toBe("Delivered: Garage's motion sensor should now show motion.");
         await rig().homebridge.waitForLine(pluginLogLine('Motion at Garage'), MOTION_EVENT_TIMEOUT_MS);
       },
       FOLLOW_TIMEOUT_MS + BROWSER_STEP_TIMEOUT_MS,
@@ -238,8 +239,17 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
         const homebridge = await rig().start();
         await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
         expect(homebridge.lines.slice(fromLine).filter((line) => /Configuration:|Doing nothing/.test(line))).toEqual([]);
+
+        // The page says what the plugin uses, offers no sign-in, and lists the doorbells with the token.
+        const tokenPage = await openSettings();
+        await tokenPage.accountDoorbells.first().waitFor();
+        await tokenPage.screenshot('08-token-page');
+        expect(await tokenPage.accountState.textContent()).toBe('Using a doorbell access token');
+        expect(await tokenPage.frame.locator('#token-note').innerText()).toMatch(/^Alerts use the doorbell access token from the settings below/);
+        expect(await tokenPage.frame.locator('#sign-in-form').isVisible()).toBe(false);
+        expect(await tokenPage.accountDoorbells.count()).toBe(4);
       },
-      RESTART_TIMEOUT_MS + BROWSER_STEP_TIMEOUT_MS,
+      RESTART_TIMEOUT_MS + BROWSER_STEP_TIMEOUT_MS * 2,
     );
 
     it('leaves no code, token or push secret in the Homebridge UI log, and no code in the plugin log', async () => {

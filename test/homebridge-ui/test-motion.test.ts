@@ -2,7 +2,7 @@
  * The settings page's test motion: a motion notification sent where the doorbell service delivers
  * real ones, reaching a real push receiver on loopback, and what the page says when it cannot.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { pushAddressFor } from '../../homebridge-ui/test-motion.js';
 import { startRelay } from '../../simulator/relay/index.js';
@@ -17,6 +17,9 @@ import { answerOf, everythingSaid, failureOf, useSettingsPage, type SettingsPage
 const GARAGE = '9007199254740993';
 const FRONT_DOOR = 1234567;
 
+/** Where the receiver listens on this host, by the block's push.port: nothing, unless a test starts one there. */
+let receiverPort: number;
+
 function platformBlock(publicUrl: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     platform: 'DoorbellMotion',
@@ -24,7 +27,7 @@ function platformBlock(publicUrl: string, overrides: Record<string, unknown> = {
     doorbellServerUrl: 'https://doorbell.example.com',
     doorbellAccessToken: 'doorbell-token-SECRET',
     doorbells: [{ deviceId: FRONT_DOOR, name: 'Front Door' }, { deviceId: GARAGE }],
-    push: { host: '127.0.0.1', publicUrl },
+    push: { host: '127.0.0.1', port: receiverPort, publicUrl },
     ...overrides,
   };
 }
@@ -33,15 +36,19 @@ describe('the settings page: test motion', () => {
   const page = useSettingsPage();
   const receivers: PushReceiver[] = [];
 
+  beforeEach(async () => {
+    receiverPort = await freeLoopbackPort();
+  });
+
   afterEach(async () => {
     await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
   });
 
-  /** A receiver as the plugin runs it, with the secret of this storage's push.json unless told otherwise. */
-  async function startReceiver(current: SettingsPage, secret?: string): Promise<{ publicUrl: string; received: DoorbellNotification[] }> {
+  /** A receiver as the plugin runs it, with the secret of this storage's push.json unless told otherwise, on any free port unless told one. */
+  async function startReceiver(current: SettingsPage, secret?: string, listenOn = 0): Promise<{ publicUrl: string; received: DoorbellNotification[] }> {
     const received: DoorbellNotification[] = [];
     const receiverSecret = secret ?? (await current.pushSecrets.secrets()).receiverSecret;
-    const receiver = new PushReceiver({ host: '127.0.0.1', port: 0, secret: receiverSecret, log: current.log, onNotification: (n) => received.push(n) });
+    const receiver = new PushReceiver({ host: '127.0.0.1', port: listenOn, secret: receiverSecret, log: current.log, onNotification: (n) => received.push(n) });
     receivers.push(receiver);
     const { port } = await receiver.start();
     return { publicUrl: `http://127.0.0.1:${port}`, received };
@@ -80,6 +87,31 @@ describe('the settings page: test motion', () => {
 
     expect(message).toMatch(new RegExp(`^The push receiver could not be reached at ${publicUrl}: nothing listens there; check that Homebridge runs`));
     expect(message).not.toContain('/push/');
+  });
+
+  it('delivers to the receiver on this host when the public address does not answer from here, and says what that means', async () => {
+    const { received } = await startReceiver(page(), undefined, receiverPort);
+    const publicUrl = `http://127.0.0.1:${await freeLoopbackPort()}`;
+    page().block = platformBlock(publicUrl);
+
+    expect(await answerOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toEqual({
+      delivered: true,
+      status: 202,
+      warning:
+        `The receiver works here, but your public address ${publicUrl} did not answer from inside your network; ` +
+        'many routers cannot loop back to their own public address, so try it from outside.',
+    });
+    expect(received.map(({ deviceId }) => deviceId)).toEqual([GARAGE]);
+  });
+
+  it('names both addresses when neither the public one nor the receiver on this host answers', async () => {
+    const publicUrl = `http://127.0.0.1:${await freeLoopbackPort()}`;
+    page().block = platformBlock(publicUrl, { push: { host: '0.0.0.0', port: receiverPort, publicUrl } });
+
+    expect(await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toBe(
+      `The push receiver could not be reached at ${publicUrl}: nothing listens there; check that Homebridge runs with the saved settings and is signed in, and that the Public Address leads to its push receiver. ` +
+        `On this host, too: The push receiver could not be reached at http://127.0.0.1:${receiverPort}: nothing listens there; check that Homebridge runs with the saved settings and is signed in, and that the Public Address leads to its push receiver.`,
+    );
   });
 
   it('says when the address leads to another receiver (404)', async () => {

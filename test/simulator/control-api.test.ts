@@ -71,7 +71,8 @@ describe('simulator: control API', () => {
     expect(json(response)).toEqual({
       pushToken: `${new URL(receiver.pushToken).origin}/***`,
       subscribedDoorbells: ['9007199254740993'],
-      requestCounts: { region: 0, login: 1, register: 1, subscribe: 1, unrouted: 1 },
+      deviceListMode: 'offered',
+      requestCounts: { region: 0, login: 1, register: 1, subscribe: 1, devices: 0, unrouted: 1 },
       invalidRequests: 1,
     });
   });

@@ -45,8 +45,24 @@ export function doorbellMotionPlatform(endpoints: PluginEndpoints, overrides: Re
   return loopbackPlatformBlock(endpoints, { name: PLATFORM_LOG_NAME, account: ACCOUNT, doorbells: DOORBELLS, motionTimeout: MOTION_TIMEOUT_S }, overrides);
 }
 
-/** A simulator that knows exactly this account and these doorbells: any other id is a 404. */
+/**
+ * A doorbell of the account that the standard block leaves out, for the settings page to add: a
+ * camera whose id is above 2^53 (a JS number would make it ...996).
+ */
+export const SIDE_GATE = { deviceId: '9007199254740995', name: 'Side Gate' } as const;
+
+/**
+ * A simulator that knows exactly this account and these doorbells, any other id a 404; its device
+ * list has them all, shared and camera ones among them, and a chime that is not a doorbell.
+ */
 export const SIMULATOR_OPTIONS: SimulatorOptions = {
   accounts: [{ email: ACCOUNT.email, code: ACCOUNT.code, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode }],
-  doorbells: SERIAL_NUMBERS,
+  doorbells: [...SERIAL_NUMBERS, SIDE_GATE.deviceId],
+  devices: [
+    { list: 'doorbots', id: '1234567', description: 'Front Door', kind: 'lpd_v2' },
+    { list: 'authorized_doorbots', id: '42', description: 'Back Door', kind: 'doorbell_v3' },
+    { list: 'doorbots', id: '9007199254740993', description: 'Garage', kind: 'lpd_v2' },
+    { list: 'stickup_cams', id: SIDE_GATE.deviceId, description: SIDE_GATE.name, kind: 'stickup_cam_v4' },
+    { list: 'chimes', id: '5550001', description: 'Hallway Chime', kind: 'chime_pro' },
+  ],
 };

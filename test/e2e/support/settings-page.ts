@@ -80,7 +80,27 @@ export class SettingsPage {
     return (await outcome.textContent()) ?? '';
   }
 
-  /** The `nth` input of the standard settings form named `name` (the last part of its key). */
+  /** The account's doorbells as the page lists them, one text per doorbell. */
+  get accountDoorbells(): Locator {
+    return this.frame.locator('#account-doorbell-list li');
+  }
+
+  /** The line under the account's doorbells: why there is no list, or what an Add did. */
+  get accountDoorbellsMessage(): Locator {
+    return this.frame.locator('#account-doorbells-message');
+  }
+
+  /** The account doorbell's Add button. */
+  addButton(doorbellName: string): Locator {
+    return this.frame.getByRole('button', { name: `Add ${doorbellName}`, exact: true });
+  }
+
+  /** The Status panel: its summary lines and one line per doorbell. */
+  get statusPanel(): Locator {
+    return this.frame.locator('section', { has: this.frame.locator('#status-heading') });
+  }
+
+    /** The `nth` input of the standard settings form named `name` (the last part of its key). */
   formInput(name: string, nth = 0): Locator {
     return this.page.locator(`.modal-body input[name="${name}"]`).nth(nth);
   }
@@ -145,15 +165,41 @@ export class SettingsPage {
     return path;
   }
 
+  /** Saves a screenshot of the modal's top down to the end of the page's own part (above the standard form). */
+  async screenshotOwnPart(name: string): Promise<string> {
+    const dialog = await this.page.locator('.modal-dialog').first().boundingBox();
+    const own = await this.frame.locator('#doorbell-motion').boundingBox();
+    if (dialog === null || own === null) {
+      throw new Error('The settings modal is not shown');
+    }
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    const path = join(SCREENSHOT_DIR, `node${process.versions.node.split('.')[0]}-${name}.png`);
+    await this.page.screenshot({ path, clip: { x: dialog.x, y: dialog.y, width: dialog.width, height: own.y + own.height - dialog.y + 16 } });
+    return path;
+  }
+
   async close(): Promise<void> {
     await this.page.close();
   }
 }
 
-/** The plugin's platform block in the config.json of a Homebridge storage; {} when there is none. */
+/**
+ * The plugin's platform block in the config.json of a Homebridge storage; {} when there is none. The
+ * Homebridge UI writes the file in place, so a read in the middle of a write sees half of it: read again.
+ */
 export async function readSavedBlock(storagePath: string): Promise<Record<string, unknown>> {
-  const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Array<Record<string, unknown>> };
-  return config.platforms.find((block) => isOurPlatform(block.platform)) ?? {};
+  const whole = async () => {
+    try {
+      return JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Array<Record<string, unknown>> };
+    } catch (error) {
+      if (error instanceof SyntaxError) {
+        return undefined;
+      }
+      throw error;
+    }
+  };
+  const config = await pollUntil(whole, (read) => read !== undefined, 5_000, 'config.json to hold whole JSON', 50);
+  return config?.platforms.find((block) => isOurPlatform(block.platform)) ?? {};
 }
 
 /** The block once `save` has made the UI write config.json anew, maybe with the same content. */

@@ -1,0 +1,15 @@
+/** Why no session is usable: nobody is signed in, or the doorbell service refused the session or the configured token. */
+export type SessionLoss = 'signed-out' | 'expired' | 'token-refused';
+
+/** How far the connection has come, for the status the settings page shows. */
+export interface ConnectionProgress {
+  /** When the push registration last succeeded with the session in use (ms since the epoch). */
+  registeredAt?: number;
+  /** When registration and subscriptions run next: a retry, or the periodic refresh; none while waiting for the user. */
+  nextRunAt?: number;
+}
+
+export interface ProgressListener {
+  /** Told whenever the connection plans its next pass, which is after every pass and every pause. */
+  progressed?(progress: ConnectionProgress): void;
+}

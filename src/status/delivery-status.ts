@@ -1,0 +1,117 @@
+import { Ajv, type SchemaObject } from 'ajv';
+import type { SessionLoss } from '../connection/progress.js';
+import type { Logger } from '../log.js';
+import { DATA_FILES } from '../session/data-folder.js';
+import { JsonFile } from '../session/json-file.js';
+import type { PrivateFolder } from '../session/private-folder.js';
+
+/**
+ * status.json: what the running plugin knows of its delivery, for the settings page, which runs in
+ * another process. Times are ISO strings, null when there is none yet. It never holds a secret: no
+ * token, relay topic, receiver secret or e-mail address, since it exists to be shown.
+ */
+
+/**
+ * Where the session stands: not there yet, in use (an account's session, or the configured doorbell
+ * access token), or gone and why.
+ */
+export type SessionState = 'signing-in' | 'signed-in' | 'token' | SessionLoss;
+
+export interface DoorbellStatus {
+  deviceId: string;
+  name: string;
+  /** The motion subscription is confirmed with the session in use. */
+  subscribed: boolean;
+  /** Why this doorbell's alerts cannot arrive now, in a few plain words; null when they can. */
+  fault: string | null;
+  lastMotionAt: string | null;
+  lastRingAt: string | null;
+}
+
+export interface DeliveryStatus {
+  /** The process that writes the file: the settings page checks it still runs. */
+  pid: number;
+  startedAt: string;
+  /** Rewritten at least every minute while the plugin runs, so an old file reads as stopped. */
+  updatedAt: string;
+  pushMode: 'relay' | 'direct';
+  /** Relay mode: whether the relay stream is open, and since when. */
+  relay?: { connected: boolean; since: string | null };
+  /** Direct mode: whether the push receiver listens. */
+  receiver?: { listening: boolean };
+  registeredAt: string | null;
+  nextRefreshAt: string | null;
+  session: SessionState;
+  doorbells: DoorbellStatus[];
+}
+
+export const SESSION_STATES: readonly SessionState[] = ['signing-in', 'signed-in', 'token', 'signed-out', 'expired', 'token-refused'];
+
+const time = { type: 'string', format: 'date-time' } as const;
+const timeOrNull = { anyOf: [time, { type: 'null' }] } as const;
+
+const DOORBELL_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['deviceId', 'name', 'subscribed', 'fault', 'lastMotionAt', 'lastRingAt'],
+  properties: {
+    deviceId: { type: 'string', pattern: '^[1-9][0-9]{0,18}$' },
+    name: { type: 'string' },
+    subscribed: { type: 'boolean' },
+    fault: { type: ['string', 'null'] },
+    lastMotionAt: timeOrNull,
+    lastRingAt: timeOrNull,
+  },
+};
+
+/** What the plugin writes; a reader takes other keys too, as a newer plugin may add some. */
+const STATUS_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['pid', 'startedAt', 'updatedAt', 'pushMode', 'registeredAt', 'nextRefreshAt', 'session', 'doorbells'],
+  properties: {
+    pid: { type: 'integer', minimum: 1 },
+    startedAt: time,
+    updatedAt: time,
+    pushMode: { enum: ['relay', 'direct'] },
+    relay: { type: 'object', required: ['connected', 'since'], properties: { connected: { type: 'boolean' }, since: timeOrNull } },
+    receiver: { type: 'object', required: ['listening'], properties: { listening: { type: 'boolean' } } },
+    registeredAt: timeOrNull,
+    nextRefreshAt: timeOrNull,
+    session: { enum: SESSION_STATES },
+    doorbells: { type: 'array', items: DOORBELL_SCHEMA },
+  },
+};
+
+const ajv = new Ajv({ formats: { 'date-time': (text: string) => !Number.isNaN(Date.parse(text)) } });
+const validate = ajv.compile<DeliveryStatus>(STATUS_SCHEMA);
+
+export function isDeliveryStatus(value: unknown): value is DeliveryStatus {
+  return validate(value);
+}
+
+/** status.json in the data folder, written atomically under the folder's lock like every file there. */
+export function openStatusFile(folder: PrivateFolder, log: Logger): JsonFile<DeliveryStatus> {
+  return new JsonFile(folder, DATA_FILES.status, isDeliveryStatus, log);
+}
+
+/** Twice the longest wait between two writes: a status older than this was left by a plugin that stopped. */
+export const STALE_AFTER_MS = 2 * 60_000;
+
+/**
+ * Whether the plugin that wrote `status` still runs on this host: its process is alive, and it wrote
+ * recently. The age rules out a file left by a removed plugin, or by a container whose new process
+ * happens to have the same pid.
+ */
+export function writerIsRunning(status: DeliveryStatus, now = Date.now(), isAlive: (pid: number) => boolean = processIsAlive): boolean {
+  const ageMs = now - Date.parse(status.updatedAt);
+  return Math.abs(ageMs) < STALE_AFTER_MS && isAlive(status.pid);
+}
+
+/** Signal 0 only asks: EPERM means the process exists but belongs to another user. */
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,180 @@
+import { CloudError } from '../cloud/errors.js';
+import type { ConnectionProgress, SessionLoss } from '../connection/progress.js';
+import type { DeliveryStatus, DoorbellStatus, SessionState } from './delivery-status.js';
+
+export interface BoardDoorbell {
+  deviceId: string;
+  name: string;
+}
+
+interface DoorbellRecord {
+  subscribed: boolean;
+  /** Why the last subscription attempt failed; cleared when one succeeds. */
+  failure?: string;
+  lastMotionAt?: number;
+  lastRingAt?: number;
+}
+
+/** Why no doorbell can be subscribed while the session stands so; none while it is usable or coming. */
+const SESSION_FAULTS: Partial<Record<SessionState, string>> = {
+  'signed-out': 'not signed in',
+  expired: 'the session expired: sign in again',
+  'token-refused': 'the doorbell access token was refused',
+};
+
+/**
+ * What the plugin knows of its delivery, kept as things happen and read as a status when it is
+ * written. Every change is cheap (a few fields) and tells `onChange`, which never writes at once.
+ */
+export class StatusBoard {
+  private readonly startedAt: number;
+  private session: SessionState = 'signing-in';
+  private progress: ConnectionProgress = {};
+  private relay: { connected: boolean; since?: number } = { connected: false };
+  private receiverListening = false;
+  private deliveryDown = false;
+  private readonly records: Map<string, DoorbellRecord>;
+
+  constructor(
+    private readonly doorbells: readonly BoardDoorbell[],
+    private readonly delivery: { pushMode: 'relay' | 'direct'; usesToken: boolean },
+    private readonly onChange: () => void,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.startedAt = now();
+    this.records = new Map(doorbells.map(({ deviceId }) => [deviceId, { subscribed: false }]));
+  }
+
+  /** A registration means the session (or the configured token) is in use. */
+  connectionProgressed(progress: ConnectionProgress): void {
+    this.progress = progress;
+    if (progress.registeredAt !== undefined) {
+      this.session = this.delivery.usesToken ? 'token' : 'signed-in';
+    }
+    this.onChange();
+  }
+
+  /** The relay stream opened, as it does after every break. */
+  relayConnected(): void {
+    this.relay = { connected: true, since: this.now() };
+    this.onChange();
+  }
+
+  receiverListens(): void {
+    this.receiverListening = true;
+    this.onChange();
+  }
+
+  /**
+   * The relay stream has been down too long for alerts to arrive (true), or is back, or was closed on
+   * purpose (false). A break shorter than that is no outage: what was published meanwhile arrives
+   * when the stream reopens.
+   */
+  deliveryDownChanged(down: boolean): void {
+    this.deliveryDown = down;
+    if (down) {
+      this.relay = { connected: false };
+    }
+    this.onChange();
+  }
+
+  subscribed(deviceId: string): void {
+    this.update(deviceId, (record) => ({ ...record, subscribed: true, failure: undefined }));
+  }
+
+  subscriptionFailed(deviceId: string, error: unknown): void {
+    this.update(deviceId, (record) => ({ ...record, subscribed: false, failure: describeFailure(error) }));
+  }
+
+  /**
+   * No usable session: no doorbell is subscribed until the user signs in again, nothing is registered,
+   * and the relay stream is closed.
+   */
+  sessionUnavailable(why: SessionLoss): void {
+    this.session = why;
+    this.progress = { ...this.progress, registeredAt: undefined };
+    this.relay = { connected: false };
+    this.doorbells.forEach(({ deviceId }) => this.records.set(deviceId, { ...this.records.get(deviceId), subscribed: false, failure: undefined }));
+    this.onChange();
+  }
+
+  motion(deviceId: string): void {
+    this.update(deviceId, (record) => ({ ...record, lastMotionAt: this.now() }));
+  }
+
+  ring(deviceId: string): void {
+    this.update(deviceId, (record) => ({ ...record, lastRingAt: this.now() }));
+  }
+
+  /** The status as it stands now. */
+  snapshot(): DeliveryStatus {
+    const { registeredAt, nextRunAt } = this.progress;
+    const { pushMode } = this.delivery;
+    return {
+      pid: process.pid,
+      startedAt: isoTime(this.startedAt) as string,
+      updatedAt: isoTime(this.now()) as string,
+      pushMode,
+      ...(pushMode === 'relay' ? { relay: { connected: this.relay.connected, since: isoTime(this.relay.since) } } : { receiver: { listening: this.receiverListening } }),
+      registeredAt: isoTime(registeredAt),
+      nextRefreshAt: isoTime(nextRunAt),
+      session: this.session,
+      doorbells: this.doorbells.map((doorbell) => this.doorbellStatus(doorbell)),
+    };
+  }
+
+  private doorbellStatus({ deviceId, name }: BoardDoorbell): DoorbellStatus {
+    const record = this.records.get(deviceId) ?? { subscribed: false };
+    return {
+      deviceId,
+      name,
+      subscribed: record.subscribed,
+      fault: this.faultOf(record),
+      lastMotionAt: isoTime(record.lastMotionAt),
+      lastRingAt: isoTime(record.lastRingAt),
+    };
+  }
+
+  /** The same conditions as the accessory's StatusFault in HomeKit, in words. */
+  private faultOf(record: DoorbellRecord): string | null {
+    if (!record.subscribed) {
+      return SESSION_FAULTS[this.session] ?? record.failure ?? 'not subscribed yet';
+    }
+    return this.deliveryDown ? 'the push relay cannot be reached' : null;
+  }
+
+  /** Doorbells that are not configured are not on the board. */
+  private update(deviceId: string, change: (record: DoorbellRecord) => DoorbellRecord): void {
+    const record = this.records.get(deviceId);
+    if (record !== undefined) {
+      this.records.set(deviceId, change(record));
+      this.onChange();
+    }
+  }
+}
+
+function isoTime(ms: number | undefined): string | null {
+  return ms === undefined ? null : new Date(ms).toISOString();
+}
+
+/** A failed subscription in a few plain words: the log has the whole story. */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof CloudError)) {
+    return 'the subscription failed';
+  }
+  switch (error.kind) {
+    case 'network':
+      return 'the doorbell service cannot be reached';
+    case 'timeout':
+      return 'the doorbell service did not answer in time';
+    case 'insecure':
+      return 'the doorbell service address is not https';
+    case 'http':
+      if (error.status === 404) {
+        return 'the doorbell service does not know this device id';
+      }
+      return error.retryable ? 'the doorbell service is not available' : 'the doorbell service refused the subscription';
+    default:
+      return 'the doorbell service refused the subscription';
+  }
+}

@@ -1,0 +1,114 @@
+import { errorMessage, type Logger } from '../log.js';
+import type { DeliveryStatus } from './delivery-status.js';
+
+export interface StatusTiming {
+  /** Writes start at least this far apart, however often the status changes. */
+  minIntervalMs: number;
+  /** The status is written at least this often, changed or not: its updatedAt shows the plugin runs. */
+  maxIntervalMs: number;
+}
+
+export const STATUS_TIMING: Readonly<StatusTiming> = Object.freeze({ minIntervalMs: 1_000, maxIntervalMs: 60_000 });
+
+/** Where the status goes: status.json, read-modify-written under the data folder's lock. */
+export interface StatusSink {
+  readonly path: string;
+  update(change: () => DeliveryStatus): Promise<unknown>;
+}
+
+/**
+ * Writes the status when it changed, at most once per `minIntervalMs`, and at least every
+ * `maxIntervalMs`. A change never writes at once: it is told from the path that delivers an alert to
+ * HomeKit, which must not wait for a file, so it only plans a write on a timer. One timer, one write
+ * at a time, and nothing left running once stopped.
+ */
+export class StatusWriter {
+  private timer: NodeJS.Timeout | undefined;
+  /** When the planned write is due (on `now`'s clock); Infinity when none is planned. */
+  private dueAt = Infinity;
+  private lastWriteAt = -Infinity;
+  private writing: Promise<void> | undefined;
+  /** Something changed while a write was under way: another follows it. */
+  private changedMeanwhile = false;
+  private failing = false;
+  private stopped = false;
+
+  constructor(
+    private readonly sink: StatusSink,
+    private readonly snapshot: () => DeliveryStatus,
+    private readonly log: Logger,
+    private readonly timing: StatusTiming = STATUS_TIMING,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Something in the status changed: it is written within `minIntervalMs`. */
+  changed(): void {
+    if (this.stopped) {
+      return;
+    }
+    if (this.writing !== undefined) {
+      this.changedMeanwhile = true;
+      return;
+    }
+    this.planAt(Math.max(this.now(), this.lastWriteAt + this.timing.minIntervalMs));
+  }
+
+  /** Clears the timer and waits for a write under way; nothing is written after. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.writing;
+  }
+
+  /** An earlier plan stands; a later one is brought forward. */
+  private planAt(at: number): void {
+    if (at >= this.dueAt) {
+      return;
+    }
+    clearTimeout(this.timer);
+    this.dueAt = at;
+    this.timer = setTimeout(() => this.due(), Math.max(0, Math.ceil(at - this.now())));
+    // Homebridge's own servers keep the process alive; a pending status write must not hold it open on exit.
+    this.timer.unref();
+  }
+
+  /** A timer may fire a fraction of a millisecond before `now` says it is due: then it waits out the rest. */
+  private due(): void {
+    const { dueAt } = this;
+    this.timer = undefined;
+    this.dueAt = Infinity;
+    if (this.now() < dueAt) {
+      this.planAt(dueAt);
+    } else {
+      this.writing = this.write().finally(() => this.afterWrite());
+    }
+  }
+
+  private async write(): Promise<void> {
+    this.lastWriteAt = this.now();
+    this.changedMeanwhile = false;
+    try {
+      await this.sink.update(() => this.snapshot());
+      this.failing = false;
+    } catch (error) {
+      // Said once, not every minute: the settings page then reads the plugin as not running.
+      if (!this.failing) {
+        this.log.warn(`Could not write ${this.sink.path} for the settings page: ${errorMessage(error)}`);
+      }
+      this.failing = true;
+    }
+  }
+
+  private afterWrite(): void {
+    this.writing = undefined;
+    if (this.stopped) {
+      return;
+    }
+    if (this.changedMeanwhile) {
+      this.changed();
+    } else {
+      this.planAt(this.lastWriteAt + this.timing.maxIntervalMs);
+    }
+  }
+}

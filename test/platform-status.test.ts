@@ -1,0 +1,149 @@
+/**
+ * status.json as the running platform writes it for the settings page: what it holds in relay and
+ * direct mode, per doorbell faults in words, the times of the last motion and ring, never a secret,
+ * and never on the way from a push to HomeKit: an alert reaches HomeKit while the file cannot be written.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { startRelay } from '../simulator/relay/index.js';
+import type { Relay } from '../simulator/relay/types.js';
+import { dataFolderPath } from '../src/session/data-folder.js';
+import { SessionStore } from '../src/session/session-store.js';
+import { openDataFolder } from '../src/session/data-folder.js';
+import { isDeliveryStatus, type DeliveryStatus } from '../src/status/delivery-status.js';
+import { createTestLogger } from './support/homebridge-api.js';
+import { ACCOUNT, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
+import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
+import { pollUntil } from './support/poll.js';
+
+const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
+
+/** The first status is written at launch, every change within a second. */
+const WRITTEN_MS = 3_000;
+
+describe('status.json', () => {
+  /** BACK is above 2^53; 7654321 is configured but unknown to the service. */
+  const bed = usePlatformTestbed([FRONT, BACK]);
+  let relay: Relay;
+
+  beforeEach(async () => {
+    relay = await startRelay({ keepaliveMs: FAST.relay.aliveMs / 4 });
+  });
+
+  afterEach(async () => {
+    await relay.close();
+  });
+
+  const statusPath = () => join(dataFolderPath(bed.storagePath), 'status.json');
+
+  async function readStatus(): Promise<DeliveryStatus | undefined> {
+    try {
+      const status: unknown = JSON.parse(await readFile(statusPath(), 'utf8'));
+      expect(isDeliveryStatus(status)).toBe(true);
+      return status as DeliveryStatus;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  const statusWhere = (what: string, holds: (status: DeliveryStatus) => boolean) =>
+    pollUntil(readStatus, (status) => status !== undefined && holds(status), WRITTEN_MS, what, 50) as Promise<DeliveryStatus>;
+
+  it('holds the relay, the registration, the session and each doorbell, the last motion and ring included, and no secret', async () => {
+    const launchedAt = Date.now();
+    const platform = bed.launch({ relayUrl: relay.url });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+
+    const confirmed = await statusWhere('every doorbell subscribed', ({ doorbells }) => doorbells.every(({ subscribed }) => subscribed));
+    expect(confirmed).toEqual({
+      pid: process.pid,
+      startedAt: expect.any(String),
+      updatedAt: expect.any(String),
+      pushMode: 'relay',
+      relay: { connected: true, since: expect.any(String) },
+      registeredAt: expect.any(String),
+      nextRefreshAt: expect.any(String),
+      session: 'signed-in',
+      doorbells: [
+        { deviceId: FRONT, name: 'Front Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
+        { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
+      ],
+    });
+    const at = (text: string | null) => Date.parse(text ?? '');
+    expect(at(confirmed.startedAt)).toBeGreaterThanOrEqual(launchedAt - 1);
+    expect(at(confirmed.relay?.since ?? null)).toBeLessThanOrEqual(at(confirmed.registeredAt));
+    expect(at(confirmed.nextRefreshAt) - at(confirmed.registeredAt)).toBeGreaterThanOrEqual(FAST.schedule.refreshMs - 1_000);
+    expect(at(confirmed.nextRefreshAt) - at(confirmed.registeredAt)).toBeLessThanOrEqual(FAST.schedule.refreshMs + 1_000);
+    expect((await stat(statusPath())).mode & 0o777).toBe(0o600);
+
+    const beforeAlerts = Date.now();
+    expect((await bed.sim.deliverMotion(BACK)).status).toBe(200);
+    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(200);
+    const alerted = await statusWhere('the motion and the ring', ({ doorbells }) => doorbells[1]?.lastMotionAt !== null && doorbells[0]?.lastRingAt !== null);
+    expect(at(alerted.doorbells[1]?.lastMotionAt ?? null)).toBeGreaterThanOrEqual(beforeAlerts - 1);
+    expect(at(alerted.doorbells[0]?.lastRingAt ?? null)).toBeGreaterThanOrEqual(beforeAlerts - 1);
+    expect([alerted.doorbells[0]?.lastMotionAt, alerted.doorbells[1]?.lastRingAt]).toEqual([null, null]);
+
+    const text = await readFile(statusPath(), 'utf8');
+    const { receiverSecret, relayTopic } = JSON.parse(await readFile(join(dataFolderPath(bed.storagePath), 'push.json'), 'utf8')) as Record<string, string>;
+    for (const secret of [...bed.sim.secrets, receiverSecret, relayTopic, ACCOUNT.email, ACCOUNT.code, 'Bearer']) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it('says in direct mode that the receiver listens, and why a doorbell the service does not know has no alerts', async () => {
+    const doorbells = [...DOORBELLS, { deviceId: '7654321', name: 'Side Gate' }];
+    const platform = bed.launch({ doorbells });
+    await waitFor(() => allConfirmed(platform), 'the known doorbells');
+
+    const status = await statusWhere('the unknown doorbell refused', (current) => current.doorbells[2]?.fault !== 'not subscribed yet');
+    expect(status).toMatchObject({ pushMode: 'direct', receiver: { listening: true }, session: 'signed-in' });
+    expect(status.relay).toBeUndefined();
+    expect(status.doorbells.map(({ subscribed, fault }) => [subscribed, fault])).toEqual([
+      [true, null],
+      [true, null],
+      [false, 'the doorbell service does not know this device id'],
+    ]);
+  });
+
+  it('delivers an alert to HomeKit at once while status.json cannot be written, and records it once it can', async () => {
+    const platform = bed.launch();
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    await statusWhere('every doorbell subscribed', ({ doorbells }) => doorbells.every(({ subscribed }) => subscribed));
+    // Another process holds the data folder's lock, as the settings page does while it writes.
+    const release = await lockfile.lock(dataFolderPath(bed.storagePath), { lockfilePath: join(dataFolderPath(bed.storagePath), '.lock'), realpath: false });
+    try {
+      const sentAt = performance.now();
+      expect((await bed.sim.deliverMotion(FRONT)).status).toBe(202);
+      await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit', 1_000);
+      expect(performance.now() - sentAt).toBeLessThan(1_000);
+      // A write planned for the motion is waiting for the lock: the file still shows none.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect((await readStatus())?.doorbells[0]?.lastMotionAt).toBeNull();
+    } finally {
+      await release();
+    }
+    await statusWhere('the motion once the lock is free', ({ doorbells }) => doorbells[0]?.lastMotionAt !== null);
+  });
+
+  it('says when the settings page signed out: no session, and every doorbell faulted in words', async () => {
+    const platform = bed.launch({ relayUrl: relay.url });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+
+    const log = createTestLogger('UI');
+    await new SessionStore(openDataFolder(bed.storagePath, log), log).removeSession();
+
+    const status = await statusWhere('the sign-out', ({ session }) => session === 'signed-out');
+    expect(status.registeredAt).toBeNull();
+    expect(status.nextRefreshAt).toBeNull();
+    expect(status.doorbells.map(({ subscribed, fault }) => [subscribed, fault])).toEqual([
+      [false, 'not signed in'],
+      [false, 'not signed in'],
+    ]);
+  });
+});
