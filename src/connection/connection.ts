@@ -7,18 +7,9 @@ import { advice } from '../session/advice.js';
 import type { SessionStore, StoredSession } from '../session/session-store.js';
 import { SignInError } from '../session/sign-in.js';
 import type { ProgressListener, SessionLoss } from './progress.js';
+import { EndpointNotOpen, type PushEndpoint } from './push-endpoint.js';
 import { formatDelay, Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
 import { Subscriptions, type SubscribedDoorbell, type SubscriptionListener } from './subscriptions.js';
-
-/** Where notifications arrive; opened before the push registration names it. */
-export interface PushEndpoint {
-  /** Starts receiving, once; resolves with the push token to register, a secret. */
-  open(): Promise<string>;
-  /** The session is gone: stops holding anything for it until the next open(). Never rejects. */
-  suspend(): Promise<void>;
-  /** Where notifications arrive, for the log: never the secret part. */
-  readonly description: string;
-}
 
 export interface ConnectionListener extends SubscriptionListener, ProgressListener {
   /** No usable session: every doorbell is in fault until the user signs in again. */
@@ -50,9 +41,12 @@ export interface ConnectionOptions {
  * refreshed on it, and a failure only the user can fix stops everything until they have.
  */
 export class Connection {
-  /** Aborted on shutdown. */
-  private readonly abort = new AbortController();
-  /** Aborted when the session in use changes: requests made with the old one end. */
+  private stopped = false;
+  /**
+   * Aborted when the session in use changes, and on shutdown: the requests of a pass end with it. One
+   * controller, never two combined with AbortSignal.any, which Node 24 can make forget an abort once
+   * a source is garbage-collected (nodejs/node issue 65995): a pass must see that it was called off.
+   */
   private sessionAbort = new AbortController();
   private readonly schedule: Schedule;
   private readonly subscriptions: Subscriptions;
@@ -75,7 +69,8 @@ export class Connection {
 
   /** Aborts requests in flight and clears the timer. */
   stop(): void {
-    this.abort.abort();
+    this.stopped = true;
+    this.sessionAbort.abort();
     this.schedule.stop();
   }
 
@@ -97,7 +92,7 @@ export class Connection {
   followSessionFile(session: StoredSession | undefined): void {
     const { credentials } = this.options.settings;
     const { account } = credentials;
-    if (credentials.doorbellAccessToken !== undefined || account === undefined || this.abort.signal.aborted) {
+    if (credentials.doorbellAccessToken !== undefined || account === undefined || this.stopped) {
       return;
     }
     if (session === undefined) {
@@ -136,7 +131,7 @@ export class Connection {
       this.registeredAt = undefined;
       this.subscriptions.forgetConfirmed();
     }
-    const signal = AbortSignal.any([this.abort.signal, this.sessionAbort.signal]);
+    const { signal } = this.sessionAbort;
     try {
       if (await this.connect(signal)) {
         this.schedule.refreshLater();
@@ -237,13 +232,5 @@ export class Connection {
       log.warn(`Could not record the invalid session: ${errorMessage(storeError)}`);
     }
     log.error(advice.sessionRejected);
-  }
-}
-
-/** The push endpoint did not open: the pass may run again as soon as it does. */
-class EndpointNotOpen extends Error {
-  constructor(cause: unknown) {
-    super(errorMessage(cause), { cause });
-    this.name = 'EndpointNotOpen';
   }
 }

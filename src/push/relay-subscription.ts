@@ -4,6 +4,7 @@ import { errorMessage, type Logger } from '../log.js';
 import { isAccessRefusal, ReconnectDelays, type ConnectionEnd } from './relay-backoff.js';
 import { CatchUpPoint } from './relay-catch-up.js';
 import { RelayClock } from './relay-clock.js';
+import { readUntilAborted, responseUnlessAborted } from './abortable-stream.js';
 import { LineSplitter, parseRelayLine } from './relay-lines.js';
 import { RelayOutage } from './relay-outage.js';
 import type { RelayTiming } from './relay-timing.js';
@@ -112,13 +113,21 @@ export class RelaySubscription {
   }
 
   private async connectOnce(): Promise<Outcome> {
-    const stream = new AbortController();
-    const signal = AbortSignal.any([stream.signal, this.stopping.signal]);
+    // One controller per attempt, aborted by the watchdog or by stop(): a combined AbortSignal.any
+    // could lose the abort of a source that is garbage-collected first (nodejs/node issue 65995).
+    const attempt = new AbortController();
+    const abortOnStop = () => attempt.abort();
+    this.stopping.signal.addEventListener('abort', abortOnStop, { once: true });
+    let fellSilent = false;
     // Armed before the request: a relay that never answers is as dead as one that falls silent.
-    const watchdog = setTimeout(() => stream.abort(), this.options.timing.aliveMs);
+    const watchdog = setTimeout(() => {
+      fellSilent = true;
+      attempt.abort();
+    }, this.options.timing.aliveMs);
     let openedAt: number | undefined;
     try {
-      const response = await fetch(this.streamUrl(), { headers: this.headers(), signal, redirect: 'error' });
+      const request = fetch(this.streamUrl(), { headers: this.headers(), signal: attempt.signal, redirect: 'error' });
+      const response = await responseUnlessAborted(request, attempt.signal);
       if (response.status !== 200 || response.body === null) {
         await response.body?.cancel().catch(() => undefined);
         const retryAfter = honoursRetryAfter(response.status) ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
@@ -126,32 +135,21 @@ export class RelaySubscription {
       }
       openedAt = this.now();
       this.clock.newStream();
-      await this.readLines(response.body, () => watchdog.refresh());
+      const splitter = new LineSplitter();
+      await readUntilAborted(response.body, attempt.signal, (chunk) => {
+        watchdog.refresh();
+        this.lastAliveAt = this.now();
+        this.markConnected();
+        splitter.push(chunk).forEach((line) => this.handleLine(line));
+      });
       return { kind: 'ended', livedMs: this.now() - openedAt, reason: 'the relay ended the stream' };
     } catch (error) {
-      // Only the watchdog aborts `stream`.
-      const reason = stream.signal.aborted ? `nothing arrived for ${Math.round(this.options.timing.aliveMs / 1000)} s` : describeFailure(error);
+      const reason = fellSilent ? `nothing arrived for ${Math.round(this.options.timing.aliveMs / 1000)} s` : describeFailure(error);
       return openedAt === undefined ? { kind: 'failed', reason } : { kind: 'ended', livedMs: this.now() - openedAt, reason };
     } finally {
       clearTimeout(watchdog);
-      this.markDisconnected(stream.signal.aborted);
-    }
-  }
-
-  private async readLines(body: ReadableStream<Uint8Array>, feedWatchdog: () => void): Promise<void> {
-    const splitter = new LineSplitter();
-    const reader = body.getReader();
-    try {
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-        feedWatchdog();
-        this.lastAliveAt = this.now();
-        this.markConnected();
-        for (const line of splitter.push(chunk.value)) {
-          this.handleLine(line);
-        }
-      }
-    } finally {
-      reader.releaseLock();
+      this.stopping.signal.removeEventListener('abort', abortOnStop);
+      this.markDisconnected(fellSilent);
     }
   }
 
