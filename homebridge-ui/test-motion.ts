@@ -7,6 +7,7 @@ import { errorMessage } from '#plugin/log.js';
 import type { PushSecrets } from '#plugin/session/push-secrets.js';
 import { originOf } from '#plugin/values/address.js';
 import { SettingsError } from './settings-error.js';
+import { responseUnlessAborted } from '#plugin/push/abortable-stream.js';
 
 /**
  * A test motion goes where the doorbell service delivers real ones, the push token the plugin
@@ -95,15 +96,18 @@ export async function sendTestMotion(address: PushAddress, deviceId: string, opt
   const { signedIn, timeoutMs = TEST_MOTION_TIMEOUT_MS } = options;
   const origin = originOf(pushToken);
   let response: Response;
+  const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    response = await fetch(pushToken, {
+    const request = fetch(pushToken, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: testNotification(deviceId),
       // A redirect would carry the secret path somewhere nobody configured.
       redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: timeout,
     });
+    // The page waits on this: the timeout must end the wait even where fetch loses its signal.
+    response = await responseUnlessAborted(request, timeout);
   } catch (error) {
     throw new AddressUnreachable(`The ${answeredBy} could not be reached at ${origin}: ${whyUnreachable(error, timeoutMs, address)}.`);
   }
