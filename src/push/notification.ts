@@ -19,7 +19,7 @@ export type ParseResult = { ok: true; notification: DoorbellNotification } | { o
 const DEVICE_ID_KEYS = ['device_id', 'doorbot_id'];
 
 /** The service's subtypes of a motion, and the detection each one reports. A Map: no key of Object's prototype matches. */
-const DETECTION_OF_SUBTYPE: ReadonlyMap<string, Detection | undefined> = new Map([
+export const DETECTION_OF_SUBTYPE: ReadonlyMap<string, Detection | undefined> = new Map([
   ['human', 'person'],
   ['vehicle', 'vehicle'],
   ['other_motion', 'other'],
