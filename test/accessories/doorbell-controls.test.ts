@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { PlatformAccessory, Service } from 'homebridge';
 import { accessoryUuid, DoorbellAccessory, type DoorbellChange } from '../../src/accessories/doorbell-accessory.js';
+import { cleanName, isHomeKitName } from '../../src/accessories/names.js';
 import type { DoorbellSettings } from '../../src/config/parse-config.js';
 import { createTestApi } from '../support/homebridge-api.js';
 import { reloadFromCache } from '../support/platform-accessory.js';
@@ -124,6 +125,24 @@ describe('the services', () => {
     expect(subtypesOf(restored, S.MotionSensor)).toEqual([undefined, 'person', 'other']);
     expect(await readBoth(switchOf(restored, 'chime'))).toEqual([false, false]);
     expect(serviceOf(restored, S.MotionSensor).isPrimaryService).toBe(true);
+  });
+
+  it('names each service by the HomeKit name rule: cleaned, the suffix kept whole, at most 64 characters', () => {
+    const accessory = newAccessory();
+    create(accessory, { ...ALL, name: '🚪 Front Door (Main)' });
+    expect(namesOf(serviceOf(accessory, S.Switch, 'motion-alerts'))).toEqual(['Front Door Main Motion Alerts', 'Front Door Main Motion Alerts']);
+
+    const long = newAccessory();
+    const longName = `${'Very Long Front Door Name '.repeat(4)}(Main)`;
+    create(long, { ...ALL, name: longName });
+    const SUFFIXES: Record<string, string> = { person: ' Person', vehicle: ' Vehicle', other: ' Other Motion', 'motion-alerts': ' Motion Alerts', chime: ' Chime' };
+    const named = long.services.filter(({ subtype }) => subtype !== undefined);
+    expect(named).toHaveLength(5);
+    for (const service of named) {
+      const name = service.getCharacteristic(C.Name).value as string;
+      const suffix = SUFFIXES[service.subtype as string];
+      expect([name, name.endsWith(suffix), name.length <= 64, isHomeKitName(name)]).toEqual([cleanName(longName, PLAIN.deviceId, suffix), true, true, true]);
+    }
   });
 
   it('takes over cached services without adding them twice, and keeps a name given in the Home app', async () => {
