@@ -5,7 +5,8 @@
  * notification. Switch changes and ignored alerts are logged; so are config entries that do nothing.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { PlatformAccessory, Service } from 'homebridge';
+import type { Service } from 'homebridge';
+import { recordPresses } from './support/hap-changes.js';
 import { hap } from './support/hap.js';
 import { accessoryOf, DOORBELLS, waitFor, type RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
@@ -34,15 +35,6 @@ function motionOf(platform: RunningPlatform, deviceId: string): unknown[] {
 /** A controller's write of the switch's On. */
 async function turn(platform: RunningPlatform, deviceId: string, control: 'motion-alerts' | 'chime', on: boolean): Promise<void> {
   await serviceOf(platform, deviceId, S.Switch, control).getCharacteristic(Characteristic.On).handleSetRequest(on);
-}
-
-function recordPresses(accessory: PlatformAccessory): { doorbell: unknown[]; switch: unknown[] } {
-  const record = (type: typeof S.Doorbell | typeof S.StatelessProgrammableSwitch) => {
-    const presses: unknown[] = [];
-    accessory.getService(type)?.getCharacteristic(Characteristic.ProgrammableSwitchEvent).on('change', ({ newValue }) => presses.push(newValue));
-    return presses;
-  };
-  return { doorbell: record(S.Doorbell), switch: record(S.StatelessProgrammableSwitch) };
 }
 
 describe('the controls in the Home app', () => {

@@ -9,6 +9,7 @@ import type { PlatformAccessory, Service } from 'homebridge';
 import { accessoryUuid, DoorbellAccessory, type DoorbellChange } from '../../src/accessories/doorbell-accessory.js';
 import { cleanName, isHomeKitName } from '../../src/accessories/names.js';
 import type { DoorbellSettings } from '../../src/config/parse-config.js';
+import { recordPresses } from '../support/hap-changes.js';
 import { createTestApi } from '../support/homebridge-api.js';
 import { reloadFromCache } from '../support/platform-accessory.js';
 
@@ -228,15 +229,6 @@ describe('the Motion Alerts switch', () => {
 });
 
 describe('the Chime switch', () => {
-  function recordPresses(accessory: PlatformAccessory) {
-    const record = (type: typeof S.Doorbell | typeof S.StatelessProgrammableSwitch) => {
-      const presses: unknown[] = [];
-      accessory.getService(type)!.getCharacteristic(C.ProgrammableSwitchEvent).on('change', ({ newValue }) => presses.push(newValue));
-      return presses;
-    };
-    return { doorbell: record(S.Doorbell), switch: record(S.StatelessProgrammableSwitch) };
-  }
-
   it('turned off, lets a ring fire only the programmable switch; turned on, both', async () => {
     const accessory = newAccessory();
     const doorbell = create(accessory);
