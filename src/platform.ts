@@ -178,6 +178,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       this.log.debug(`Ignored a ${notification.kind} notification for doorbell ${notification.deviceId}: not configured`);
       return;
     }
+    // The accessory decides what each shows, by its switches; the log says what it decided.
     if (notification.kind === 'motion') {
       const { detection } = notification;
       if (accessory.motionDetected(detection)) {
