@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 // the mDNS browser, neither of which a loopback controller needs.
 import httpClientModule from 'hap-controller/lib/transport/ip/http-client.js';
 import type { ServiceObject } from 'hap-controller/lib/model/service.js';
+import type { PairingData } from 'hap-controller/lib/protocol/pairing-protocol.js';
 import { withTimeout } from '../../../scripts/lib/timeout.js';
 
 const HttpClient = httpClientModule.default;
@@ -147,7 +148,10 @@ export class HapTestClient {
   private readonly eventArrived = new EventEmitter();
   private subscribed = false;
 
-  private constructor(private readonly client: HttpClient) {
+  private constructor(
+    private readonly client: HttpClient,
+    private readonly bridge: BridgeAddress,
+  ) {
     client.on('event', (body: { characteristics: CharacteristicEvent[] }) => {
       this.unclaimedEvents.push(...body.characteristics);
       this.eventArrived.emit('event');
@@ -156,7 +160,7 @@ export class HapTestClient {
 
   /** Adds a new controller to the bridge with its setup PIN (pair-setup), as adding it in Home does. */
   static async pair(bridge: BridgeAddress, pin: string): Promise<HapTestClient> {
-    const controller = new HapTestClient(newHttpClient(bridge));
+    const controller = new HapTestClient(newHttpClient(bridge), bridge);
     try {
       await controller.request(controller.client.pairSetup(pin), 'pair-setup');
     } catch (error) {
@@ -164,6 +168,18 @@ export class HapTestClient {
       throw error;
     }
     return controller;
+  }
+
+  /**
+   * A second connection of this same controller, with its pairing (no new pair-setup), as the Home
+   * app opens several: each connection is sent the events it subscribed to and no others.
+   */
+  anotherConnection(): HapTestClient {
+    const pairing = this.client.getLongTermData();
+    if (pairing === null) {
+      throw new Error('This controller is not paired yet');
+    }
+    return new HapTestClient(newHttpClient(this.bridge, pairing), this.bridge);
   }
 
   async accessories(): Promise<HapAccessory[]> {
@@ -247,8 +263,8 @@ export class HapTestClient {
   }
 }
 
-function newHttpClient({ username, port }: BridgeAddress): HttpClient {
+function newHttpClient({ username, port }: BridgeAddress, pairing?: PairingData): HttpClient {
   // One persistent, verified connection for requests, as the Home app keeps: without it every
   // request would pair-verify again on a new connection.
-  return new HttpClient(username, LOOPBACK, port, undefined, { usePersistentConnections: true });
+  return new HttpClient(username, LOOPBACK, port, pairing, { usePersistentConnections: true });
 }
