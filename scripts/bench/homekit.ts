@@ -22,12 +22,13 @@ export async function homekitLatency(
   const controller = await HapTestClient.pair(homebridge.bridge, homebridge.bridge.pin);
   // The rings with the Chime off are watched on a connection of their own: subscribed on the first,
   // the programmable switch would add an event to every ring with the Chime on, and time to its figure.
+  // It subscribes once the Chime is off, so that no event of a ring before is waiting there.
   const silentRings = controller.anotherConnection();
+  let silentRingsSubscribed = false;
   try {
     const watched = watchedCharacteristics(await controller.accessories(), doorbells);
     const of = (deviceId: string): Watched => watched.get(deviceId) as Watched;
     await controller.subscribe(...doorbells.flatMap((deviceId) => (['ring', 'motion', 'personMotion'] as const).map((signal) => of(deviceId)[signal])));
-    await silentRings.subscribe(...doorbells.map((deviceId) => of(deviceId).silentRing));
     return await pathLatency(sender, doorbells, samples, {
       watch: (deviceId, signal) => {
         const expected = signal === 'ring' || signal === 'silentRing' ? SINGLE_PRESS : true;
@@ -37,6 +38,10 @@ export async function homekitLatency(
       setChime: async (deviceIds, on) => {
         for (const deviceId of deviceIds) {
           await controller.write(of(deviceId).chime, on);
+        }
+        if (!on && !silentRingsSubscribed) {
+          silentRingsSubscribed = true;
+          await silentRings.subscribe(...doorbells.map((deviceId) => of(deviceId).silentRing));
         }
       },
     });
