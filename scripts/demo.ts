@@ -20,7 +20,7 @@ import {
   removeDemoInfo,
   writeDemoInfo,
 } from './lib/demo-folder.js';
-import { BRIDGE_NAME, DEMO_DOORBELLS, DEMO_EMAIL, demoPlatform, newVerificationCode } from './lib/demo-setup.js';
+import { BRIDGE_NAME, DEMO_DOORBELLS, DEMO_EMAIL, demoControlsNote, demoPlatform, newVerificationCode } from './lib/demo-setup.js';
 import {
   currentNodeRunsHomebridge2,
   freeLoopbackPort,
@@ -228,6 +228,7 @@ function printReady(bridge: BridgeSettings, setupPayload: string | undefined, { 
     '  Trigger motion from a second terminal:',
     `      npm run motion -- ${first.deviceId}${dirFlag}`,
     `  and watch for "Motion at ${first.name}" here. The ${second.name} is ${second.deviceId}; add --kind ding to ring.`,
+    ...demoControlsNote(DEMO_DOORBELLS),
     '  Ctrl-C stops everything.',
     '=====================================================================',
     '',

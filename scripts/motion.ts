@@ -5,14 +5,17 @@
  */
 import { parseArgs } from 'node:util';
 import type { DeliveryResult } from '../simulator/index.js';
+import { DETECTION_OF_SUBTYPE } from '../src/push/notification.js';
+import { DETECTIONS, type Detection } from '../src/values/detection.js';
 import { demoDir, readDemoInfo, type DemoDoorbell, type DemoInfo } from './lib/demo-folder.js';
 import { parseCommandLine } from '../simulator/cli.js';
 
 const USAGE = [
-  'usage: npm run motion -- <deviceId> [--kind motion|ding] [--id EVENT_ID] [--dir PATH]',
-  '  --kind  motion (default) drives the motion sensor; ding rings: it presses the doorbell button',
-  '  --id    the event id; the plugin drops a repeated id within 10 minutes as a duplicate',
-  '  --dir   the demo folder given to `npm start`; default .demo/',
+  'usage: npm run motion -- <deviceId> [--kind motion|ding] [--detection person|vehicle|other] [--id EVENT_ID] [--dir PATH]',
+  '  --kind       motion (default) drives the motion sensor; ding rings: it presses the doorbell button',
+  '  --detection  what the motion saw, as the doorbell service reports it: also turns on that sensor',
+  '  --id         the event id; the plugin drops a repeated id within 10 minutes as a duplicate',
+  '  --dir        the demo folder given to `npm start`; default .demo/',
 ].join('\n');
 
 const KINDS = ['motion', 'ding'];
@@ -27,6 +30,7 @@ const NOT_REGISTERED = 409;
 interface MotionRequest {
   deviceId: string;
   kind: string;
+  detection: Detection | undefined;
   id: string | undefined;
   dir: string;
 }
@@ -37,7 +41,7 @@ class MotionFailure extends Error {}
 function parseRequest(args: string[]): MotionRequest {
   const { values, positionals } = parseArgs({
     args,
-    options: { kind: { type: 'string', default: 'motion' }, id: { type: 'string' }, dir: { type: 'string' } },
+    options: { kind: { type: 'string', default: 'motion' }, detection: { type: 'string' }, id: { type: 'string' }, dir: { type: 'string' } },
     strict: true,
     allowPositionals: true,
   });
@@ -47,7 +51,16 @@ function parseRequest(args: string[]): MotionRequest {
   if (!KINDS.includes(values.kind)) {
     throw new Error(`--kind must be one of ${KINDS.join(', ')}.`);
   }
-  return { deviceId: positionals[0], kind: values.kind, id: values.id, dir: demoDir(values.dir) };
+  const detection = DETECTIONS.find((candidate) => candidate === values.detection);
+  if (values.detection !== undefined && (detection === undefined || values.kind !== 'motion')) {
+    throw new Error(`--detection goes with a motion and must be one of ${DETECTIONS.join(', ')}.`);
+  }
+  return { deviceId: positionals[0], kind: values.kind, detection, id: values.id, dir: demoDir(values.dir) };
+}
+
+/** The service's own word for the detection (`human` for a person), as it sends it beside the kind. */
+function subtypeOf(detection: Detection): string | undefined {
+  return [...DETECTION_OF_SUBTYPE].find(([, detected]) => detected === detection)?.[0];
 }
 
 async function runningDemo(dir: string): Promise<DemoInfo> {
@@ -67,13 +80,13 @@ function demoDoorbell(info: DemoInfo, deviceId: string): DemoDoorbell {
   return doorbell;
 }
 
-async function deliver(controlUrl: string, { deviceId, kind, id }: MotionRequest): Promise<DeliveryResult> {
+async function deliver(controlUrl: string, { deviceId, kind, detection, id }: MotionRequest): Promise<DeliveryResult> {
   let response: Response;
   try {
     response = await fetch(`${controlUrl}/__simulator/motion/${deviceId}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ kind, id }),
+      body: JSON.stringify({ kind, id, subtype: detection === undefined ? undefined : subtypeOf(detection) }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
   } catch (error) {
@@ -100,6 +113,13 @@ function describeDelivery({ status, body }: DeliveryResult): string {
   return `the push address answered ${status}${reply === '' || reply.startsWith('{') ? '' : ` ${reply}`}`;
 }
 
+function motionNote(name: string, detection: Detection | undefined): string {
+  if (detection === undefined) {
+    return `The demo logs "Motion at ${name}"; the sensor turns off again after the motion timeout.`;
+  }
+  return `The demo logs "Motion at ${name} (${detection})"; with a ${detection} sensor, it turns on beside the main one, both off again after the motion timeout.`;
+}
+
 async function main(): Promise<void> {
   const request = parseCommandLine(parseRequest, USAGE);
   if (request === undefined) {
@@ -109,16 +129,13 @@ async function main(): Promise<void> {
     const info = await runningDemo(request.dir);
     const doorbell = demoDoorbell(info, request.deviceId);
     const delivery = await deliver(info.controlUrl, request);
-    const outcome = `${request.kind} for ${doorbell.deviceId} (${doorbell.name}): ${describeDelivery(delivery)}`;
+    const what = request.detection === undefined ? request.kind : `${request.kind} (${request.detection})`;
+    const outcome = `${what} for ${doorbell.deviceId} (${doorbell.name}): ${describeDelivery(delivery)}`;
     if (delivery.status < 200 || delivery.status > 299) {
       throw new MotionFailure(`Could not deliver ${outcome}`);
     }
     console.log(`Delivered ${outcome}`);
-    console.log(
-      request.kind === 'motion'
-        ? `The demo logs "Motion at ${doorbell.name}"; the sensor turns off again after the motion timeout.`
-        : `The demo logs "Doorbell rang at ${doorbell.name}"; the Home app announces the ring.`,
-    );
+    console.log(request.kind === 'motion' ? motionNote(doorbell.name, request.detection) : `The demo logs "Doorbell rang at ${doorbell.name}"; the Home app announces the ring.`);
   } catch (error) {
     if (!(error instanceof MotionFailure)) {
       throw error;

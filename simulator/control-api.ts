@@ -8,7 +8,7 @@ import type { DeliveryResult, DeviceListMode, MotionOptions } from './types.js';
 
 /**
  * The control API lets another process (the demo, an end-to-end test) drive a running simulator:
- *   POST /__simulator/motion/<deviceId>  optional JSON body {"id","kind","rawBody"} (strings);
+ *   POST /__simulator/motion/<deviceId>  optional JSON body {"id","kind","subtype","rawBody"} (strings);
  *                                        answers {status, body} of the push receiver's reply
  *   GET  /__simulator/state              answers ControlState
  *   PUT  /__simulator/device-list        body {"mode": "offered" | "not-offered" | "unauthorized"}:
@@ -70,7 +70,7 @@ function wrongMethod(allowed: string): Reply {
 async function deliverFromControl(body: string, deviceId: string, target: ControlTarget): Promise<Reply> {
   const options = parseMotionOptions(body);
   if (options === undefined) {
-    return jsonReply(400, { reason: 'body must be empty or a JSON object with optional string id, kind, rawBody' });
+    return jsonReply(400, { reason: 'body must be empty or a JSON object with optional string id, kind, subtype, rawBody' });
   }
   try {
     return jsonReply(200, await target.deliverMotion(deviceId, options));
@@ -110,6 +110,6 @@ function parseMotionOptions(body: string): MotionOptions | undefined {
     return undefined;
   }
   const entries = Object.entries(parsed);
-  const valid = entries.every(([key, value]) => ['id', 'kind', 'rawBody'].includes(key) && typeof value === 'string');
+  const valid = entries.every(([key, value]) => ['id', 'kind', 'subtype', 'rawBody'].includes(key) && typeof value === 'string');
   return valid ? Object.fromEntries(entries) : undefined;
 }

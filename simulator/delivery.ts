@@ -40,6 +40,7 @@ function notificationText(deviceId: string, options: MotionOptions): string {
   const fields = [
     `"device_id":${deviceId}`,
     `"kind":${JSON.stringify(options.kind ?? 'motion')}`,
+    ...(options.subtype === undefined ? [] : [`"subtype":${JSON.stringify(options.subtype)}`]),
     `"id":${JSON.stringify(options.id ?? `evt-${randomUUID()}`)}`,
     `"created_at":${JSON.stringify(new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'))}`,
   ];

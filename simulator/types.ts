@@ -124,6 +124,8 @@ export interface SimulatorOptions {
 export interface MotionOptions {
   id?: string;
   kind?: string;
+  /** What the motion saw, as the service names it (`human`, `vehicle`, `other_motion`), sent beside `kind`. */
+  subtype?: string;
   rawBody?: string;
 }
 

@@ -1,5 +1,6 @@
 import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig, PlatformPluginConstructor } from 'homebridge';
 import { DoorbellAccessories } from './accessories/doorbell-accessories.js';
+import type { DoorbellAccessory } from './accessories/doorbell-accessory.js';
 import type { RetryPolicy } from './cloud/retry-policy.js';
 import { parseConfig, type PlatformSettings } from './config/parse-config.js';
 import { pushAddressWarnings } from './config/push-settings.js';
@@ -101,6 +102,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     // A doorbell left out for a bad entry may own a cached accessory: keep them all until it is fixed,
     // but nothing updates those, so they must not go on showing what they were saved with.
     this.accessories.publish(settings.doorbells, { removeStale: complete });
+    this.accessories.forEach((accessory) => this.logControlChanges(accessory));
     if (!complete) {
       this.accessories.showUnavailable();
     }
@@ -177,16 +179,35 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       this.log.debug(`Ignored a ${notification.kind} notification for doorbell ${notification.deviceId}: not configured`);
       return;
     }
+    // The accessory decides what each shows, by its switches; the log says what it decided.
     if (notification.kind === 'motion') {
-      accessory.motionDetected();
-      this.log.info(`Motion at ${accessory.name}`);
+      const { detection } = notification;
+      if (accessory.motionDetected(detection)) {
+        this.log.info(`Motion at ${accessory.name}${detection === undefined ? '' : ` (${detection})`}`);
+      } else {
+        this.log.debug(`Ignored motion at ${accessory.name}: its Motion Alerts switch is off`);
+      }
+      // Delivered, so alerts are flowing, whatever the Motion Alerts switch made of it.
       this.status?.board.motion(notification.deviceId);
-    } else if (notification.kind === 'ding' && accessory.rang()) {
-      this.log.info(`Doorbell rang at ${accessory.name}`);
+      return;
+    }
+    const rang = notification.kind === 'ding' ? accessory.rang() : undefined;
+    if (rang === 'chimed' || rang === 'silent') {
+      this.log.info(`Doorbell rang at ${accessory.name}${rang === 'silent' ? ' (Chime off: automations only)' : ''}`);
       this.status?.board.ring(notification.deviceId);
     } else {
       this.log.debug(`Ignored a ${notification.kind} notification at ${accessory.name}`);
     }
+  }
+
+  /** A switch turned in the Home app, by hand or by an automation, is worth a line: it changes what alerts do. */
+  private logControlChanges(accessory: DoorbellAccessory): void {
+    accessory.onChange((change) => {
+      if (change.type === 'control') {
+        const what = change.control === 'motion-alerts' ? 'Motion alerts' : 'The chime';
+        this.log.info(`${what} at ${accessory.name} turned ${change.on ? 'on' : 'off'}`);
+      }
+    });
   }
 }
 

@@ -4,7 +4,7 @@
  * own subscription succeeds, and a config that cannot be used leaves no stale state behind.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { PlatformAccessory } from 'homebridge';
+import { recordPresses } from './support/hap-changes.js';
 import { hap } from './support/hap.js';
 import { accessoryOf, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
@@ -13,16 +13,6 @@ import { allConfirmed, logged, usePlatformTestbed } from './support/platform-tes
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 const { Characteristic, Service } = hap;
 const SINGLE_PRESS = Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS;
-
-/** The ProgrammableSwitchEvent values the Doorbell and the switch service send from now on. */
-function recordPresses(accessory: PlatformAccessory): { doorbell: unknown[]; switch: unknown[] } {
-  const record = (type: typeof Service.Doorbell | typeof Service.StatelessProgrammableSwitch) => {
-    const presses: unknown[] = [];
-    accessory.getService(type)?.getCharacteristic(Characteristic.ProgrammableSwitchEvent).on('change', ({ newValue }) => presses.push(newValue));
-    return presses;
-  };
-  return { doorbell: record(Service.Doorbell), switch: record(Service.StatelessProgrammableSwitch) };
-}
 
 describe('the doorbell button', () => {
   const bed = usePlatformTestbed();

@@ -51,7 +51,7 @@ export async function runBurst(
         const deviceId = doorbells[next % doorbells.length];
         next += 1;
         // Awaited first: `accepted += await …` would read the count before the wait and lose other deliveries' increments.
-        const status = await sender.send(deviceId, 'ding');
+        const status = await sender.send(deviceId, 'ring');
         if (status === 202) {
           accepted += 1;
         }

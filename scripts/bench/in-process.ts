@@ -11,7 +11,7 @@ import { hap } from '../../test/support/hap.js';
 import type { TestApi } from '../../test/support/homebridge-api.js';
 import { ACCOUNT, delay, launchPlatform, platformConfig, portIsFree, type RunningPlatform } from '../../test/support/platform-harness.js';
 import { pollUntil } from '../../test/support/poll.js';
-import { ARRIVAL_TIMEOUT_MS, type Watch } from './latency.js';
+import { ARRIVAL_TIMEOUT_MS, type LatencyProbe, type Signal } from './latency.js';
 import { CLOUD_LATENCY_MS, doorbellEntries } from './settings.js';
 
 /** Start-up against a 100 ms cloud takes seconds; a wait this long means something broke. */
@@ -48,22 +48,29 @@ export async function stopInProcess({ test }: RunningPlatform, push: number | st
   }
 }
 
-/** The characteristics a benchmark watches: motion and fault on the sensor, a ring on the doorbell service. */
-const SIGNALS = {
-  motion: [hap.Service.MotionSensor, hap.Characteristic.MotionDetected],
-  fault: [hap.Service.MotionSensor, hap.Characteristic.StatusFault],
-  ring: [hap.Service.Doorbell, hap.Characteristic.ProgrammableSwitchEvent],
+const { Characteristic: C, Service: S } = hap;
+
+/**
+ * The characteristics a benchmark watches or turns, by service, subtype and characteristic: motion
+ * and fault on the main sensor, a person's motion on the person sensor, a ring on the doorbell
+ * service (the programmable switch alone with the Chime off), and the Chime switch.
+ */
+const CHARACTERISTICS = {
+  motion: [S.MotionSensor, undefined, C.MotionDetected],
+  personMotion: [S.MotionSensor, 'person', C.MotionDetected],
+  fault: [S.MotionSensor, undefined, C.StatusFault],
+  ring: [S.Doorbell, undefined, C.ProgrammableSwitchEvent],
+  silentRing: [S.StatelessProgrammableSwitch, undefined, C.ProgrammableSwitchEvent],
+  chime: [S.Switch, 'chime', C.On],
 } as const;
 
-export type Signal = keyof typeof SIGNALS;
-
-export function characteristicOf(test: TestApi, deviceId: string, signal: Signal): Characteristic {
-  const [service, characteristic] = SIGNALS[signal];
-  const found = test.registered.get(accessoryUuid(test.api, deviceId))?.getService(service)?.getCharacteristic(characteristic);
-  if (found === undefined) {
-    throw new Error(`doorbell ${deviceId} has no ${signal} characteristic`);
+export function characteristicOf(test: TestApi, deviceId: string, which: keyof typeof CHARACTERISTICS): Characteristic {
+  const [type, subtype, characteristic] = CHARACTERISTICS[which];
+  const service = test.registered.get(accessoryUuid(test.api, deviceId))?.services.find((candidate) => candidate.UUID === type.UUID && candidate.subtype === subtype);
+  if (service === undefined) {
+    throw new Error(`doorbell ${deviceId} has no ${which} characteristic`);
   }
-  return found;
+  return service.getCharacteristic(characteristic);
 }
 
 /**
@@ -97,10 +104,18 @@ export async function whenAllConfirmed(test: TestApi, doorbells: readonly string
   await Promise.all(faults.filter(({ value }) => value !== NO_FAULT).map((fault) => nextChange(fault, (value) => value === NO_FAULT, CONFIRM_TIMEOUT_MS)));
 }
 
-/** A ring is seen as the doorbell service's ProgrammableSwitchEvent event, a motion as MotionDetected turning true. */
-export function characteristicWatch(test: TestApi): Watch {
-  return (deviceId, kind) =>
-    kind === 'ding'
-      ? nextChange(characteristicOf(test, deviceId, 'ring'), () => true, ARRIVAL_TIMEOUT_MS)
-      : nextChange(characteristicOf(test, deviceId, 'motion'), (value) => value === true, ARRIVAL_TIMEOUT_MS);
+/**
+ * A ring is seen as a ProgrammableSwitchEvent event, a motion as MotionDetected turning true; the
+ * Chime is turned through HAP's own set handling, as a controller's write is.
+ */
+export function characteristicProbe(test: TestApi): LatencyProbe {
+  const isMotion = (signal: Signal): boolean => signal === 'motion' || signal === 'personMotion';
+  return {
+    watch: (deviceId, signal) => nextChange(characteristicOf(test, deviceId, signal), (value) => !isMotion(signal) || value === true, ARRIVAL_TIMEOUT_MS),
+    setChime: async (doorbells, on) => {
+      for (const deviceId of doorbells) {
+        await characteristicOf(test, deviceId, 'chime').handleSetRequest(on);
+      }
+    },
+  };
 }

@@ -14,8 +14,20 @@ export interface LatencyFigure {
   p99Ms: number;
 }
 
-/** What a notification asks of its doorbell: a ring fires an event every time, motion only when it starts. */
-export type NotificationKind = 'ding' | 'motion';
+/**
+ * What is timed, by the change it makes: a ring fires the Doorbell service's event every time (the
+ * Chime on), or only the programmable switch's (the Chime off); a motion turns the main sensor on,
+ * a person's motion the person sensor.
+ */
+export type Signal = 'ring' | 'silentRing' | 'motion' | 'personMotion';
+
+/** The notification each signal is timed with: its kind, and what the motion saw as the service names it. */
+const NOTIFICATION_OF: Readonly<Record<Signal, { kind: string; subtype?: string }>> = {
+  ring: { kind: 'ding' },
+  silentRing: { kind: 'ding' },
+  motion: { kind: 'motion' },
+  personMotion: { kind: 'motion', subtype: 'human' },
+};
 
 /** No single delivery on loopback takes this long unless something is broken. */
 export const ARRIVAL_TIMEOUT_MS = 5_000;
@@ -33,48 +45,61 @@ export class NotificationSender {
   constructor(private readonly sim: Simulator) {}
 
   /** Resolves with the HTTP status of the push token's answer (202 from the receiver, 200 from the relay). */
-  async send(deviceId: string, kind: NotificationKind): Promise<number> {
+  async send(deviceId: string, signal: Signal): Promise<number> {
     this.sent += 1;
-    const { status } = await this.sim.deliverMotion(deviceId, { kind, id: `bench-${this.runId}-${this.sent}` });
+    const { status } = await this.sim.deliverMotion(deviceId, { ...NOTIFICATION_OF[signal], id: `bench-${this.runId}-${this.sent}` });
     return status;
   }
 
-  async sendAccepted(deviceId: string, kind: NotificationKind): Promise<void> {
-    const status = await this.send(deviceId, kind);
+  async sendAccepted(deviceId: string, signal: Signal): Promise<void> {
+    const status = await this.send(deviceId, signal);
     if (status < 200 || status >= 300) {
-      throw new Error(`the push token answered ${status} to a ${kind} for doorbell ${deviceId}`);
+      throw new Error(`the push token answered ${status} to a ${signal} for doorbell ${deviceId}`);
     }
   }
 }
 
-/** A path's figure: rings, which fire an event every time, and one motion start per doorbell beside it. */
-export type PathLatency = LatencyFigure & { motion: LatencyFigure };
+/**
+ * A path's figure: rings with the Chime on, which fire an event every time; beside them one motion
+ * start and one person's motion per doorbell, and as many rings with the Chime off.
+ */
+export type PathLatency = LatencyFigure & { motion: LatencyFigure; personMotion: LatencyFigure; ringChimeOff: LatencyFigure };
+
+/** How a path sees the doorbells, and turns their Chime switches. */
+export interface LatencyProbe {
+  /**
+   * Resolves with performance.now() when the change `signal` makes at doorbell `deviceId` is seen;
+   * called before the notification is sent, so an arrival that beats the HTTP answer is not missed.
+   */
+  watch(deviceId: string, signal: Signal): Promise<number>;
+  /** Turns the Chime switch of every doorbell on or off, as the Home app would. */
+  setChime(doorbells: readonly string[], on: boolean): Promise<void>;
+}
 
 /**
- * Resolves with performance.now() when the change a notification of `kind` makes at doorbell
- * `deviceId` is seen; called before the notification is sent, so an arrival that beats the HTTP
- * answer is not missed.
+ * `samples` rings, round the doorbells, then one motion and one person's motion per doorbell, then
+ * `samples` rings with every Chime off (turned on again after). MotionDetected changes only when
+ * motion starts and falls back `motionTimeout` (at least 5 s) later, so it cannot give a thousand
+ * samples in seconds; the doorbell button's events fire on every ring, through the same receiver,
+ * intake and platform. The motion figures show the two agree.
  */
-export type Watch = (deviceId: string, kind: NotificationKind) => Promise<number>;
-
-/**
- * `samples` rings, round the doorbells, then one motion per doorbell. MotionDetected changes only
- * when motion starts and falls back `motionTimeout` (at least 5 s) later, so it cannot give a
- * thousand samples in seconds; the doorbell button's event fires on every ring, through the same
- * receiver, intake and platform. The motion figure shows the two agree.
- */
-export async function ringAndMotionLatency(sender: NotificationSender, doorbells: readonly string[], samples: number, watch: Watch): Promise<PathLatency> {
-  const trip = async (deviceId: string, kind: NotificationKind): Promise<number> => {
-    const arrived = watch(deviceId, kind);
+export async function pathLatency(sender: NotificationSender, doorbells: readonly string[], samples: number, probe: LatencyProbe): Promise<PathLatency> {
+  const trip = async (deviceId: string, signal: Signal): Promise<number> => {
+    const arrived = probe.watch(deviceId, signal);
     // Observed even if the send fails first, so a late rejection is never left unhandled.
     arrived.catch(() => undefined);
     const sentAt = performance.now();
-    await sender.sendAccepted(deviceId, kind);
+    await sender.sendAccepted(deviceId, signal);
     return (await arrived) - sentAt;
   };
-  const ring = await timeTrips(samples, (index) => trip(doorbells[index % doorbells.length], 'ding'));
+  const rings = (signal: Signal) => timeTrips(samples, (index) => trip(doorbells[index % doorbells.length], signal));
+  const ring = await rings('ring');
   const motion = await timeTrips(doorbells.length, (index) => trip(doorbells[index], 'motion'));
-  return { ...ring, motion };
+  const personMotion = await timeTrips(doorbells.length, (index) => trip(doorbells[index], 'personMotion'));
+  await probe.setChime(doorbells, false);
+  const ringChimeOff = await rings('silentRing');
+  await probe.setChime(doorbells, true);
+  return { ...ring, motion, personMotion, ringChimeOff };
 }
 
 /** `count` trips in a row, trip(index) timing the index-th; the figure of their latencies. */

@@ -8,8 +8,8 @@ import { delay, temporaryStorage } from '../../test/support/platform-harness.js'
 import { runBurst, type BurstFigure } from './burst.js';
 import { BenchHomebridge, type MemoryReading } from './homebridge.js';
 import { homekitLatency } from './homekit.js';
-import { characteristicWatch, launchInProcess, startBenchCloud, stopInProcess, whenAllConfirmed } from './in-process.js';
-import { NotificationSender, ringAndMotionLatency, type PathLatency } from './latency.js';
+import { characteristicProbe, launchInProcess, startBenchCloud, stopInProcess, whenAllConfirmed } from './in-process.js';
+import { NotificationSender, pathLatency, type PathLatency } from './latency.js';
 import { doorbellIds, STARTUP_SIZES, type BenchSettings } from './settings.js';
 import { startFresh, startupFigure, stopStarted, timeCloudStartup, warmRestart, type Started, type StartupFigure, type WarmRestartFigure } from './startup.js';
 
@@ -44,7 +44,7 @@ export async function relayPhase(settings: BenchSettings): Promise<RelayPhase> {
       }
     }
     const [kept] = running;
-    const relayLatency = await ringAndMotionLatency(new NotificationSender(sim), kept.doorbells, settings.latencySamples, characteristicWatch(kept.running.test));
+    const relayLatency = await pathLatency(new NotificationSender(sim), kept.doorbells, settings.latencySamples, characteristicProbe(kept.running.test));
     const restarted = await warmRestart(cloud, running.pop() as Started);
     running.push(restarted.started);
     return { startup: startup as RelayPhase['startup'], warmRestart: restarted.figure, relayLatency };
@@ -70,7 +70,7 @@ export async function directPhase(settings: BenchSettings): Promise<DirectPhase>
   try {
     await whenAllConfirmed(running.test, doorbells);
     const sender = new NotificationSender(sim);
-    const inProcessLatency = await ringAndMotionLatency(sender, doorbells, settings.latencySamples, characteristicWatch(running.test));
+    const inProcessLatency = await pathLatency(sender, doorbells, settings.latencySamples, characteristicProbe(running.test));
     const burst = await runBurst(sender, running, doorbells, settings.burstSize, settings.burstConcurrency);
     return { inProcessLatency, burst };
   } finally {

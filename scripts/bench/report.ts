@@ -38,8 +38,10 @@ const METHODS = {
     'homebridge: the same on a real Homebridge 2.1.0 child in direct mode, cold',
   warmRestart: 'in this process, the same storage and cached accessories: from the first request (the registration) to the last subscription answered',
   latency:
-    'from the POST leaving the sender (the simulator, as the doorbell cloud) to the change: rings (the doorbell button, ProgrammableSwitchEvent, which fires every time) ' +
-    'round the doorbells, one at a time; motion: MotionDetected turning true, once per doorbell (it falls back only after motionTimeout, at least 5 s). ' +
+    'from the POST leaving the sender (the simulator, as the doorbell cloud) to the change, every doorbell with both switches and the three detection sensors: ' +
+    'rings (the Doorbell service\'s ProgrammableSwitchEvent, which fires every time, the Chime on) round the doorbells, one at a time; ' +
+    'motion: MotionDetected turning true, once per doorbell (it falls back only after motionTimeout, at least 5 s); personMotion: a person\'s motion, the person sensor turning true, once per doorbell; ' +
+    'ringChimeOff: as many rings with every Chime switch turned off, the programmable switch\'s event (the only one left). ' +
     'inProcess: direct mode, the characteristic change event in this process; homekit: a real Homebridge 2.1.0 child, the HAP event at a paired hap-controller; ' +
     'relay: in this process, through the loopback ntfy relay',
   burst: 'in this process, direct mode: rings as fast as the sender delivers them (a new connection each), counted at the doorbell service; heap after GC, before and after',
@@ -87,7 +89,10 @@ function latencyText({ n, p50Ms, p95Ms, p99Ms }: LatencyFigure): string {
 }
 
 function pathText(latency: PathLatency): string {
-  return `rings ${latencyText(latency)}; motion ${latencyText(latency.motion)}`;
+  return (
+    `rings ${latencyText(latency)}; rings with Chime off ${latencyText(latency.ringChimeOff)}; ` +
+    `motion ${latencyText(latency.motion)}; a person's motion ${latencyText(latency.personMotion)}`
+  );
 }
 
 function burstText({ sent, accepted, lost, perSecond, heapGrowthMb }: BurstFigure): string {

@@ -55,10 +55,16 @@ export function doorbellIds(count: number): string[] {
   return Array.from({ length: count }, (_, index) => String(1_000_001 + index));
 }
 
-/** The doorbells[] entries of the platform block for these ids. */
+const EVERY_CONTROL = { motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'other'] };
+
+/**
+ * The doorbells[] entries of the platform block for these ids, each with every control in the Home
+ * app (both switches, a sensor per detection): what each ring and motion is timed through.
+ */
 export function doorbellEntries(ids: readonly string[]): Array<{ deviceId: string; name: string }> {
-  return ids.map((deviceId, index) => ({ deviceId, name: `Doorbell ${index + 1}` }));
+  return ids.map((deviceId, index) => ({ deviceId, name: `Doorbell ${index + 1}`, ...EVERY_CONTROL }));
 }
+
 
 /** The ideal start-up: region, login and registration, then the subscriptions in waves. */
 export function idealStartupMs(doorbells: number): number {

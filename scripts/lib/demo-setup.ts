@@ -15,6 +15,17 @@ export const DEMO_DOORBELLS: readonly DemoDoorbell[] = [
   { deviceId: '7654321', name: 'Back Door' },
 ];
 
+/** The first demo doorbell carries every control, so each can be tried from the Home app; the second shows the defaults. */
+const DEMO_CONTROLS = { motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'other'] };
+
+/** The banner's word on the controls, under the line on how to trigger motion. */
+export function demoControlsNote([first]: readonly DemoDoorbell[]): string[] {
+  return [
+    `  Add --detection person (or vehicle, other) for what the motion saw. In the Home app, ${first.name} has`,
+    '  Motion Alerts and Chime switches and Person, Vehicle and Other Motion sensors to try them with.',
+  ];
+}
+
 export const BRIDGE_NAME = 'Doorbell Motion Demo';
 
 /** Short, so a demo motion visibly ends while you watch the Home app. */
@@ -37,7 +48,7 @@ export function demoPlatform(simulator: Simulator, relay: Relay, code: string): 
   return loopbackPlatformBlock(endpoints, {
     name: 'Doorbell Motion',
     account: { email: DEMO_EMAIL, code },
-    doorbells: DEMO_DOORBELLS,
+    doorbells: DEMO_DOORBELLS.map((doorbell, index) => (index === 0 ? { ...doorbell, ...DEMO_CONTROLS } : doorbell)),
     motionTimeout: MOTION_TIMEOUT_SECONDS,
   });
 }

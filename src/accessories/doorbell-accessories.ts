@@ -81,10 +81,12 @@ export class DoorbellAccessories {
   showUnavailable(): void {
     const { Characteristic, Service } = this.api.hap;
     for (const accessory of this.cached.values()) {
-      accessory
-        .getService(Service.MotionSensor)
-        ?.updateCharacteristic(Characteristic.MotionDetected, false)
-        .updateCharacteristic(Characteristic.StatusFault, Characteristic.StatusFault.GENERAL_FAULT);
+      // The detections' sensors too: every MotionSensor, whatever its subtype.
+      for (const sensor of accessory.services.filter((service) => service.UUID === Service.MotionSensor.UUID)) {
+        sensor
+          .updateCharacteristic(Characteristic.MotionDetected, false)
+          .updateCharacteristic(Characteristic.StatusFault, Characteristic.StatusFault.GENERAL_FAULT);
+      }
     }
   }
 

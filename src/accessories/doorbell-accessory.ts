@@ -1,29 +1,45 @@
 import type { API, PlatformAccessory, Service } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
+import { DETECTIONS, type Detection } from '../values/detection.js';
+import { ControlSwitch, type Control } from './control-switch.js';
 import { DoorbellButton } from './doorbell-button.js';
+import { MotionSensor } from './motion-sensor.js';
 import { cleanName } from './names.js';
-import { nameService } from './service-name.js';
+import { namedService, removeService } from './services.js';
 
 /** Derived from the device id alone, so a renamed doorbell keeps its UUID and its automations. */
 export function accessoryUuid(api: API, deviceId: string): string {
   return api.hap.uuid.generate(`doorbell-motion:${deviceId}`);
 }
 
+/** How each detection's own motion sensor is named after the doorbell. */
+const DETECTION_SUFFIXES: Readonly<Record<Detection, string>> = { person: 'Person', vehicle: 'Vehicle', other: 'Other Motion' };
+
+/** What a ring did: chimed (the Doorbell service and the switch), ran automations only (Chime off), or nothing (no button). */
+export type RingOutcome = 'chimed' | 'silent' | 'no-button';
+
+/** A change of the doorbell's state, for whoever shows the doorbell beside HomeKit (and for the log). */
+export type DoorbellChange =
+  | { type: 'motion'; sensor: 'main' | Detection; detected: boolean }
+  | { type: 'control'; control: Control; on: boolean }
+  | { type: 'ring'; outcome: Exclude<RingOutcome, 'no-button'> };
+
 /**
- * One doorbell as a HomeKit accessory: a MotionSensor (the primary service) and, unless turned off,
- * a doorbell button for rings. State lives in memory and is pushed, never fetched.
+ * One doorbell as a HomeKit accessory: its main MotionSensor (the primary service), a MotionSensor
+ * per configured detection, and, as configured, a doorbell button and the Motion Alerts and Chime
+ * switches. The platform hands it each motion and ring; it decides, by its switches, what they show.
  */
 export class DoorbellAccessory {
-  private readonly information: Service;
-  private readonly sensor: Service;
+  private readonly sensor: MotionSensor;
+  private readonly detections = new Map<Detection, MotionSensor>();
   private readonly button: DoorbellButton | undefined;
-  private motion = false;
+  private readonly motionAlerts: ControlSwitch | undefined;
+  private readonly chime: ControlSwitch | undefined;
+  private readonly listeners: Array<(change: DoorbellChange) => void> = [];
   /** Faulted until the platform confirms the motion subscription. */
   private confirmed = false;
   /** The way notifications arrive (the push relay) has been down too long. */
   private deliveryDown = false;
-  private readonly motionTimeout: number;
-  private motionEndTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly api: API,
@@ -31,33 +47,38 @@ export class DoorbellAccessory {
     settings: DoorbellSettings,
   ) {
     const { Characteristic, Service } = api.hap;
-    this.motionTimeout = settings.motionTimeout;
+    const { deviceId } = settings;
+    const name = cleanName(settings.name, deviceId);
     // The platform matches cached accessories to configured doorbells by this.
-    accessory.context.deviceId = settings.deviceId;
+    accessory.context.deviceId = deviceId;
+    accessory.updateDisplayName(name);
 
     // Every HAP accessory is created with an AccessoryInformation service.
-    this.information = accessory.getService(Service.AccessoryInformation)!
+    accessory.getService(Service.AccessoryInformation)!
       .setCharacteristic(Characteristic.Manufacturer, 'Doorbell Motion')
       .setCharacteristic(Characteristic.Model, 'Doorbell')
-      .setCharacteristic(Characteristic.SerialNumber, settings.deviceId);
+      .setCharacteristic(Characteristic.SerialNumber, deviceId)
+      .updateCharacteristic(Characteristic.Name, name);
 
-    // A cached accessory already has its sensor service; adding a second would throw.
-    this.sensor = accessory.getService(Service.MotionSensor) ?? accessory.addService(Service.MotionSensor);
-    this.sensor.setPrimaryService(true);
-    this.sensor.getCharacteristic(Characteristic.MotionDetected).onGet(() => this.motion);
-    this.sensor.getCharacteristic(Characteristic.StatusFault).onGet(() => this.statusFault());
-    // The cache may hold the last session's values; this session knows nothing yet.
-    this.sensor.updateCharacteristic(Characteristic.MotionDetected, this.motion);
-    this.sensor.updateCharacteristic(Characteristic.StatusFault, this.statusFault());
-    const name = cleanName(settings.name, settings.deviceId);
-    accessory.updateDisplayName(name);
-    this.information.updateCharacteristic(Characteristic.Name, name);
-    nameService(api, this.sensor, name, settings.deviceId);
+    const main = namedService(api, accessory, Service.MotionSensor, name, deviceId);
+    main.setPrimaryService(true);
+    this.sensor = this.motionSensor(main, settings, 'main');
+    for (const detection of DETECTIONS) {
+      if (settings.detections.includes(detection)) {
+        const sensorName = cleanName(settings.name, deviceId, ` ${DETECTION_SUFFIXES[detection]}`);
+        const service = namedService(api, accessory, Service.MotionSensor, sensorName, deviceId, detection);
+        this.detections.set(detection, this.motionSensor(service, settings, detection));
+      } else {
+        removeService(accessory, Service.MotionSensor, detection);
+      }
+    }
     if (settings.button) {
       this.button = DoorbellButton.attach(api, accessory, name);
     } else {
       DoorbellButton.detach(api, accessory);
     }
+    this.motionAlerts = this.control(settings.motionSwitch, 'motion-alerts', settings);
+    this.chime = this.control(settings.button && settings.chimeSwitch, 'chime', settings);
   }
 
   /** The name HomeKit shows, for log lines such as "Motion at Front Door". */
@@ -65,19 +86,50 @@ export class DoorbellAccessory {
     return this.accessory.displayName;
   }
 
-  motionDetected(): void {
-    clearTimeout(this.motionEndTimer);
-    this.motionEndTimer = setTimeout(() => this.setMotion(false), this.motionTimeout * 1000);
-    // Homebridge's own servers keep the process alive while it runs; a pending end of motion must not
-    // hold it open on exit. dispose() clears the timer on an orderly shutdown.
-    this.motionEndTimer.unref();
-    this.setMotion(true);
+  /** Whether motion alerts drive the motion sensors: the Motion Alerts switch, on when there is none. */
+  get motionAlertsOn(): boolean {
+    return this.motionAlerts?.isOn ?? true;
   }
 
-  /** A press of the doorbell's button; false when the button is turned off. A ring never changes motion. */
-  rang(): boolean {
-    this.button?.ring();
-    return this.button !== undefined;
+  /** Whether a ring chimes: the Chime switch, on when there is none. */
+  get chimeOn(): boolean {
+    return this.chime?.isOn ?? true;
+  }
+
+  /** Sets a switch from outside HomeKit; a doorbell without that switch ignores it. */
+  setControl(control: Control, on: boolean): void {
+    (control === 'motion-alerts' ? this.motionAlerts : this.chime)?.set(on);
+  }
+
+  onChange(listener: (change: DoorbellChange) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * A motion alert: the main sensor turns on, and the detection's own sensor with it. False when
+   * the Motion Alerts switch is off and the alert was ignored.
+   */
+  motionDetected(detection?: Detection): boolean {
+    if (!this.motionAlertsOn) {
+      return false;
+    }
+    this.sensor.detect();
+    if (detection !== undefined) {
+      this.detections.get(detection)?.detect();
+    }
+    return true;
+  }
+
+  /** A press of the doorbell's button. A ring never changes motion. */
+  rang(): RingOutcome {
+    if (this.button === undefined) {
+      return 'no-button';
+    }
+    const chime = this.chimeOn;
+    this.button.ring(chime);
+    const outcome = chime ? 'chimed' : 'silent';
+    this.notify({ type: 'ring', outcome });
+    return outcome;
   }
 
   /** Whether this doorbell's motion alerts are confirmed: subscribed, with a valid session. */
@@ -92,16 +144,37 @@ export class DoorbellAccessory {
   }
 
   dispose(): void {
-    clearTimeout(this.motionEndTimer);
+    this.sensors().forEach((sensor) => sensor.dispose());
   }
 
-  private setMotion(motion: boolean): void {
-    this.motion = motion;
-    this.sensor.updateCharacteristic(this.api.hap.Characteristic.MotionDetected, motion);
+  private motionSensor(service: Service, settings: DoorbellSettings, sensor: 'main' | Detection): MotionSensor {
+    const notify = (detected: boolean) => this.notify({ type: 'motion', sensor, detected });
+    return new MotionSensor(this.api, service, settings.motionTimeout, () => this.statusFault(), notify);
+  }
+
+  private control(wanted: boolean, control: Control, settings: DoorbellSettings): ControlSwitch | undefined {
+    if (!wanted) {
+      ControlSwitch.detach(this.api, this.accessory, control);
+      return undefined;
+    }
+    return ControlSwitch.attach(this.api, this.accessory, control, settings, (on) => {
+      if (control === 'motion-alerts' && !on) {
+        this.sensors().forEach((sensor) => sensor.clear());
+      }
+      this.notify({ type: 'control', control, on });
+    });
+  }
+
+  private sensors(): MotionSensor[] {
+    return [this.sensor, ...this.detections.values()];
+  }
+
+  private notify(change: DoorbellChange): void {
+    this.listeners.forEach((listener) => listener(change));
   }
 
   private showFault(): void {
-    this.sensor.updateCharacteristic(this.api.hap.Characteristic.StatusFault, this.statusFault());
+    this.sensors().forEach((sensor) => sensor.showFault());
   }
 
   /** A fault until alerts are confirmed, and while they cannot arrive. */

@@ -8,13 +8,14 @@ import type { API, PlatformAccessory, Service } from 'homebridge';
 export class DoorbellButton {
   private constructor(
     private readonly api: API,
-    private readonly services: readonly Service[],
+    private readonly doorbell: Service,
+    private readonly pressSwitch: Service,
   ) {}
 
   /** Adds both services, or takes them over from a cached accessory; `name` is the accessory's cleaned name. */
   static attach(api: API, accessory: PlatformAccessory, name: string): DoorbellButton {
     const { Characteristic, Service } = api.hap;
-    const services = [Service.Doorbell, Service.StatelessProgrammableSwitch].map((type) => {
+    const [doorbell, pressSwitch] = [Service.Doorbell, Service.StatelessProgrammableSwitch].map((type) => {
       const service = accessory.getService(type) ?? accessory.addService(type, name);
       // Homebridge's cache keeps displayName and builds the service from it at the next start.
       service.displayName = name;
@@ -25,7 +26,7 @@ export class DoorbellButton {
       });
       return service;
     });
-    return new DoorbellButton(api, services);
+    return new DoorbellButton(api, doorbell, pressSwitch);
   }
 
   /** Removes both services, if a cached accessory has them; the accessory and its UUID stay. */
@@ -39,10 +40,13 @@ export class DoorbellButton {
     }
   }
 
-  /** An event, not a state: every ring notifies, even the same press twice in a row. */
-  ring(): void {
+  /**
+   * An event, not a state: every ring notifies, even the same press twice in a row. Without `chime`
+   * only the switch fires: automations run, but no HomePod chimes and no phone announces the ring.
+   */
+  ring(chime: boolean): void {
     const { ProgrammableSwitchEvent } = this.api.hap.Characteristic;
-    for (const service of this.services) {
+    for (const service of chime ? [this.doorbell, this.pressSwitch] : [this.pressSwitch]) {
       service.getCharacteristic(ProgrammableSwitchEvent).sendEventNotification(ProgrammableSwitchEvent.SINGLE_PRESS);
     }
   }

@@ -47,6 +47,10 @@ export const EXPECTED: Readonly<Record<string, string>> = {
   'doorbells[].name': TEXT,
   'doorbells[].motionTimeout': SECONDS,
   'doorbells[].button': 'true or false',
+  'doorbells[].chimeSwitch': 'true or false',
+  'doorbells[].motionSwitch': 'true or false',
+  'doorbells[].detections': 'a list of any of "person", "vehicle" and "other", like ["person"]',
+  'doorbells[].detections[]': '"person", "vehicle" or "other"',
   motionTimeout: SECONDS,
   push: 'an object',
   'push.mode': '"relay" or "direct"',
@@ -117,3 +121,15 @@ export function repeatsDeviceId(path: SettingPath, firstPath: SettingPath): Prob
 export function unknownSetting(path: SettingPath): Problem {
   return { path, message: `${settingName(path)} is not a known setting; it is ignored` };
 }
+
+/** A warning: the entry is used once, and the doorbell still works. */
+export function repeatsDetection(path: SettingPath, firstPath: SettingPath): Problem {
+  return { path, message: `${settingName(path)} repeats ${settingName(firstPath)}: each detection gets one motion sensor, so it is ignored` };
+}
+
+/** A warning: the doorbell works, without the switch. */
+export function chimeSwitchWithoutButton(path: SettingPath): Problem {
+  const doorbell = settingName(path.slice(0, -1));
+  return { path, message: `${settingName(path)} is ignored: with ${doorbell}.button false there is no ring to chime, so no Chime switch is added` };
+}
+

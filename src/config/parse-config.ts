@@ -1,6 +1,7 @@
+import type { Detection } from '../values/detection.js';
 import { isJsonObject } from '../values/json.js';
 import { PLATFORM_NAME } from '../settings.js';
-import { type SettingPath, mustBe } from './messages.js';
+import { type SettingPath, chimeSwitchWithoutButton, mustBe, repeatsDetection } from './messages.js';
 import { toPushSettings, withoutTrailingSlashes, type Environment, type PushSettings, type SchemaPush } from './push-settings.js';
 import { checkBlock, withoutUnknownSettings } from './schema-check.js';
 
@@ -21,6 +22,12 @@ export interface DoorbellSettings {
   motionTimeout: number;
   /** A ring is a HomeKit doorbell press on the same accessory. */
   button: boolean;
+  /** A Motion Alerts switch: off, motion alerts are ignored. */
+  motionSwitch: boolean;
+  /** A Chime switch (only with the button): off, a ring runs automations without chiming. */
+  chimeSwitch: boolean;
+  /** Detections with a motion sensor of their own, each once. */
+  detections: Detection[];
 }
 
 export interface AccountSettings {
@@ -44,7 +51,7 @@ export interface PlatformSettings {
 /**
  * `problems` are log lines, one per problem. With `ok` they name the doorbells left out (none left
  * out: no problems); with `invalid` nothing is usable and nothing may reach the network. `warnings`
- * name the unknown keys, which change nothing else.
+ * name the unknown keys, and settings of a usable doorbell that change nothing; neither changes anything else.
  */
 export type ConfigResult =
   | { status: 'unconfigured'; warnings: string[] }
@@ -67,6 +74,9 @@ interface SchemaDoorbell {
   name?: string;
   motionTimeout?: number;
   button: boolean;
+  motionSwitch: boolean;
+  chimeSwitch: boolean;
+  detections: Detection[];
 }
 
 /** Keys Homebridge itself keeps in every platform block. */
@@ -94,11 +104,22 @@ export function parseConfig(raw: unknown, environment: Environment = {}): Config
   // Every problem now lies inside a doorbell entry, so the rest of the block passed the schema.
   const config = data as unknown as SchemaBlock;
   const leftOut = new Set(problems.map((problem) => doorbellIndexOf(problem.path)));
-  const doorbells = config.doorbells.filter((_, index) => !leftOut.has(index));
-  if (doorbells.length === 0) {
+  const kept = [...config.doorbells.entries()].filter(([index]) => !leftOut.has(index));
+  if (kept.length === 0) {
     return { status: 'invalid', problems: [...messages, mustBe(['doorbells']).message], warnings };
   }
-  return { status: 'ok', settings: toSettings(config, doorbells, environment), problems: messages, warnings };
+  const doorbells = kept.map(([, doorbell]) => doorbell);
+  const ignored = kept.flatMap(([index, doorbell]) => doorbellWarnings(doorbell, ['doorbells', index]));
+  return { status: 'ok', settings: toSettings(config, doorbells, environment), problems: messages, warnings: [...warnings, ...ignored] };
+}
+
+/** Settings of a usable doorbell entry that change nothing: a detection listed twice, a Chime switch without a button. */
+function doorbellWarnings({ detections, button, chimeSwitch }: SchemaDoorbell, at: SettingPath): string[] {
+  const repeats = detections.flatMap((detection, index) => {
+    const first = detections.indexOf(detection);
+    return first === index ? [] : [repeatsDetection([...at, 'detections', index], [...at, 'detections', first]).message];
+  });
+  return chimeSwitch && !button ? [...repeats, chimeSwitchWithoutButton([...at, 'chimeSwitch']).message] : repeats;
 }
 
 function withoutHomebridgeKeys(raw: Record<string, unknown>): Record<string, unknown> {
@@ -128,6 +149,9 @@ function toSettings(config: SchemaBlock, doorbells: SchemaDoorbell[], environmen
       name: doorbell.name ?? `Doorbell ${doorbell.deviceId}`,
       motionTimeout: doorbell.motionTimeout ?? config.motionTimeout,
       button: doorbell.button,
+      motionSwitch: doorbell.motionSwitch,
+      chimeSwitch: doorbell.chimeSwitch,
+      detections: [...new Set(doorbell.detections)],
     })),
     push: toPushSettings(config.push, environment),
   };

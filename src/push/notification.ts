@@ -1,3 +1,4 @@
+import type { Detection } from '../values/detection.js';
 import { exactDeviceId, JsonNumber, parseJsonKeepingNumberText } from '../values/exact-json.js';
 import { isJsonObject } from '../values/json.js';
 
@@ -9,12 +10,21 @@ export interface DoorbellNotification {
   kind: string;
   /** The event id, used to drop redeliveries. An integer id is kept as its exact decimal text. */
   id?: string;
+  /** What a motion saw (a person, a vehicle, other motion); absent for plain motion and other kinds. */
+  detection?: Detection;
 }
 
 export type ParseResult = { ok: true; notification: DoorbellNotification } | { ok: false; reason: string };
 
 const DEVICE_ID_KEYS = ['device_id', 'doorbot_id'];
-const KIND_KEYS = ['kind', 'subtype'];
+
+/** The service's subtypes of a motion, and the detection each one reports. A Map: no key of Object's prototype matches. */
+export const DETECTION_OF_SUBTYPE: ReadonlyMap<string, Detection | undefined> = new Map([
+  ['human', 'person'],
+  ['vehicle', 'vehicle'],
+  ['other_motion', 'other'],
+  ['motion', undefined],
+]);
 
 /** Where a shape keeps each field, for the reasons a bad notification is refused with. */
 interface FieldNames {
@@ -50,15 +60,21 @@ export function parseNotification(text: string): ParseResult {
   return readEvent(isJsonObject(document.ding) ? document.ding : document);
 }
 
-/** The flat shape, or the object under `ding` of the nested one. */
+/**
+ * The flat shape, or the object under `ding` of the nested one. `kind` wins over `subtype` when both
+ * are sent; without `kind`, a motion's subtype (`human`, ...) stands for the kind `motion`, and any
+ * other subtype (`ding`) for itself.
+ */
 function readEvent(event: Record<string, unknown>): ParseResult {
-  return notificationOf(firstPresent(event, DEVICE_ID_KEYS), firstPresent(event, KIND_KEYS), event.id, EVENT_FIELDS);
+  const { subtype } = event;
+  const kind = Object.hasOwn(event, 'kind') ? event.kind : isMotionSubtype(subtype) ? 'motion' : subtype;
+  return notificationOf(firstPresent(event, DEVICE_ID_KEYS), kind, event.id, EVENT_FIELDS, subtype);
 }
 
 /**
  * The doorbell service's own payload, as its phone apps receive it: the kind is the last part of the
  * category (`com.ring.pn.live-event.motion`), whatever the detection's subtype (a person, a vehicle:
- * all are motion).
+ * all are motion); the subtype then says what the motion saw.
  */
 function readServicePayload(androidConfig: Record<string, unknown>, data: Record<string, unknown>): ParseResult {
   const { category } = androidConfig;
@@ -66,10 +82,10 @@ function readServicePayload(androidConfig: Record<string, unknown>, data: Record
   const device = isJsonObject(data.device) ? data.device : {};
   const event = isJsonObject(data.event) ? data.event : {};
   const ding = isJsonObject(event.ding) ? event.ding : {};
-  return notificationOf(device.id, kind, ding.id, SERVICE_PAYLOAD_FIELDS);
+  return notificationOf(device.id, kind, ding.id, SERVICE_PAYLOAD_FIELDS, ding.subtype);
 }
 
-function notificationOf(deviceIdValue: unknown, kind: unknown, idValue: unknown, fields: FieldNames): ParseResult {
+function notificationOf(deviceIdValue: unknown, kind: unknown, idValue: unknown, fields: FieldNames, subtype: unknown): ParseResult {
   const deviceId = exactDeviceId(deviceIdValue);
   if (deviceId === undefined) {
     return invalid(`${fields.deviceId} is missing or not an integer from 1 to 9223372036854775807`);
@@ -77,17 +93,20 @@ function notificationOf(deviceIdValue: unknown, kind: unknown, idValue: unknown,
   if (typeof kind !== 'string' || kind === '') {
     return invalid(`${fields.kind} is missing or not a non-empty string`);
   }
-  if (idValue === undefined) {
-    return { ok: true, notification: { deviceId, kind } };
-  }
-  const id = asEventId(idValue);
-  if (id === undefined) {
+  const id = idValue === undefined ? undefined : asEventId(idValue);
+  if (idValue !== undefined && id === undefined) {
     return invalid(`${fields.id} is neither a string nor an integer`);
   }
-  return { ok: true, notification: { deviceId, kind, id } };
+  const detection = kind === 'motion' && isMotionSubtype(subtype) ? DETECTION_OF_SUBTYPE.get(subtype) : undefined;
+  return { ok: true, notification: { deviceId, kind, ...(id === undefined ? {} : { id }), ...(detection === undefined ? {} : { detection }) } };
 }
 
-/** The value of the first key the object has, so that `kind` wins over `subtype` when both are sent. */
+/** Absent, not a string or unknown (`package`, say): not a motion's subtype, so plain motion beside `kind: "motion"`. */
+function isMotionSubtype(subtype: unknown): subtype is string {
+  return typeof subtype === 'string' && DETECTION_OF_SUBTYPE.has(subtype);
+}
+
+/** The value of the first key the object has. */
 function firstPresent(object: Record<string, unknown>, keys: string[]): unknown {
   const key = keys.find((candidate) => Object.hasOwn(object, candidate));
   return key === undefined ? undefined : object[key];

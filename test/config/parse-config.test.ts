@@ -34,6 +34,9 @@ const CODE_RULE = 'must be 6 digits in quotes, like "012345"';
 const LISTEN_RULE = 'must be an IP address or host name to listen on, like "0.0.0.0"';
 const PUBLIC_URL_RULE = 'must be an http:// or https:// address, like "https://homebridge.example.com:47850", with a port from 1 to 65535 if it has one';
 
+/** A doorbell's button and controls when its entry names none: the button on, no switches, no extra sensors. */
+const CONTROL_DEFAULTS = { button: true, motionSwitch: false, chimeSwitch: false, detections: [] };
+
 const CODE = '482913';
 const TOKEN = 'doorbell-token-SECRET';
 
@@ -136,7 +139,7 @@ describe('parseConfig: valid blocks', () => {
       settings: {
         account: { ...ACCOUNT, majorVersion: 14, minorVersion: 0 },
         doorbellServerUrl: 'https://doorbell.example.com',
-        doorbells: [{ deviceId: '1234567', name: 'Front Door', motionTimeout: 30, button: true }],
+        doorbells: [{ deviceId: '1234567', name: 'Front Door', motionTimeout: 30, ...CONTROL_DEFAULTS }],
         push: {
           mode: 'direct',
           relay: { relayUrl: 'https://ntfy.sh' },
@@ -151,7 +154,7 @@ describe('parseConfig: valid blocks', () => {
     expect(settingsOf(parseConfig({ ...MINIMAL, name: undefined }, { ...LAN, platform: 'darwin' }))).toStrictEqual({
       account: { ...MINIMAL.account, majorVersion: 14, minorVersion: 0 },
       doorbellServerUrl: 'https://doorbell.example.com',
-      doorbells: [{ deviceId: '1234567', name: 'Doorbell 1234567', motionTimeout: 60, button: true }],
+      doorbells: [{ deviceId: '1234567', name: 'Doorbell 1234567', motionTimeout: 60, ...CONTROL_DEFAULTS }],
       push: {
         mode: 'relay',
         relay: { relayUrl: 'https://ntfy.sh' },
@@ -159,6 +162,54 @@ describe('parseConfig: valid blocks', () => {
         registration: { service: 'webhook', os: 'darwin', dictVersion: '2.0.0' },
       },
     });
+  });
+
+  it('adds the Motion Alerts and Chime switches and the detection sensors only where asked', () => {
+    const block = withDoorbells(
+      { deviceId: '1' },
+      { deviceId: '2', motionSwitch: true, chimeSwitch: true, detections: ['vehicle', 'person'] },
+      { deviceId: '3', motionSwitch: false, chimeSwitch: false, detections: ['other'] },
+    );
+    const result = parseConfig(block, LAN);
+    expect(settingsOf(result).doorbells.map(({ motionSwitch, chimeSwitch, detections }) => ({ motionSwitch, chimeSwitch, detections }))).toEqual([
+      { motionSwitch: false, chimeSwitch: false, detections: [] },
+      { motionSwitch: true, chimeSwitch: true, detections: ['vehicle', 'person'] },
+      { motionSwitch: false, chimeSwitch: false, detections: ['other'] },
+    ]);
+    expect(result).toMatchObject({ problems: [], warnings: [] });
+  });
+
+  it('uses a repeated detection once, with a warning naming both entries', () => {
+    const result = parseConfig(withDoorbells({ deviceId: '1' }, { deviceId: '2', detections: ['person', 'vehicle', 'person', 'person'] }), LAN);
+    expect(settingsOf(result).doorbells[1].detections).toEqual(['person', 'vehicle']);
+    expect(result).toMatchObject({
+      problems: [],
+      warnings: [
+        'doorbells[1].detections[2] repeats doorbells[1].detections[0]: each detection gets one motion sensor, so it is ignored',
+        'doorbells[1].detections[3] repeats doorbells[1].detections[0]: each detection gets one motion sensor, so it is ignored',
+      ],
+    });
+  });
+
+  it('warns that a Chime switch without the doorbell button is ignored, and keeps the doorbell', () => {
+    const result = parseConfig(withDoorbells({ deviceId: '1', button: false, chimeSwitch: true }), LAN);
+    expect(settingsOf(result).doorbells[0]).toMatchObject({ deviceId: '1', button: false, chimeSwitch: true });
+    expect(result).toMatchObject({
+      problems: [],
+      warnings: ['doorbells[0].chimeSwitch is ignored: with doorbells[0].button false there is no ring to chime, so no Chime switch is added'],
+    });
+  });
+
+  it.each([
+    [{ motionSwitch: 'no' }, 'doorbells[1].motionSwitch must be true or false'],
+    [{ chimeSwitch: 1 }, 'doorbells[1].chimeSwitch must be true or false'],
+    [{ detections: 'person' }, 'doorbells[1].detections must be a list of any of "person", "vehicle" and "other", like ["person"]'],
+    [{ detections: ['person', 'cat'] }, 'doorbells[1].detections[1] must be "person", "vehicle" or "other"'],
+    [{ detections: [{ person: true }] }, 'doorbells[1].detections[0] must be "person", "vehicle" or "other"'],
+  ])('leaves out a doorbell with %j, naming the key, and keeps the others', (entry, problem) => {
+    const result = parseConfig(withDoorbells({ deviceId: '1' }, { deviceId: '2', ...entry }), LAN);
+    expect(problemsOf(result)).toEqual([problem]);
+    expect(settingsOf(result).doorbells.map(({ deviceId }) => deviceId)).toEqual(['1']);
   });
 
   it('gives every doorbell a button unless turned off', () => {
@@ -288,7 +339,7 @@ describe('parseConfig: device ids', () => {
       deviceId: expected,
       name: `Doorbell ${expected}`,
       motionTimeout: 60,
-      button: true,
+      ...CONTROL_DEFAULTS,
     });
   });
 
@@ -428,8 +479,8 @@ describe('parseConfig: unknown settings', () => {
       warnings: [`doorbells[0].motionTimout ${IGNORED}`, `doorbells[0].note ${IGNORED}`],
     });
     expect(settingsOf(result).doorbells).toEqual([
-      { deviceId: '1', name: 'Doorbell 1', motionTimeout: 60, button: true },
-      { deviceId: '2', name: 'Doorbell 2', motionTimeout: 60, button: true },
+      { deviceId: '1', name: 'Doorbell 1', motionTimeout: 60, ...CONTROL_DEFAULTS },
+      { deviceId: '2', name: 'Doorbell 2', motionTimeout: 60, ...CONTROL_DEFAULTS },
     ]);
   });
 
@@ -672,6 +723,10 @@ describe('config.schema.json', () => {
         'doorbells[].deviceId',
         'doorbells[].name',
         'doorbells[].motionTimeout',
+        'doorbells[].button',
+        'doorbells[].motionSwitch',
+        'doorbells[].chimeSwitch',
+        'doorbells[].detections',
         'motionTimeout',
         'push.mode',
         'push.relayUrl',
@@ -691,7 +746,8 @@ describe('config.schema.json', () => {
   });
 
   it('lays out every value setting exactly once', () => {
-    const values = settingNames(schemaFile.schema).filter((name) => !['account', 'push', 'doorbells[]'].includes(name));
+    // A list's items are drawn by the list: doorbells[] by doorbells, doorbells[].detections[] as its checkboxes.
+    const values = settingNames(schemaFile.schema).filter((name) => !['account', 'push'].includes(name) && !name.endsWith('[]'));
     expect(layoutKeys(schemaFile.layout).sort()).toEqual(values.sort());
   });
 });

@@ -71,7 +71,9 @@ describeWithBuiltPlugin('npm run bench -- --quick', () => {
 
         for (const path of ['inProcess', 'homekit', 'relay']) {
           expectLatency(results.latency[path], 50);
+          expectLatency(results.latency[path].ringChimeOff, 50);
           expectLatency(results.latency[path].motion, 5);
+          expectLatency(results.latency[path].personMotion, 5);
         }
 
         const { sent, accepted, lost, perSecond, heapGrowthMb } = results.burst;

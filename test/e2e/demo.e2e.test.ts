@@ -1,7 +1,7 @@
 /**
  * The demo as a newcomer uses it: `npm start` (here on loopback, in a temporary folder instead of
- * `.demo/`), `npm run motion -- 1234567` (and `--kind ding`) from a second process, Ctrl-C, and
- * `npm start` again.
+ * `.demo/`), `npm run motion -- 1234567` (and `--kind ding`, `--detection person`) from a second
+ * process, Ctrl-C, and `npm start` again.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { execFile, spawn } from 'node:child_process';
@@ -135,6 +135,21 @@ describeWithBuiltPlugin('the demo (npm start --loopback) with npm run motion', (
       await demo.waitForLine(/^\[homebridge\] \[Doorbell Motion\] Doorbell rang at Front Door$/, LOG_TIMEOUT_MS);
     },
     2 * (MOTION_TIMEOUT_MS + LOG_TIMEOUT_MS),
+  );
+
+  it(
+    'delivers a person seen at the front door with --detection person: Homebridge logs "Motion at Front Door (person)"',
+    async () => {
+      const person = await runMotion(['1234567', '--detection', 'person', '--dir', dir]);
+
+      expect(person).toEqual({ code: 0, output: expect.stringMatching(/^Delivered motion \(person\) for 1234567 \(Front Door\): the push address answered 200/) });
+      await demo.waitForLine(/^\[homebridge\] \[Doorbell Motion\] Motion at Front Door \(person\)$/, LOG_TIMEOUT_MS);
+      expect(await runMotion(['1234567', '--kind', 'ding', '--detection', 'person', '--dir', dir])).toEqual({
+        code: 2,
+        output: expect.stringContaining('--detection goes with a motion and must be one of person, vehicle, other.'),
+      });
+    },
+    2 * MOTION_TIMEOUT_MS + LOG_TIMEOUT_MS,
   );
 
   it(

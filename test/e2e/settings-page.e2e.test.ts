@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser } from 'playwright-core';
 import { freeLoopbackPort, type HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
+import { parseConfig } from '../../src/config/parse-config.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { describeWithChromium, launchChromium } from './support/browser.js';
@@ -214,6 +215,33 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       expect([await receiverFields(), await relayFields()]).toEqual([[0, 0, 0], [1, 1]]);
       expect(await settings.formInput('relayUrl').getAttribute('placeholder')).toBe('https://ntfy.sh');
       expect(await settings.formInput('relayToken').getAttribute('type')).toBe('password');
+    });
+
+    it('offers each doorbell its controls, the Chime switch only with the button and the extra sensors as checkboxes, saved as the plugin reads them', async () => {
+      const page = await openSettings();
+      const inputs = (selector: string) => page.page.locator(`.modal-body input${selector}`);
+      const text = await page.formText();
+      for (const label of ['Chime Switch', 'Motion Alerts Switch', 'Extra Motion Sensors', 'Person', 'Vehicle', 'Other motion']) {
+        expect([label, text.includes(label)]).toEqual([label, true]);
+      }
+      expect(await Promise.all(['[name="chimeSwitch"]', '[name="motionSwitch"]', '[value="person"]'].map((selector) => inputs(selector).count()))).toEqual([3, 3, 3]);
+
+      await inputs('[name="button"]').first().setChecked(false);
+      await expect(inputs('[name="chimeSwitch"]').count()).resolves.toBe(2);
+      await inputs('[name="motionSwitch"]').first().setChecked(true);
+      await inputs('[value="person"]').first().setChecked(true);
+      await inputs('[value="vehicle"]').nth(1).setChecked(true);
+      await inputs('[name="chimeSwitch"]').first().setChecked(true);
+      await page.screenshot('08-doorbell-controls');
+
+      const block = await savedBlockAfter(rig().sandbox.storagePath, () => page.save());
+      // The Chime switch hidden with the button is not saved; an empty list of detections is not either.
+      expect(block.doorbells).toEqual([
+        { deviceId: '1234567', name: 'Front Door', button: false, motionSwitch: true, detections: ['person'] },
+        { deviceId: '42', name: 'Back Door', button: true, chimeSwitch: true, motionSwitch: false, detections: ['vehicle'] },
+        { deviceId: GARAGE.deviceId, name: GARAGE.name, button: true, chimeSwitch: false, motionSwitch: false },
+      ]);
+      expect(parseConfig(block)).toMatchObject({ status: 'ok', problems: [], warnings: [] });
     });
 
     it(

@@ -38,6 +38,26 @@ describe('parseNotification, for any input', () => {
     );
   });
 
+  it("reports a motion's detection from its subtype in every shape, and none for another kind", () => {
+    const DETECTION_OF = new Map([['human', 'person'], ['vehicle', 'vehicle'], ['other_motion', 'other']]);
+    const withSubtype = [
+      (kind: string, subtype: string) => `{"device_id": 1234567, "kind": "${kind}", "subtype": ${subtype}}`,
+      (kind: string, subtype: string) => `{"ding": {"doorbot_id": 1234567, "kind": "${kind}", "subtype": ${subtype}}}`,
+      (kind: string, subtype: string) =>
+        `{"android_config": {"category": "com.ring.pn.live-event.${kind}"}, "data": {"device": {"id": 1234567}, "event": {"ding": {"subtype": ${subtype}}}}}`,
+    ];
+    const known = fc.constantFrom('human', 'vehicle', 'other_motion', 'motion', 'ding', 'HUMAN', '__proto__', 'toString');
+    const kinds = fc.oneof(fc.constantFrom('motion', 'ding'), fc.stringMatching(/^[a-z_]{1,12}$/));
+    fc.assert(
+      fc.property(fc.constantFrom(...withSubtype), kinds, fc.oneof(known, fc.string(), fc.jsonValue()), (shape, kind, subtype) => {
+        const result = parseNotification(shape(kind, JSON.stringify(subtype)));
+        const detection = kind === 'motion' && typeof subtype === 'string' ? DETECTION_OF.get(subtype) : undefined;
+        expect(result).toEqual({ ok: true, notification: { deviceId: '1234567', kind, ...(detection === undefined ? {} : { detection }) } });
+      }),
+      propertyRuns(10_000),
+    );
+  });
+
   it('never throws, and a refusal never quotes the input', () => {
     const json = fc.json({ depthSize: 'medium' });
     const mutated = fc.tuple(fc.constantFrom(...shapes), int64, fc.string(), fc.nat()).map(([shape, deviceId, junk, at]) => {

@@ -60,6 +60,47 @@ describe('parseNotification', () => {
     expect(parsed('{"device_id": 1, "kind": "ding", "subtype": "motion"}').kind).toBe('ding');
   });
 
+  describe('the detection of a motion, in the flat and nested shapes', () => {
+    const SHAPES = [
+      (fields: string) => `{"device_id": 1234567, ${fields}}`,
+      (fields: string) => `{"ding": {"doorbot_id": 1234567, ${fields}}}`,
+    ];
+
+    it.each([
+      ['human', 'person'],
+      ['vehicle', 'vehicle'],
+      ['other_motion', 'other'],
+    ])('reads the subtype %s beside kind motion: the detection %s', (subtype, detection) => {
+      for (const shape of SHAPES) {
+        expect(parsed(shape(`"kind": "motion", "subtype": "${subtype}"`))).toEqual({ deviceId: '1234567', kind: 'motion', detection });
+      }
+    });
+
+    it.each([
+      ['human', 'person'],
+      ['vehicle', 'vehicle'],
+      ['other_motion', 'other'],
+      ['motion', undefined],
+    ])('lets the subtype %s stand for the kind: a motion, the detection %s', (subtype, detection) => {
+      for (const shape of SHAPES) {
+        expect(parsed(shape(`"subtype": "${subtype}", "id": "e"`))).toEqual({ deviceId: '1234567', kind: 'motion', id: 'e', ...(detection && { detection }) });
+      }
+    });
+
+    it('takes a motion without a known subtype as plain motion', () => {
+      for (const subtype of ['', ', "subtype": "package"', ', "subtype": "motion"', ', "subtype": 5', ', "subtype": null', ', "subtype": {"a": 1}', ', "subtype": "constructor"', ', "subtype": "Human"']) {
+        expect([subtype, parsed(`{"device_id": 1, "kind": "motion"${subtype}}`)]).toEqual([subtype, { deviceId: '1', kind: 'motion' }]);
+      }
+    });
+
+    it('gives no detection to a ring or another kind, whatever the subtype', () => {
+      expect(parsed('{"device_id": 1, "kind": "ding", "subtype": "human"}')).toEqual({ deviceId: '1', kind: 'ding' });
+      expect(parsed('{"device_id": 1, "subtype": "ding"}')).toEqual({ deviceId: '1', kind: 'ding' });
+      expect(parsed('{"device_id": 1, "kind": "on_demand", "subtype": "vehicle"}')).toEqual({ deviceId: '1', kind: 'on_demand' });
+      expect(parsed('{"device_id": 1, "subtype": "package"}')).toEqual({ deviceId: '1', kind: 'package' });
+    });
+  });
+
   it('rejects a missing, empty or non-string kind', () => {
     for (const kind of ['', ', "kind": ""', ', "kind": 5', ', "kind": null', ', "kind": ["x"]', ', "subtype": {}']) {
       expect(rejection(`{"device_id": 1${kind}}`)).toMatch(/kind/);
@@ -111,10 +152,17 @@ describe('parseNotification', () => {
     /** What a detection may be called, none at all and a value of another type included: other keys are tolerated. */
     const SUBTYPES = ['human', 'vehicle', 'other_motion', 'motion', 'ding', 'package', undefined, 5];
 
+    /** The detection each subtype reports in a motion; the rest are plain motion. */
+    const DETECTION_OF: Record<string, string> = { human: 'person', vehicle: 'vehicle', other_motion: 'other' };
+
     it.each(['motion', 'ding', 'intercom_unlock'])('takes the kind %s from the category, whatever the subtype says', (kind) => {
       // A person or a vehicle seen (category motion) is a motion; a ring with a detection beside it is still a ring.
       for (const subtype of SUBTYPES) {
-        expect([subtype, parsed(payload(`com.ring.pn.live-event.${kind}`, subtype))]).toEqual([subtype, { deviceId: '1234567', kind, id: '6975233002112450000' }]);
+        const detection = kind === 'motion' && typeof subtype === 'string' ? DETECTION_OF[subtype] : undefined;
+        expect([subtype, parsed(payload(`com.ring.pn.live-event.${kind}`, subtype))]).toEqual([
+          subtype,
+          { deviceId: '1234567', kind, id: '6975233002112450000', ...(detection && { detection }) },
+        ]);
       }
     });
 

@@ -38,12 +38,14 @@ describe('simulator: control API', () => {
     expect(simulator().requests).toHaveLength(recorded);
   });
 
-  it('passes id, kind and rawBody from a JSON body through', async () => {
+  it('passes id, kind, subtype and rawBody from a JSON body through', async () => {
     await register(simulator(), await signIn(simulator()), registrationBody(receiver.pushToken));
 
     await send(motionUrl('1234567'), { body: JSON.stringify({ id: '7', kind: 'ding' }) });
+    await send(motionUrl('1234567'), { body: JSON.stringify({ id: '8', subtype: 'human' }) });
 
     expect(receiver.deliveries[0].body).toMatch(/^\{"device_id":1234567,"kind":"ding","id":"7",/);
+    expect(receiver.deliveries[1].body).toMatch(/^\{"device_id":1234567,"kind":"motion","subtype":"human","id":"8",/);
   });
 
   it.each([

@@ -33,14 +33,16 @@ describe('simulator: deliverMotion', () => {
     );
   });
 
-  it('sends the given id and kind, or a raw body verbatim', async () => {
+  it('sends the given id, kind and subtype, or a raw body verbatim', async () => {
     await register(simulator(), token, registrationBody(receiver.pushToken));
 
+    await simulator().deliverMotion('1234567', { id: 'evt-2', subtype: 'vehicle' });
     await simulator().deliverMotion('1234567', { id: 'evt-1', kind: 'ding' });
     await simulator().deliverMotion('1234567', { rawBody: '{"ding":{"doorbot_id":1234567,"kind":"motion"}}' });
 
-    expect(receiver.deliveries[0].body).toMatch(/^\{"device_id":1234567,"kind":"ding","id":"evt-1",/);
-    expect(receiver.deliveries[1].body).toBe('{"ding":{"doorbot_id":1234567,"kind":"motion"}}');
+    expect(receiver.deliveries[0].body).toMatch(/^\{"device_id":1234567,"kind":"motion","subtype":"vehicle","id":"evt-2",/);
+    expect(receiver.deliveries[1].body).toMatch(/^\{"device_id":1234567,"kind":"ding","id":"evt-1",/);
+    expect(receiver.deliveries[2].body).toBe('{"ding":{"doorbot_id":1234567,"kind":"motion"}}');
   });
 
   it('rejects when no push token is registered', async () => {

@@ -4,6 +4,7 @@
  * HAP announces every update, even one to the same value, so a handler that touched a
  * characteristic it should have left alone shows up here too.
  */
+import type { PlatformAccessory } from 'homebridge';
 import { accessoryUuid } from '../../src/accessories/doorbell-accessory.js';
 import { hap } from './hap.js';
 import type { TestApi } from './homebridge-api.js';
@@ -55,4 +56,14 @@ export function changesOf(deviceId: string, kind: string, button: boolean): HapC
     return ['Doorbell', 'StatelessProgrammableSwitch'].map((service) => ({ deviceId, characteristic: `${service}.ProgrammableSwitchEvent`, value: SINGLE_PRESS }));
   }
   return [];
+}
+
+/** The ProgrammableSwitchEvent values the Doorbell and the switch service of the button send from now on. */
+export function recordPresses(accessory: PlatformAccessory): { doorbell: unknown[]; switch: unknown[] } {
+  const record = (type: typeof hap.Service.Doorbell | typeof hap.Service.StatelessProgrammableSwitch) => {
+    const presses: unknown[] = [];
+    accessory.getService(type)?.getCharacteristic(hap.Characteristic.ProgrammableSwitchEvent).on('change', ({ newValue }) => presses.push(newValue));
+    return presses;
+  };
+  return { doorbell: record(hap.Service.Doorbell), switch: record(hap.Service.StatelessProgrammableSwitch) };
 }

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 // the mDNS browser, neither of which a loopback controller needs.
 import httpClientModule from 'hap-controller/lib/transport/ip/http-client.js';
 import type { ServiceObject } from 'hap-controller/lib/model/service.js';
+import type { PairingData } from 'hap-controller/lib/protocol/pairing-protocol.js';
 import { withTimeout } from '../../../scripts/lib/timeout.js';
 
 const HttpClient = httpClientModule.default;
@@ -27,6 +28,7 @@ export const HapService = {
   MotionSensor: hapType('85'),
   Doorbell: hapType('121'),
   StatelessProgrammableSwitch: hapType('89'),
+  Switch: hapType('49'),
 } as const;
 
 export const HapCharacteristic = {
@@ -38,6 +40,7 @@ export const HapCharacteristic = {
   MotionDetected: hapType('22'),
   StatusFault: hapType('77'),
   ProgrammableSwitchEvent: hapType('73'),
+  On: hapType('25'),
 } as const;
 
 /** Where a characteristic lives (accessory and characteristic instance ids), and its value format. */
@@ -85,16 +88,25 @@ export class HapAccessory {
     return this.valueOf(HapService.AccessoryInformation, HapCharacteristic.SerialNumber);
   }
 
-  /** The service as listed, with its primary flag and its characteristics' properties; undefined when the accessory lacks it. */
-  service(serviceType: string): ServiceObject | undefined {
-    return this.services.find((service) => service.type === serviceType);
+  /**
+   * The service as listed, with its primary flag and its characteristics' properties; undefined when
+   * the accessory lacks it. With `name`, the one of that type with that Name: HAP does not show a
+   * controller the subtypes that tell a plugin's services of one type apart, only their names.
+   */
+  service(serviceType: string, name?: string): ServiceObject | undefined {
+    return this.services.find((service) => service.type === serviceType && (name === undefined || nameOf(service) === name));
   }
 
-  /** The characteristic, to read or subscribe to; throws when the accessory lacks it. */
-  characteristic(serviceType: string, characteristicType: string): CharacteristicRef {
-    const found = this.findCharacteristic(serviceType, characteristicType);
+  /** The Names of the services of this type, in the order listed. */
+  namesOf(serviceType: string): unknown[] {
+    return this.services.filter((service) => service.type === serviceType).map(nameOf);
+  }
+
+  /** The characteristic, to read or subscribe to; throws when the accessory lacks it. `serviceName` as for service(). */
+  characteristic(serviceType: string, characteristicType: string, serviceName?: string): CharacteristicRef {
+    const found = this.findCharacteristic(serviceType, characteristicType, serviceName);
     if (found?.iid === undefined) {
-      throw new Error(`Accessory ${this.aid} has no characteristic ${characteristicType} in service ${serviceType}`);
+      throw new Error(`Accessory ${this.aid} has no characteristic ${characteristicType} in service ${serviceName ?? serviceType}`);
     }
     return { aid: this.aid, iid: found.iid, format: found.format };
   }
@@ -105,9 +117,13 @@ export class HapAccessory {
   }
 
   /** The characteristic as listed, with its properties (`valid-values`, say). */
-  findCharacteristic(serviceType: string, characteristicType: string) {
-    return this.service(serviceType)?.characteristics.find((characteristic) => characteristic.type === characteristicType);
+  findCharacteristic(serviceType: string, characteristicType: string, serviceName?: string) {
+    return this.service(serviceType, serviceName)?.characteristics.find((characteristic) => characteristic.type === characteristicType);
   }
+}
+
+function nameOf(service: ServiceObject): unknown {
+  return service.characteristics.find((characteristic) => characteristic.type === HapCharacteristic.Name)?.value;
 }
 
 /** The accessory with this serial number (a doorbell's is its device id); throws, listing the others, when there is none. */
@@ -132,7 +148,10 @@ export class HapTestClient {
   private readonly eventArrived = new EventEmitter();
   private subscribed = false;
 
-  private constructor(private readonly client: HttpClient) {
+  private constructor(
+    private readonly client: HttpClient,
+    private readonly bridge: BridgeAddress,
+  ) {
     client.on('event', (body: { characteristics: CharacteristicEvent[] }) => {
       this.unclaimedEvents.push(...body.characteristics);
       this.eventArrived.emit('event');
@@ -141,7 +160,7 @@ export class HapTestClient {
 
   /** Adds a new controller to the bridge with its setup PIN (pair-setup), as adding it in Home does. */
   static async pair(bridge: BridgeAddress, pin: string): Promise<HapTestClient> {
-    const controller = new HapTestClient(newHttpClient(bridge));
+    const controller = new HapTestClient(newHttpClient(bridge), bridge);
     try {
       await controller.request(controller.client.pairSetup(pin), 'pair-setup');
     } catch (error) {
@@ -149,6 +168,18 @@ export class HapTestClient {
       throw error;
     }
     return controller;
+  }
+
+  /**
+   * A second connection of this same controller, with its pairing (no new pair-setup), as the Home
+   * app opens several: each connection is sent the events it subscribed to and no others.
+   */
+  anotherConnection(): HapTestClient {
+    const pairing = this.client.getLongTermData();
+    if (pairing === null) {
+      throw new Error('This controller is not paired yet');
+    }
+    return new HapTestClient(newHttpClient(this.bridge, pairing), this.bridge);
   }
 
   async accessories(): Promise<HapAccessory[]> {
@@ -167,6 +198,16 @@ export class HapTestClient {
     const response = await this.request(this.client.getCharacteristics(ids), 'GET /characteristics');
     const valueById = new Map(response.characteristics.map((read) => [characteristicId(read as CharacteristicEvent), read.value]));
     return characteristics.map((characteristic) => decodeValue(characteristic, valueById.get(characteristicId(characteristic))));
+  }
+
+  /** Writes a value as the Home app does when a switch is flipped; rejects when the bridge refuses it. */
+  async write(characteristic: CharacteristicRef, value: unknown): Promise<void> {
+    const answer = await this.request(this.client.setCharacteristics({ [characteristicId(characteristic)]: value }), 'PUT /characteristics');
+    // 204 (all written) comes back as the request itself; 207 lists a status per characteristic.
+    const refused = (answer.characteristics as Array<{ status?: number }>).filter(({ status }) => status !== undefined && status !== 0);
+    if (refused.length > 0) {
+      throw new Error(`The bridge refused the write with HAP status ${refused.map(({ status }) => status).join(', ')}`);
+    }
   }
 
   /**
@@ -222,8 +263,8 @@ export class HapTestClient {
   }
 }
 
-function newHttpClient({ username, port }: BridgeAddress): HttpClient {
+function newHttpClient({ username, port }: BridgeAddress, pairing?: PairingData): HttpClient {
   // One persistent, verified connection for requests, as the Home app keeps: without it every
   // request would pair-verify again on a new connection.
-  return new HttpClient(username, LOOPBACK, port, undefined, { usePersistentConnections: true });
+  return new HttpClient(username, LOOPBACK, port, pairing, { usePersistentConnections: true });
 }

@@ -1,0 +1,143 @@
+/**
+ * The controls in the Home app on real Homebridge 2 and 1, through a paired HomeKit controller: the
+ * front door carries the Motion Alerts and Chime switches and a person and a vehicle sensor. The
+ * controller turns Motion Alerts off and the front door's sensors stay off while the back door still
+ * fires; it turns the Chime off and a ring presses only the programmable switch; a person fires the
+ * person sensor, not the vehicle one; after a restart both switches read what they were left at.
+ */
+import { expect, it } from '@jest/globals';
+import { describeWithBuiltPlugin } from './support/built-plugin.js';
+import { changeOf, HapCharacteristic, HapService, type CharacteristicEvent, type CharacteristicRef, type HapAccessory } from './support/hap-client.js';
+import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { DOORBELLS, doorbellMotionPlatform } from './support/plugin-config.js';
+import { itEndsCleanly, NO_FAULT, useRig } from './support/plugin-rig.js';
+
+const SUBSCRIBED_TIMEOUT_MS = 10_000;
+const EVENT_TIMEOUT_MS = 5_000;
+/** An event that was going to come would have come by now: deliveries take milliseconds on loopback. */
+const QUIET_MS = 1_500;
+const SINGLE_PRESS = 0;
+
+const [FRONT, BACK] = DOORBELLS.map(({ deviceId }) => String(deviceId));
+const WITH_CONTROLS = DOORBELLS.map((doorbell, index) =>
+  index === 0
+    ? { ...doorbell, motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle'] }
+    : index === 1
+      ? { ...doorbell, detections: ['person'] }
+      : doorbell,
+);
+
+/** The service's own payload of a person seen at the doorbell. */
+function personAt(deviceId: string, eventId: string): string {
+  return `{"android_config":{"category":"com.ring.pn.live-event.motion"},"data":{"device":{"id":${deviceId}},"event":{"ding":{"id":"${eventId}","subtype":"human"}}}}`;
+}
+
+/** What the controller reads and subscribes to on one doorbell. */
+function frontDoor(accessory: HapAccessory) {
+  const motion = (name: string) => accessory.characteristic(HapService.MotionSensor, HapCharacteristic.MotionDetected, name);
+  const on = (name: string) => accessory.characteristic(HapService.Switch, HapCharacteristic.On, name);
+  const press = (service: string) => accessory.characteristic(service, HapCharacteristic.ProgrammableSwitchEvent);
+  return {
+    sensors: [motion('Front Door'), motion('Front Door Person'), motion('Front Door Vehicle')],
+    motionAlerts: on('Front Door Motion Alerts'),
+    chime: on('Front Door Chime'),
+    doorbellPress: press(HapService.Doorbell),
+    switchPress: press(HapService.StatelessProgrammableSwitch),
+  };
+}
+
+/** HAP-NodeJS warns of a name it rejects, or of a characteristic a service does not declare. */
+function expectNoHapWarning(lines: readonly string[]): void {
+  expect(lines.filter((line) => /HAP-NodeJS WARNING|generated a warning/i.test(line))).toEqual([]);
+}
+
+function isOf(characteristic: CharacteristicRef): (event: CharacteristicEvent) => boolean {
+  return (event) => event.aid === characteristic.aid && event.iid === characteristic.iid;
+}
+
+describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
+  const rig = useRig(runtime, ({ sandbox, endpoints }) => sandbox.writeConfig([doorbellMotionPlatform(endpoints, { doorbells: WITH_CONTROLS })]));
+  let front: ReturnType<typeof frontDoor>;
+  let backMotion: CharacteristicRef;
+
+  it(
+    'shows the switches and detection sensors by name, both switches on, the main motion sensor primary',
+    async () => {
+      await rig().start();
+      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      const controller = await rig().controller();
+      const accessory = await controller.accessoryWithSerialNumber(FRONT);
+      front = frontDoor(accessory);
+      backMotion = (await controller.accessoryWithSerialNumber(BACK)).characteristic(HapService.MotionSensor, HapCharacteristic.MotionDetected, 'Back Door');
+
+      expect(accessory.namesOf(HapService.MotionSensor)).toEqual(['Front Door', 'Front Door Person', 'Front Door Vehicle']);
+      expect(accessory.namesOf(HapService.Switch).sort()).toEqual(['Front Door Chime', 'Front Door Motion Alerts']);
+      expect(accessory.services.filter(({ primary }) => primary === true).map((service) => service.characteristics.find(({ type }) => type === HapCharacteristic.Name)?.value)).toEqual([
+        'Front Door',
+      ]);
+      expect(await controller.read(front.motionAlerts, front.chime)).toEqual([true, true]);
+      expectNoHapWarning(rig().homebridge.lines);
+      // Once for the whole rig: hap-controller loses its event stream when asked to subscribe twice.
+      await controller.subscribe(...front.sensors, front.motionAlerts, front.chime, front.doorbellPress, front.switchPress, backMotion);
+    },
+    START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
+  );
+
+  it('fires the person sensor and the main one for a person, and not the vehicle sensor', async () => {
+    const controller = await rig().controller();
+    const [main, person, vehicle] = front.sensors;
+
+    expect(await rig().simulator.deliverMotion(FRONT, { rawBody: personAt(FRONT, 'person-1') })).toMatchObject({ status: 202 });
+    await controller.nextEvent(changeOf(person, true), EVENT_TIMEOUT_MS);
+    expect(await controller.read(main, person, vehicle)).toEqual([true, true, false]);
+  });
+
+  it('with Motion Alerts turned off by the controller: the front door\'s sensors off at once and after a motion, the back door still firing', async () => {
+    const controller = await rig().controller();
+    const [main] = front.sensors;
+
+    await controller.write(front.motionAlerts, false);
+    await controller.nextEvent(changeOf(main, false), EVENT_TIMEOUT_MS);
+    expect(await controller.read(...front.sensors)).toEqual([false, false, false]);
+
+    expect(await rig().simulator.deliverMotion(FRONT, { rawBody: personAt(FRONT, 'person-2') })).toMatchObject({ status: 202 });
+    expect(await rig().simulator.deliverMotion(BACK, { rawBody: personAt(BACK, 'person-3') })).toMatchObject({ status: 202 });
+    await controller.nextEvent(changeOf(backMotion, true), EVENT_TIMEOUT_MS);
+    await expect(controller.nextEvent((event) => front.sensors.some((sensor) => isOf(sensor)(event)), QUIET_MS)).rejects.toThrow('No matching HAP event');
+    expect(await controller.read(...front.sensors, front.motionAlerts)).toEqual([false, false, false, false]);
+  });
+
+  it('with the Chime turned off by the controller, a ring fires the programmable switch and not the Doorbell service', async () => {
+    const controller = await rig().controller();
+    // HAP lets a controller write a bool as 0 or 1.
+    await controller.write(front.chime, 0);
+
+    expect(await rig().simulator.deliverMotion(FRONT, { kind: 'ding', id: 'ring-silent' })).toMatchObject({ status: 202 });
+    const first = await controller.nextEvent((event) => isOf(front.doorbellPress)(event) || isOf(front.switchPress)(event), EVENT_TIMEOUT_MS);
+    expect(first).toMatchObject({ aid: front.switchPress.aid, iid: front.switchPress.iid, value: SINGLE_PRESS });
+    await expect(controller.nextEvent(isOf(front.doorbellPress), QUIET_MS)).rejects.toThrow('No matching HAP event');
+  });
+
+  it(
+    'after a restart, both switches read what they were left at, and motion alerts stay off until turned on',
+    async () => {
+      await rig().stop();
+      await rig().start();
+      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      const controller = await rig().controller();
+
+      expect(await controller.read(front.motionAlerts, front.chime)).toEqual([false, false]);
+      expectNoHapWarning(rig().homebridge.lines);
+      expect(await rig().simulator.deliverMotion(FRONT, { id: 'after-restart' })).toMatchObject({ status: 202 });
+      expect(await controller.read(front.sensors[0])).toEqual([false]);
+
+      await controller.write(front.motionAlerts, true);
+      expect(await rig().simulator.deliverMotion(FRONT, { id: 'alerts-on-again' })).toMatchObject({ status: 202 });
+      expect(await controller.read(front.motionAlerts, front.sensors[0])).toEqual([true, true]);
+    },
+    STOP_TIMEOUT_MS + START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
+  );
+
+  itEndsCleanly(rig);
+});
