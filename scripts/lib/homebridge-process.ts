@@ -31,6 +31,9 @@ const LINES_IN_ERRORS = 30;
  */
 export const LOOPBACK_GUARD_URL = new URL('./loopback-guard.mjs', import.meta.url).href;
 
+/** See that file: Homebridge's and its plugins' debug lines without matter.js's. */
+const DEBUG_WITHOUT_MATTER_URL = new URL('./debug-without-matter.mjs', import.meta.url).href;
+
 export interface HomebridgeLaunch {
   /** `bin/homebridge` (1.x) or `bin/homebridge.js` (2.x) of the Homebridge to run. */
   homebridgeBin: string;
@@ -43,10 +46,11 @@ export interface HomebridgeLaunch {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   /**
-   * On unless turned off: `-D`, Homebridge's debug output. With Matter on it also logs every Matter
-   * message, which slows Homebridge down several times over.
+   * On unless turned off: `-D`, Homebridge's debug output. With Matter on, `-D` also logs every Matter
+   * message, which slows Homebridge down several times over: `'without-matter'` turns on the debug
+   * lines of Homebridge and the plugins alone.
    */
-  debug?: boolean;
+  debug?: boolean | 'without-matter';
   /**
    * On unless turned off: preloads the loopback guard. Off only where Homebridge is meant to be
    * reachable from the network, as the demo is for pairing a phone.
@@ -78,7 +82,10 @@ export interface HomebridgeCommand {
 }
 
 export function homebridgeCommand(launch: HomebridgeLaunch): HomebridgeCommand {
-  const preload = launch.loopbackOnly === false ? [] : ['--import', LOOPBACK_GUARD_URL];
+  const preload = [
+    ...(launch.loopbackOnly === false ? [] : ['--import', LOOPBACK_GUARD_URL]),
+    ...(launch.debug === 'without-matter' ? ['--import', DEBUG_WITHOUT_MATTER_URL] : []),
+  ];
   return {
     command: launch.nodeBinary,
     args: [...preload, launch.homebridgeBin, ...homebridgeFlags(launch)],
@@ -102,8 +109,8 @@ function homebridgeFlags({ storagePath, pluginPath, debug = true }: HomebridgeLa
     '-I', // insecure mode: how hb-service (homebridge-config-ui-x) runs Homebridge by default
     '-Q', // no QR code: noise in the captured lines
     '-T', // no timestamps: lines match exact patterns
-    // debug output: scenarios read the plugin's debug lines
-    ...(debug ? ['-D'] : []),
+    // debug output: scenarios read the plugin's debug lines ('without-matter': see its preload)
+    ...(debug === true ? ['-D'] : []),
     '-U',
     storagePath,
     '-P',

@@ -106,7 +106,7 @@ export class HomebridgeSandbox {
       socketFolder: join(this.root, 'net'),
       // The namespace keeps every server on its loopback; the guard's moves would only add noise.
       loopbackOnly: false,
-      debug: false,
+      debug: 'without-matter',
     });
     this.started.push(run.homebridge);
     this.released = run.released;

@@ -62,6 +62,14 @@ export const MATTER_RUNTIMES: readonly MatterRuntime[] = [
   },
 ];
 
+/** The runtime, as one that can publish over Matter; throws for one that cannot. */
+export function asMatterRuntime(runtime: HomebridgeRuntime): MatterRuntime {
+  if (!('matterRoot' in runtime)) {
+    throw new Error(`${runtime.label} has no Matter controller to test it with: use one of MATTER_RUNTIMES`);
+  }
+  return runtime as MatterRuntime;
+}
+
 /** Installs Homebridge 1 into the cache unless the right version is there; returns its binary. */
 export async function ensureHomebridge1(): Promise<string> {
   await ensureCachedInstall(HOMEBRIDGE_1);

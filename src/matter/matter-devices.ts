@@ -1,0 +1,74 @@
+import type { API, MatterAccessory, MatterAPI } from 'homebridge';
+import { matterName } from './matter-name.js';
+
+/**
+ * The Matter devices a doorbell has: `motion`, an occupancy sensor, always; `button`, a generic
+ * switch, while its button is on. Each is a bridged device of its own, since a composed device's parts
+ * carry no name of their own on Homebridge 2.1.0.
+ */
+export type MatterRole = 'motion' | 'button';
+
+/**
+ * Everything a device's definition is made from, kept in its context so that a cached device can be
+ * registered again without a config: the doorbell's id and name, and the device's role.
+ */
+export interface MatterContext {
+  deviceId: string;
+  role: MatterRole;
+  /** The doorbell's name, from the config, or as the cache last had it. */
+  doorbellName: string;
+}
+
+const SUFFIXES: Readonly<Record<MatterRole, string>> = { motion: '', button: ' Doorbell' };
+
+/** A momentary switch rests at position 0 and is pressed at position 1. */
+const SWITCH_POSITIONS = 2;
+
+/** `OccupancySensing.OccupancySensorType.Pir`: a passive infrared sensor, as a doorbell's motion detection is. */
+const PIR = 0;
+
+/** Derived from the device id and the role alone, so a renamed doorbell's devices keep their UUIDs. */
+export function matterUuid(api: API, deviceId: string, role: MatterRole): string {
+  return api.hap.uuid.generate(role === 'motion' ? `doorbell-motion:matter:${deviceId}` : `doorbell-motion:matter:${deviceId}:${role}`);
+}
+
+/** The device's definition, in its resting state: no occupancy, the button released. */
+export function matterAccessory(api: API, matter: MatterAPI, context: MatterContext): MatterAccessory {
+  const { deviceId, role, doorbellName } = context;
+  return {
+    UUID: matterUuid(api, deviceId, role),
+    displayName: matterName(doorbellName, SUFFIXES[role]),
+    deviceType: deviceTypeOf(matter, role),
+    serialNumber: deviceId,
+    manufacturer: 'Doorbell Motion',
+    model: 'Doorbell',
+    context: { ...context },
+    clusters:
+      role === 'motion'
+        ? { occupancySensing: { occupancy: { occupied: false }, occupancySensorType: PIR, occupancySensorTypeBitmap: { pir: true } } }
+        : { switch: { numberOfPositions: SWITCH_POSITIONS, currentPosition: 0 } },
+  };
+}
+
+/** The role a cached accessory was published in; undefined for one the plugin does not know. */
+export function cachedContext(accessory: MatterAccessory): MatterContext | undefined {
+  const { deviceId, role, doorbellName } = accessory.context as Partial<MatterContext>;
+  const known = typeof deviceId === 'string' && typeof doorbellName === 'string' && (role === 'motion' || role === 'button');
+  return known ? { deviceId, role, doorbellName } : undefined;
+}
+
+/**
+ * The device types, with their server cluster and exactly its features. Homebridge 2.1.0's
+ * `MotionSensor` and `GenericSwitch` come without their server cluster, and 2.4.0's with more
+ * features than a doorbell has (long and multiple presses, which a controller would wait for): both
+ * are composed from the requirements the device type itself offers, never from a second copy of
+ * matter.js.
+ */
+function deviceTypeOf(matter: MatterAPI, role: MatterRole): MatterAccessory['deviceType'] {
+  if (role === 'motion') {
+    const sensor = matter.deviceTypes.MotionSensor;
+    return sensor.with(sensor.requirements.server.mandatory.OccupancySensing.with('PassiveInfrared'));
+  }
+  const button = matter.deviceTypes.GenericSwitch;
+  return button.with(button.requirements.server.mandatory.Switch.with('MomentarySwitch', 'MomentarySwitchRelease'));
+}

@@ -1,0 +1,210 @@
+/**
+ * The doorbells over Matter, on real Homebridge 2.1.0 and 2.4.0 with Matter on, commissioned by a
+ * real matter.js controller in a private network: an occupancy sensor per doorbell and a generic
+ * switch per doorbell button, a fault shown as unreachable, motion and rings as a controller sees
+ * them, HomeKit working beside it; after a restart the same devices without commissioning again, a
+ * removed doorbell gone, a cached occupancy cleared; with a config mistake every device kept, unreachable.
+ */
+import { expect, it } from '@jest/globals';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../support/poll.js';
+import { describeWithBuiltPlugin } from './support/built-plugin.js';
+import { changeOf } from './support/hap-client.js';
+import { STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
+import { MATTER_RUNTIMES } from './support/homebridge-versions.js';
+import { problemLines } from './support/log-problems.js';
+import { MatterDeviceType, occupancyOf, switchEventOf, type MatterEndpoint } from './support/matter/matter-client.js';
+import { CONNECT_TIMEOUT_MS } from './support/matter/matter-controller-runs.js';
+import { DOORBELLS, doorbellMotionPlatform, MOTION_TIMEOUT_S, PLATFORM_LOG_NAME, pluginLogLine } from './support/plugin-config.js';
+import { GENERAL_FAULT, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
+
+const [FRONT, BACK, GARAGE] = DOORBELLS;
+
+/** 41 characters: over Matter its name is cut to 32, and its button's so that ` Doorbell` survives. */
+const GARAGE_NAME = 'Garage Side Entrance by the Driveway Gate';
+
+/** The front door and the garage have the button (the default); the back door has it off. */
+const MATTER_DOORBELLS = [FRONT, { ...BACK, button: false }, { ...GARAGE, name: GARAGE_NAME }];
+
+const SUBSCRIBED_TIMEOUT_MS = 15_000;
+const REPORT_TIMEOUT_MS = 5_000;
+/** A controller sees a motion alert within this, matter.js's reporting delay (about 50 ms) included. */
+const MOTION_SEEN_WITHIN_MS = 1_000;
+/** A run's start, connection and stop: Homebridge waits 5 s for its own exit. */
+const RUN_TIMEOUT_MS = CONNECT_TIMEOUT_MS + STOP_TIMEOUT_MS;
+
+function isOccupancySensor(endpoint: MatterEndpoint): boolean {
+  return endpoint.deviceTypes.includes(MatterDeviceType.OccupancySensor);
+}
+
+describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime) => {
+  const rig = useRig(
+    runtime,
+    async ({ sandbox, simulator, endpoints }) => {
+      await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { doorbells: MATTER_DOORBELLS })]);
+      // The garage's subscription keeps failing: it shows a fault in HomeKit all along.
+      simulator.injectFault('subscribe', { status: 503, deviceId: GARAGE.deviceId, times: 1_000 });
+    },
+    { matter: true },
+  );
+  let sensors: DoorbellSensor[];
+  /** The devices as the first run showed them, by node label. */
+  let firstRun: Map<string, MatterEndpoint>;
+
+  it(
+    'publishes an occupancy sensor per doorbell under its name, and a generic switch only where the button is on',
+    async () => {
+      await rig().start();
+      const devices = await rig().matter.bridgedDevices();
+      firstRun = new Map(devices.map((device) => [device.nodeLabel as string, device]));
+
+      expect(Object.fromEntries(devices.map(({ nodeLabel, deviceTypes }) => [nodeLabel, deviceTypes]))).toEqual({
+        'Front Door': [MatterDeviceType.OccupancySensor],
+        'Front Door Doorbell': [MatterDeviceType.GenericSwitch],
+        'Back Door': [MatterDeviceType.OccupancySensor],
+        'Garage Side Entrance by the Driv': [MatterDeviceType.OccupancySensor],
+        'Garage Side Entrance by Doorbell': [MatterDeviceType.GenericSwitch],
+      });
+      expect(devices).toHaveLength(5);
+      for (const device of devices) {
+        const doorbell = MATTER_DOORBELLS.find(({ deviceId }) => String(deviceId) === device.serialNumber);
+        expect([device.vendorName, device.productName, doorbell]).toEqual(['Doorbell Motion', 'Doorbell', expect.anything()]);
+        if (isOccupancySensor(device)) {
+          expect(device.occupancyFeatures).toMatchObject({ passiveInfrared: true });
+          expect(device.occupied).toBe(false);
+        } else {
+          expect(device.switchFeatures).toMatchObject({ momentarySwitch: true, momentarySwitchRelease: true, momentarySwitchLongPress: false, momentarySwitchMultiPress: false });
+          expect(device.numberOfPositions).toBe(2);
+        }
+      }
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it(
+    'shows each doorbell reachable once subscribed, and the garage, faulted in HomeKit, unreachable',
+    async () => {
+      sensors = await rig().sensors();
+      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS, sensors.slice(0, 2));
+      await pollUntil(
+        () => rig().matter.bridgedDevices(),
+        (devices) => devices.every(({ serialNumber, reachable }) => reachable === (serialNumber !== GARAGE.deviceId)),
+        REPORT_TIMEOUT_MS,
+        'every doorbell but the garage reachable',
+      );
+      expect(await rig().statusFaults([sensors[2]])).toEqual([GENERAL_FAULT]);
+    },
+    SUBSCRIBED_TIMEOUT_MS + REPORT_TIMEOUT_MS,
+  );
+
+  it('emits InitialPress then ShortRelease at position 1 at a ring, and leaves occupancy alone', async () => {
+    const { matter, simulator } = rig();
+    const button = firstRun.get('Front Door Doorbell') as MatterEndpoint;
+    const sensor = firstRun.get('Front Door') as MatterEndpoint;
+    const changesBefore = matter.changes.length;
+
+    expect(await simulator.deliverMotion(FRONT.deviceId, { kind: 'ding', id: 'matter-ring-1' })).toMatchObject({ status: 202 });
+    const pressed = await matter.nextChange(switchEventOf(button.endpoint, 'initialPress'), REPORT_TIMEOUT_MS);
+    const released = await matter.nextChange(switchEventOf(button.endpoint, 'shortRelease'), REPORT_TIMEOUT_MS);
+    await sleep(MOTION_SEEN_WITHIN_MS);
+
+    expect([pressed.value, released.value]).toEqual([{ newPosition: 1 }, { previousPosition: 1 }]);
+    const switchEvents = matter.changes.slice(changesBefore).filter(({ endpoint, kind }) => endpoint === button.endpoint && kind === 'event');
+    expect(switchEvents.map(({ name }) => name)).toEqual(['initialPress', 'shortRelease']);
+    expect(matter.changes.slice(changesBefore).filter(({ endpoint }) => endpoint === sensor.endpoint)).toEqual([]);
+  });
+
+  it(
+    'turns occupancy on within a second of a motion alert, beside HomeKit\'s MotionDetected, and off after the motion timeout',
+    async () => {
+      const { matter, simulator } = rig();
+      const sensor = firstRun.get('Front Door') as MatterEndpoint;
+      const controller = await rig().controller();
+      await controller.subscribe(sensors[0].motionDetected);
+
+      const sentAt = performance.timeOrigin + performance.now();
+      expect(await simulator.deliverMotion(FRONT.deviceId, { id: 'matter-motion-1' })).toMatchObject({ status: 202 });
+      const on = await matter.nextChange(occupancyOf(sensor.endpoint, true), REPORT_TIMEOUT_MS);
+      await controller.nextEvent(changeOf(sensors[0].motionDetected, true), REPORT_TIMEOUT_MS);
+      const off = await matter.nextChange(occupancyOf(sensor.endpoint, false), MOTION_TIMEOUT_S * 1000 + REPORT_TIMEOUT_MS);
+
+      expect(on.at - sentAt).toBeLessThan(MOTION_SEEN_WITHIN_MS);
+      expect(off.at - on.at).toBeGreaterThan(MOTION_TIMEOUT_S * 1000 - 100);
+      expect(off.at - on.at).toBeLessThan(MOTION_TIMEOUT_S * 1000 + MOTION_SEEN_WITHIN_MS);
+      expect(await controller.read(sensors[0].motionDetected)).toEqual([false]);
+    },
+    MOTION_TIMEOUT_S * 1000 + 3 * REPORT_TIMEOUT_MS,
+  );
+
+  it(
+    'after a restart without the back door: the same devices without commissioning again, the back door gone, the garage still unreachable, a cached occupancy cleared',
+    async () => {
+      await occupyAndStop();
+      const withoutBack = MATTER_DOORBELLS.filter(({ deviceId }) => deviceId !== BACK.deviceId);
+      await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { doorbells: withoutBack })]);
+
+      await rig().start();
+      const devices = await pollUntil(
+        () => rig().matter.bridgedDevices(),
+        (shown) => shown.length === 4 && shown.every(({ occupied, reachable, serialNumber }) => occupied !== true && reachable === (serialNumber !== GARAGE.deviceId)),
+        SUBSCRIBED_TIMEOUT_MS,
+        'the four devices of the front door and the garage, cleared, the garage unreachable',
+      );
+
+      const expected = [...firstRun.values()].filter(({ serialNumber }) => serialNumber !== String(BACK.deviceId));
+      expect(devices.map(({ nodeLabel, endpoint }) => [nodeLabel, endpoint]).sort()).toEqual(expected.map(({ nodeLabel, endpoint }) => [nodeLabel, endpoint]).sort());
+      expect(rig().sandbox.outputLines.filter((line) => /\[Matter\/Server\] Bridge commissioned/.test(line))).toHaveLength(1);
+    },
+    RUN_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
+  );
+
+  it(
+    'after a restart with a config mistake: every device still there, unreachable, with no occupancy',
+    async () => {
+      await occupyAndStop();
+      await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { doorbells: MATTER_DOORBELLS, doorbellServerUrl: 'not a url' })]);
+
+      const homebridge = await rig().start();
+      await homebridge.waitForLine(pluginLogLine('Configuration: doorbellServerUrl must be'), 0);
+      const devices = await pollUntil(
+        () => rig().matter.bridgedDevices(),
+        (shown) => shown.length === 4 && shown.every(({ reachable }) => reachable === false),
+        REPORT_TIMEOUT_MS,
+        'the four devices unreachable',
+      );
+      expect(devices.map(({ occupied }) => occupied ?? false)).toEqual([false, false, false, false]);
+      await rig().stop();
+    },
+    RUN_TIMEOUT_MS + REPORT_TIMEOUT_MS,
+  );
+
+  /** Motion at the front door, and Homebridge stopped while it lasts: its cache keeps occupied: true for the next start. */
+  async function occupyAndStop(): Promise<void> {
+    const { matter, simulator } = rig();
+    const sensor = (await matter.endpointNamed('Front Door')).endpoint;
+    await simulator.deliverMotion(FRONT.deviceId, { id: `matter-motion-before-restart-${matter.changes.length}` });
+    await matter.nextChange(occupancyOf(sensor, true), REPORT_TIMEOUT_MS);
+    await rig().stop();
+    expect(await cachedOccupancy(rig().sandbox.storagePath, 'Front Door')).toBe(true);
+  }
+
+  it('logged no Matter or HAP warning, error or stack trace in any run, and no secret', () => {
+    // The plugin's own warnings about the garage's failing subscription and the config mistake are the scenario's.
+    const others = rig().sandbox.outputLines.filter((line) => !line.startsWith(`[${PLATFORM_LOG_NAME}] `) || /matter/i.test(line));
+    expect(problemLines(others)).toEqual([]);
+    expect(rig().linesRevealingSecrets()).toEqual([]);
+  });
+});
+
+/** The occupancy Homebridge's Matter cache holds for the device with this name. */
+async function cachedOccupancy(storagePath: string, displayName: string): Promise<unknown> {
+  const matterFolder = join(storagePath, 'matter');
+  const [bridge] = (await readdir(matterFolder, { withFileTypes: true })).filter((entry) => entry.isDirectory());
+  const cache = JSON.parse(await readFile(join(matterFolder, bridge.name, 'accessories.json'), 'utf8')) as Array<{
+    displayName: string;
+    clusters?: { occupancySensing?: { occupancy?: { occupied?: boolean } } };
+  }>;
+  return cache.find((accessory) => accessory.displayName === displayName)?.clusters?.occupancySensing?.occupancy?.occupied;
+}
