@@ -105,6 +105,10 @@ export class PluginRig {
     return this.running;
   }
 
+  get hasMatter(): boolean {
+    return this.matterRuns !== undefined;
+  }
+
   /** The Matter controller of the latest start; throws without Matter or before a start. */
   get matter(): MatterTestClient {
     if (this.matterClient === undefined) {
@@ -257,5 +261,7 @@ export function itLeavesNoTrace(rig: () => PluginRig, moreSecrets: readonly stri
     expect(rig().simulator.invalidRequests()).toEqual([]);
     expect(rig().linesRevealingSecrets(moreSecrets)).toEqual([]);
     expect(await rig().sandbox.writesOutsideStorage()).toEqual([]);
+    // Without Matter on the bridge (and on Homebridge 1), nothing about Matter, at any level.
+    expect(rig().hasMatter ? [] : rig().sandbox.outputLines.filter((line) => /matter/i.test(line))).toEqual([]);
   });
 }
