@@ -1,5 +1,11 @@
 import type { API, MatterAccessory, MatterAPI } from 'homebridge';
-import { matterName } from './matter-name.js';
+import { cleanName } from '../accessories/names.js';
+
+/**
+ * A bridged device's node label holds at most 32 characters; matter.js refuses a longer one. Names are
+ * cleaned as HomeKit's are, the doorbell's part cut so that the device's suffix survives.
+ */
+const MATTER_NAME_LENGTH = 32;
 
 /**
  * The Matter devices a doorbell has: `motion`, an occupancy sensor, always; `button`, a generic
@@ -37,7 +43,7 @@ export function matterAccessory(api: API, matter: MatterAPI, context: MatterCont
   const { deviceId, role, doorbellName } = context;
   return {
     UUID: matterUuid(api, deviceId, role),
-    displayName: matterName(doorbellName, SUFFIXES[role]),
+    displayName: cleanName(doorbellName, deviceId, SUFFIXES[role], MATTER_NAME_LENGTH),
     deviceType: deviceTypeOf(matter, role),
     serialNumber: deviceId,
     manufacturer: 'Doorbell Motion',

@@ -25,8 +25,11 @@ const [FRONT, BACK, GARAGE] = DOORBELLS;
 /** 41 characters: over Matter its name is cut to 32, and its button's so that ` Doorbell` survives. */
 const GARAGE_NAME = 'Garage Side Entrance by the Driveway Gate';
 
-/** The front door and the garage have the button (the default); the back door has it off. */
-const MATTER_DOORBELLS = [FRONT, { ...BACK, button: false }, { ...GARAGE, name: GARAGE_NAME }];
+/**
+ * The front door and the garage have the button (the default); the back door has it off, and a name
+ * that is cleaned as in HomeKit.
+ */
+const MATTER_DOORBELLS = [FRONT, { ...BACK, name: '🚪 Back Door (Yard)', button: false }, { ...GARAGE, name: GARAGE_NAME }];
 
 const SUBSCRIBED_TIMEOUT_MS = 15_000;
 const REPORT_TIMEOUT_MS = 5_000;
@@ -63,7 +66,7 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
       expect(Object.fromEntries(devices.map(({ nodeLabel, deviceTypes }) => [nodeLabel, deviceTypes]))).toEqual({
         'Front Door': [MatterDeviceType.OccupancySensor],
         'Front Door Doorbell': [MatterDeviceType.GenericSwitch],
-        'Back Door': [MatterDeviceType.OccupancySensor],
+        'Back Door Yard': [MatterDeviceType.OccupancySensor],
         'Garage Side Entrance by the Driv': [MatterDeviceType.OccupancySensor],
         'Garage Side Entrance by Doorbell': [MatterDeviceType.GenericSwitch],
       });
