@@ -17,6 +17,7 @@ import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { doorbellMotionPlatform, SERIAL_NUMBERS, SIMULATOR_OPTIONS, type PluginEndpoints } from './plugin-config.js';
 import type { MatterTestClient } from './matter/matter-client.js';
 import { MatterControllerRuns } from './matter/matter-controller-runs.js';
+import { portsOf } from './matter/private-network.js';
 
 /**
  * How long a scenario watches a running Homebridge for a crash, a restart or requests that should not
@@ -120,8 +121,7 @@ export class PluginRig {
   /** Into the private network: the simulator's and the relay's ports; out of it: HAP's and the receiver's. */
   private tunnelledPorts(): { inboundPorts: number[]; outboundPorts: number[] } {
     // The region call answers with the simulator's regional address, where the login goes.
-    const outboundUrls = [this.endpoints.accountUrl, this.simulator.regionUrl, this.endpoints.doorbellUrl, this.endpoints.relayUrl];
-    const outboundPorts = [...new Set(outboundUrls.flatMap((url) => (url === undefined ? [] : [Number(new URL(url).port)])))];
+    const outboundPorts = portsOf([this.endpoints.accountUrl, this.simulator.regionUrl, this.endpoints.doorbellUrl, this.endpoints.relayUrl]);
     return { inboundPorts: [this.sandbox.bridge.port, this.endpoints.pushPort], outboundPorts };
   }
 

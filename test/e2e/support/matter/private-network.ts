@@ -76,6 +76,11 @@ export async function startInPrivateNetwork(launch: PrivateNetworkLaunch): Promi
   return { homebridge, channel, released };
 }
 
+/** The ports of these loopback addresses (absent ones left out), each once: what to carry into the network. */
+export function portsOf(urls: ReadonlyArray<string | undefined>): number[] {
+  return [...new Set(urls.flatMap((url) => (url === undefined ? [] : [Number(new URL(url).port)])))];
+}
+
 function killIfRunning(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');
