@@ -193,11 +193,13 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
     expect(await cachedOccupancy(rig().sandbox.storagePath, 'Front Door')).toBe(true);
   }
 
-  it('logged no Matter or HAP warning, error or stack trace in any run, and no secret', () => {
+  it('logged no Matter or HAP warning, error or stack trace in any run, and no secret; sent only valid requests; wrote nothing outside its storage', async () => {
     // The plugin's own warnings about the garage's failing subscription and the config mistake are the scenario's.
     const others = rig().sandbox.outputLines.filter((line) => !line.startsWith(`[${PLATFORM_LOG_NAME}] `) || /matter/i.test(line));
     expect(problemLines(others)).toEqual([]);
     expect(rig().linesRevealingSecrets()).toEqual([]);
+    expect(rig().simulator.invalidRequests()).toEqual([]);
+    expect(await rig().sandbox.writesOutsideStorage()).toEqual([]);
   });
 });
 
