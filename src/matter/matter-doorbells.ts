@@ -69,7 +69,10 @@ export class MatterDoorbells {
   }
 
   private endpoint(identity: MatterContext): MatterEndpoint {
-    const endpoint = new MatterEndpoint(this.matter, matterAccessory(this.api, this.matter, identity), this.log);
+    const definition = matterAccessory(this.api, this.matter, identity);
+    const cached = this.cached.get(definition.UUID);
+    const renamed = cached !== undefined && cached.displayName !== definition.displayName;
+    const endpoint = new MatterEndpoint(this.matter, definition, this.log, renamed);
     this.endpoints.push(endpoint);
     return endpoint;
   }
@@ -96,10 +99,21 @@ export class MatterDoorbells {
         this.log.warn(`Matter: Homebridge did not register ${late.join(', ')} in time; they show nothing over Matter until a restart`);
       }
     } catch (error) {
-      this.log.warn(`Matter: the doorbells could not be published: ${errorMessage(error)}`);
+      if (ANOTHER_BRIDGES_MATTER.test(errorMessage(error))) {
+        // Matter is on for another bridge of this Homebridge (a child bridge), not for this one.
+        this.log.debug(`Matter: not on for this bridge, so the doorbells are in HomeKit only: ${errorMessage(error)}`);
+      } else {
+        this.log.warn(`Matter: the doorbells could not be published: ${errorMessage(error)}`);
+      }
     }
   }
 }
+
+/**
+ * How Homebridge refuses a registration when `api.matter` is there only because another bridge of the
+ * same Homebridge has Matter on: nothing to warn about on this one.
+ */
+const ANOTHER_BRIDGES_MATTER = /Matter is not enabled for this bridge/i;
 
 function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
   return [items.filter(test), items.filter((item) => !test(item))];

@@ -31,12 +31,18 @@ export class MatterEndpoint {
   private readonly pauses = new Pauses();
   private readonly desired: Shown = { occupied: false, reachable: false };
   private registered = false;
+  /** What the plugin put in the context: Homebridge swaps the cached context in at registration. */
+  private readonly context: MatterAccessory['context'];
 
   constructor(
     private readonly matter: MatterAPI,
     readonly definition: MatterAccessory,
     private readonly log: Logger,
-  ) {}
+    /** Renamed in the config since it was cached: its node label is written anew once registered. */
+    private readonly renamed = false,
+  ) {
+    this.context = { ...definition.context };
+  }
 
   get uuid(): string {
     return this.definition.UUID;
@@ -62,10 +68,17 @@ export class MatterEndpoint {
       }
     }
     this.registered = true;
+    // Homebridge keeps the cached context object, which it saves with its cache: written into, it
+    // holds the doorbell's current name for a start whose config cannot be used.
+    Object.assign(this.definition.context, this.context);
     if (this.definition.clusters?.occupancySensing !== undefined) {
       void this.showOccupied(performance.now());
     }
     void this.showReachable();
+    if (this.renamed) {
+      // Homebridge 2.4 keeps a cached device's endpoint, node label included, when it is registered again.
+      void this.update('bridgedDeviceBasicInformation', { nodeLabel: this.name }, (state) => state.nodeLabel === this.name);
+    }
     return true;
   }
 

@@ -3,7 +3,7 @@
  * real matter.js controller in a private network: an occupancy sensor per doorbell and a generic
  * switch per doorbell button, a fault shown as unreachable, motion and rings as a controller sees
  * them, HomeKit working beside it; after a restart the same devices without commissioning again, a
- * removed doorbell gone, a cached occupancy cleared; a doorbell left out for a bad entry, and every
+ * removed doorbell gone, a renamed one renamed, a cached occupancy cleared; a doorbell left out for a bad entry, and every
  * doorbell under a config mistake, kept, unreachable and clear.
  */
 import { expect, it } from '@jest/globals';
@@ -26,6 +26,7 @@ const [FRONT, BACK, GARAGE] = DOORBELLS;
 /** 41 characters: over Matter its name is cut to 32, and its button's so that ` Doorbell` survives. */
 const GARAGE_NAME = 'Garage Side Entrance by the Driveway Gate';
 const GARAGE_MOTION_NAME = 'Garage Side Entrance by the Driv';
+const GARAGE_BUTTON_NAME = 'Garage Side Entrance by Doorbell';
 
 /**
  * The front door and the garage have the button (the default); the back door has it off, and a name
@@ -70,7 +71,7 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
         'Front Door Doorbell': [MatterDeviceType.GenericSwitch],
         'Back Door Yard': [MatterDeviceType.OccupancySensor],
         [GARAGE_MOTION_NAME]: [MatterDeviceType.OccupancySensor],
-        'Garage Side Entrance by Doorbell': [MatterDeviceType.GenericSwitch],
+        [GARAGE_BUTTON_NAME]: [MatterDeviceType.GenericSwitch],
       });
       expect(devices).toHaveLength(5);
       for (const device of devices) {
@@ -144,10 +145,10 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
   );
 
   it(
-    'after a restart without the back door: the same devices without commissioning again, the back door gone, the garage still unreachable, a cached occupancy cleared',
+    'after a restart without the back door and with the garage renamed: the same devices without commissioning again, the back door gone, the garage still unreachable, a cached occupancy cleared',
     async () => {
       await occupyAndStop(FRONT.deviceId, 'Front Door');
-      const withoutBack = MATTER_DOORBELLS.filter(({ deviceId }) => deviceId !== BACK.deviceId);
+      const withoutBack = [FRONT, { ...GARAGE, name: 'Garage' }];
       await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { doorbells: withoutBack })]);
 
       await rig().start();
@@ -158,8 +159,13 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
         'the four devices of the front door and the garage, cleared, the garage unreachable',
       );
 
-      const expected = [...firstRun.values()].filter(({ serialNumber }) => serialNumber !== String(BACK.deviceId));
-      expect(devices.map(({ nodeLabel, endpoint }) => [nodeLabel, endpoint]).sort()).toEqual(expected.map(({ nodeLabel, endpoint }) => [nodeLabel, endpoint]).sort());
+      const endpointOf = (name: string) => (firstRun.get(name) as MatterEndpoint).endpoint;
+      expect(Object.fromEntries(devices.map(({ nodeLabel, endpoint }) => [nodeLabel, endpoint]))).toEqual({
+        'Front Door': endpointOf('Front Door'),
+        'Front Door Doorbell': endpointOf('Front Door Doorbell'),
+        Garage: endpointOf(GARAGE_MOTION_NAME),
+        'Garage Doorbell': endpointOf(GARAGE_BUTTON_NAME),
+      });
       expect(rig().sandbox.outputLines.filter((line) => /\[Matter\/Server\] Bridge commissioned/.test(line))).toHaveLength(1);
     },
     RUN_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
@@ -168,8 +174,9 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
   it(
     'after a restart with the garage\'s entry left out for a mistake: its devices still there, unreachable, with no occupancy, the front door\'s working',
     async () => {
-      await occupyAndStop(GARAGE.deviceId, GARAGE_MOTION_NAME);
-      const garageLeftOut = [FRONT, { ...GARAGE, name: GARAGE_NAME, motionTimeout: 1 }];
+      await occupyAndStop(GARAGE.deviceId, 'Garage');
+      // Named anew in the config, but left out: its devices keep the name they were last published with.
+      const garageLeftOut = [FRONT, { ...GARAGE, name: 'Garage Door', motionTimeout: 1 }];
       await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { doorbells: garageLeftOut })]);
 
       const homebridge = await rig().start();
@@ -181,8 +188,8 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
         'the front door reachable, the garage kept unreachable',
       );
       expect(devices.filter(({ serialNumber }) => serialNumber === GARAGE.deviceId).map(({ nodeLabel, occupied }) => [nodeLabel, occupied])).toEqual([
-        [GARAGE_MOTION_NAME, false],
-        ['Garage Side Entrance by Doorbell', undefined],
+        ['Garage', false],
+        ['Garage Doorbell', undefined],
       ]);
       const front = await rig().matter.endpointNamed('Front Door');
       expect(await rig().simulator.deliverMotion(FRONT.deviceId, { id: 'matter-motion-garage-left-out' })).toMatchObject({ status: 202 });
