@@ -78,8 +78,9 @@ async function startWithController(
 ): Promise<{ homebridge: HomebridgeProcess; controller: MatterTestClient }> {
   const [runtime] = MATTER_RUNTIMES;
   const pushPort = await freeLoopbackPort();
-  // Occupancy sensors only: a ring is an event, with no state the plugin could confirm.
-  const entries = doorbellEntries(doorbells).map((entry) => ({ ...entry, button: false }));
+  // One occupancy sensor each: a ring is an event, with no state the plugin could confirm, and a
+  // plain motion occupies no detection's sensor.
+  const entries = doorbellEntries(doorbells).map(({ deviceId, name }) => ({ deviceId, name, button: false }));
   await sandbox.writeConfig([platformConfig(sim, pushPort, { doorbells: entries, motionTimeout: MOTION_TIMEOUT_S })]);
   const run = await sandbox.startInPrivateNetwork(runtime, REPO_ROOT, {
     inboundPorts: [sandbox.bridge.port, pushPort],

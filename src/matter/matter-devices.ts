@@ -1,5 +1,6 @@
 import type { API, MatterAccessory, MatterAPI } from 'homebridge';
 import { cleanName } from '../accessories/names.js';
+import { DETECTIONS, type Detection } from '../values/detection.js';
 
 /**
  * A bridged device's node label holds at most 32 characters; matter.js refuses a longer one. Names are
@@ -9,10 +10,13 @@ const MATTER_NAME_LENGTH = 32;
 
 /**
  * The Matter devices a doorbell has: `motion`, an occupancy sensor, always; `button`, a generic
- * switch, while its button is on. Each is a bridged device of its own, since a composed device's parts
- * carry no name of their own on Homebridge 2.1.0.
+ * switch, while its button is on; an occupancy sensor per configured detection (`person`, `vehicle`,
+ * `other`). Each is a bridged device of its own, since a composed device's parts carry no name of
+ * their own on Homebridge 2.1.0.
  */
-export type MatterRole = 'motion' | 'button';
+export type MatterRole = 'motion' | 'button' | Detection;
+
+const ROLES: readonly string[] = ['motion', 'button', ...DETECTIONS];
 
 /**
  * Everything a device's definition is made from, kept in its context so that a cached device can be
@@ -25,7 +29,8 @@ export interface MatterContext {
   doorbellName: string;
 }
 
-const SUFFIXES: Readonly<Record<MatterRole, string>> = { motion: '', button: ' Doorbell' };
+/** As in HomeKit: the detections' sensors are named as the HomeKit accessory's are. */
+const SUFFIXES: Readonly<Record<MatterRole, string>> = { motion: '', button: ' Doorbell', person: ' Person', vehicle: ' Vehicle', other: ' Other Motion' };
 
 /** A momentary switch rests at position 0 and is pressed at position 1. */
 const SWITCH_POSITIONS = 2;
@@ -50,16 +55,16 @@ export function matterAccessory(api: API, matter: MatterAPI, context: MatterCont
     model: 'Doorbell',
     context: { ...context },
     clusters:
-      role === 'motion'
-        ? { occupancySensing: { occupancy: { occupied: false }, occupancySensorType: PIR, occupancySensorTypeBitmap: { pir: true } } }
-        : { switch: { numberOfPositions: SWITCH_POSITIONS, currentPosition: 0 } },
+      role === 'button'
+        ? { switch: { numberOfPositions: SWITCH_POSITIONS, currentPosition: 0 } }
+        : { occupancySensing: { occupancy: { occupied: false }, occupancySensorType: PIR, occupancySensorTypeBitmap: { pir: true } } },
   };
 }
 
 /** The role a cached accessory was published in; undefined for one the plugin does not know. */
 export function cachedContext(accessory: MatterAccessory): MatterContext | undefined {
   const { deviceId, role, doorbellName } = accessory.context as Partial<MatterContext>;
-  const known = typeof deviceId === 'string' && typeof doorbellName === 'string' && (role === 'motion' || role === 'button');
+  const known = typeof deviceId === 'string' && typeof doorbellName === 'string' && typeof role === 'string' && ROLES.includes(role);
   return known ? { deviceId, role, doorbellName } : undefined;
 }
 
@@ -71,10 +76,10 @@ export function cachedContext(accessory: MatterAccessory): MatterContext | undef
  * matter.js.
  */
 function deviceTypeOf(matter: MatterAPI, role: MatterRole): MatterAccessory['deviceType'] {
-  if (role === 'motion') {
-    const sensor = matter.deviceTypes.MotionSensor;
-    return sensor.with(sensor.requirements.server.mandatory.OccupancySensing.with('PassiveInfrared'));
+  if (role === 'button') {
+    const button = matter.deviceTypes.GenericSwitch;
+    return button.with(button.requirements.server.mandatory.Switch.with('MomentarySwitch', 'MomentarySwitchRelease'));
   }
-  const button = matter.deviceTypes.GenericSwitch;
-  return button.with(button.requirements.server.mandatory.Switch.with('MomentarySwitch', 'MomentarySwitchRelease'));
+  const sensor = matter.deviceTypes.MotionSensor;
+  return sensor.with(sensor.requirements.server.mandatory.OccupancySensing.with('PassiveInfrared'));
 }

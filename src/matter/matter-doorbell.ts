@@ -1,26 +1,31 @@
 import type { DoorbellChange } from '../accessories/doorbell-accessory.js';
+import type { Detection } from '../values/detection.js';
 import type { MatterEndpoint } from './matter-endpoint.js';
 
+/** One doorbell's Matter devices: the main occupancy sensor, the button, a sensor per detection. */
+export interface MatterDoorbellDevices {
+  motion: MatterEndpoint;
+  button?: MatterEndpoint;
+  detections: ReadonlyMap<Detection, MatterEndpoint>;
+}
+
 /**
- * One doorbell's Matter devices, following its HomeKit accessory: occupancy as its motion sensor
- * shows motion (so the Motion Alerts switch silences both), unreachable while it shows a fault, the
- * button's press at every ring (the Chime switch is HomeKit's alone). A ring never changes occupancy.
+ * One doorbell's Matter devices, following its HomeKit accessory: each occupancy sensor as its
+ * motion sensor shows motion (so the Motion Alerts switch silences both), unreachable while it shows
+ * a fault, the button's press at every ring (the Chime switch is HomeKit's alone). A ring never
+ * changes occupancy.
  */
 export class MatterDoorbell {
-  constructor(
-    private readonly motion: MatterEndpoint,
-    private readonly button: MatterEndpoint | undefined,
-  ) {}
+  constructor(private readonly devices: MatterDoorbellDevices) {}
 
   follow(change: DoorbellChange): void {
+    const { motion, button, detections } = this.devices;
     switch (change.type) {
       case 'motion':
-        if (change.sensor === 'main') {
-          this.motion.setOccupied(change.detected);
-        }
+        (change.sensor === 'main' ? motion : detections.get(change.sensor))?.setOccupied(change.detected);
         break;
       case 'ring':
-        this.button?.press();
+        button?.press();
         break;
       case 'fault':
         this.endpoints().forEach((endpoint) => endpoint.setReachable(!change.faulted));
@@ -32,6 +37,7 @@ export class MatterDoorbell {
   }
 
   private endpoints(): MatterEndpoint[] {
-    return this.button === undefined ? [this.motion] : [this.motion, this.button];
+    const { motion, button, detections } = this.devices;
+    return [motion, ...(button === undefined ? [] : [button]), ...detections.values()];
   }
 }

@@ -10,9 +10,10 @@ import { MatterEndpoint } from './matter-endpoint.js';
  * The doorbells' devices on the bridge's Matter side. Homebridge hands back cached Matter accessories
  * but publishes them only when the plugin registers the same UUIDs again, so at every launch every
  * device is registered again: a controller keeps its devices and automations across restarts and
- * renames. Doorbells removed from the config, and a button turned off, are unregistered. A doorbell
- * left out for a bad entry, and every doorbell while the config is invalid, stays registered as
- * unreachable with no occupancy, so that a typo never removes a doorbell from Google Home or Alexa.
+ * renames. Doorbells removed from the config, and a button or a detection turned off, are
+ * unregistered. A doorbell left out for a bad entry, and every doorbell while the config is invalid,
+ * stays registered as unreachable with no occupancy, so that a typo never removes a doorbell from
+ * Google Home or Alexa.
  */
 export class MatterDoorbells {
   private readonly cached = new Map<string, MatterAccessory>();
@@ -37,7 +38,8 @@ export class MatterDoorbells {
       const identity = { deviceId: doorbell.deviceId, doorbellName: doorbell.name };
       const motion = this.endpoint({ ...identity, role: 'motion' });
       const button = doorbell.button ? this.endpoint({ ...identity, role: 'button' }) : undefined;
-      this.doorbells.set(doorbell.deviceId, new MatterDoorbell(motion, button));
+      const detections = new Map(doorbell.detections.map((detection) => [detection, this.endpoint({ ...identity, role: detection })]));
+      this.doorbells.set(doorbell.deviceId, new MatterDoorbell({ motion, button, detections }));
     }
     const unclaimed = [...this.cached.values()].filter(({ UUID }) => !this.endpoints.some(({ uuid }) => uuid === UUID));
     const [kept, removed] = partition(unclaimed, (accessory) => {

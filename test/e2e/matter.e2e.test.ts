@@ -1,10 +1,11 @@
 /**
  * The doorbells over Matter, on real Homebridge 2.1.0 and 2.4.0 with Matter on, commissioned by a
- * real matter.js controller in a private network: an occupancy sensor per doorbell and a generic
- * switch per doorbell button, a fault shown as unreachable, motion and rings as a controller sees
- * them, HomeKit working beside it; after a restart the same devices without commissioning again, a
- * removed doorbell gone, a renamed one renamed, a cached occupancy cleared; a doorbell left out for a bad entry, and every
- * doorbell under a config mistake, kept, unreachable and clear.
+ * real matter.js controller in a private network: an occupancy sensor per doorbell and per detection,
+ * a generic switch per doorbell button, a fault shown as unreachable, motion and rings as a controller
+ * sees them, the Motion Alerts switch silencing them too, HomeKit working beside it; after a restart
+ * the same devices without commissioning again, a removed doorbell or detection gone, a renamed one
+ * renamed, a cached occupancy cleared; a doorbell left out for a bad entry, and every doorbell under a
+ * config mistake, kept, unreachable and clear.
  */
 import { expect, it } from '@jest/globals';
 import { readdir, readFile } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pollUntil } from '../support/poll.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { changeOf } from './support/hap-client.js';
+import { changeOf, HapCharacteristic, HapService, type CharacteristicRef } from './support/hap-client.js';
 import { STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { MATTER_RUNTIMES } from './support/homebridge-versions.js';
 import { problemLines } from './support/log-problems.js';
@@ -28,11 +29,14 @@ const GARAGE_NAME = 'Garage Side Entrance by the Driveway Gate';
 const GARAGE_MOTION_NAME = 'Garage Side Entrance by the Driv';
 const GARAGE_BUTTON_NAME = 'Garage Side Entrance by Doorbell';
 
+/** The front door has the Home app's controls and a person sensor: over Matter, a second occupancy sensor. */
+const FRONT_WITH_CONTROLS = { ...FRONT, motionSwitch: true, chimeSwitch: true, detections: ['person'] };
+
 /**
  * The front door and the garage have the button (the default); the back door has it off, and a name
  * that is cleaned as in HomeKit.
  */
-const MATTER_DOORBELLS = [FRONT, { ...BACK, name: '🚪 Back Door (Yard)', button: false }, { ...GARAGE, name: GARAGE_NAME }];
+const MATTER_DOORBELLS = [FRONT_WITH_CONTROLS, { ...BACK, name: '🚪 Back Door (Yard)', button: false }, { ...GARAGE, name: GARAGE_NAME }];
 
 const SUBSCRIBED_TIMEOUT_MS = 15_000;
 const REPORT_TIMEOUT_MS = 5_000;
@@ -69,11 +73,12 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
       expect(Object.fromEntries(devices.map(({ nodeLabel, deviceTypes }) => [nodeLabel, deviceTypes]))).toEqual({
         'Front Door': [MatterDeviceType.OccupancySensor],
         'Front Door Doorbell': [MatterDeviceType.GenericSwitch],
+        'Front Door Person': [MatterDeviceType.OccupancySensor],
         'Back Door Yard': [MatterDeviceType.OccupancySensor],
         [GARAGE_MOTION_NAME]: [MatterDeviceType.OccupancySensor],
         [GARAGE_BUTTON_NAME]: [MatterDeviceType.GenericSwitch],
       });
-      expect(devices).toHaveLength(5);
+      expect(devices).toHaveLength(6);
       for (const device of devices) {
         const doorbell = MATTER_DOORBELLS.find(({ deviceId }) => String(deviceId) === device.serialNumber);
         expect([device.vendorName, device.productName, doorbell]).toEqual(['Doorbell Motion', 'Doorbell', expect.anything()]);
@@ -105,10 +110,12 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
     SUBSCRIBED_TIMEOUT_MS + REPORT_TIMEOUT_MS,
   );
 
-  it('emits InitialPress then ShortRelease at position 1 at a ring, and leaves occupancy alone', async () => {
+  it('emits InitialPress then ShortRelease at position 1 at a ring, with the Chime off in HomeKit too, and leaves occupancy alone', async () => {
     const { matter, simulator } = rig();
     const button = firstRun.get('Front Door Doorbell') as MatterEndpoint;
     const sensor = firstRun.get('Front Door') as MatterEndpoint;
+    // The Chime switch is HomeKit's alone: a ring still presses the button over Matter.
+    await (await rig().controller()).write(await frontDoorSwitch('Front Door Chime'), false);
     const changesBefore = matter.changes.length;
 
     expect(await simulator.deliverMotion(FRONT.deviceId, { kind: 'ding', id: 'matter-ring-1' })).toMatchObject({ status: 202 });
@@ -144,8 +151,43 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
     MOTION_TIMEOUT_S * 1000 + 3 * REPORT_TIMEOUT_MS,
   );
 
+  it('occupies the person sensor beside the main one at a person\'s alert', async () => {
+    const { matter, simulator } = rig();
+    const [main, person] = ['Front Door', 'Front Door Person'].map((name) => (firstRun.get(name) as MatterEndpoint).endpoint);
+
+    expect(await simulator.deliverMotion(FRONT.deviceId, { id: 'matter-person-1', subtype: 'human' })).toMatchObject({ status: 202 });
+    await matter.nextChange(occupancyOf(person, true), REPORT_TIMEOUT_MS);
+    expect((await matter.bridgedDevices()).filter(({ occupied }) => occupied === true).map(({ endpoint }) => endpoint).sort()).toEqual([main, person].sort());
+  });
+
+  it('clears every occupancy of the front door at once when its Motion Alerts switch is turned off, shows no motion until it is on again, then a plain motion at the main sensor alone', async () => {
+    const { matter, simulator } = rig();
+    const controller = await rig().controller();
+    const motionAlerts = await frontDoorSwitch('Front Door Motion Alerts');
+    const [main, person] = ['Front Door', 'Front Door Person'].map((name) => (firstRun.get(name) as MatterEndpoint).endpoint);
+
+    await controller.write(motionAlerts, false);
+    await matter.nextChange(occupancyOf(main, false), REPORT_TIMEOUT_MS);
+    await pollUntil(() => matter.bridgedDevices(), (shown) => shown.every(({ occupied }) => occupied !== true), REPORT_TIMEOUT_MS, 'the front door clear');
+    const changesBefore = matter.changes.length;
+    expect(await simulator.deliverMotion(FRONT.deviceId, { id: 'matter-motion-alerts-off', subtype: 'human' })).toMatchObject({ status: 202 });
+    await sleep(MOTION_SEEN_WITHIN_MS);
+    expect(matter.changes.slice(changesBefore).filter(({ endpoint }) => endpoint === main || endpoint === person)).toEqual([]);
+
+    await controller.write(motionAlerts, true);
+    expect(await simulator.deliverMotion(FRONT.deviceId, { id: 'matter-motion-alerts-on' })).toMatchObject({ status: 202 });
+    await matter.nextChange(occupancyOf(main, true), REPORT_TIMEOUT_MS);
+    expect((await matter.endpointNamed('Front Door Person')).occupied).toBe(false);
+  });
+
+  /** A switch of the front door's HomeKit accessory, to write as a user in the Home app would. */
+  async function frontDoorSwitch(name: string): Promise<CharacteristicRef> {
+    const accessory = await (await rig().controller()).accessoryWithSerialNumber(FRONT.deviceId);
+    return accessory.characteristic(HapService.Switch, HapCharacteristic.On, name);
+  }
+
   it(
-    'after a restart without the back door and with the garage renamed: the same devices without commissioning again, the back door gone, the garage still unreachable, a cached occupancy cleared',
+    'after a restart without the back door and the front door\'s person sensor, with the garage renamed: the same devices without commissioning again, those removed gone, the garage still unreachable, a cached occupancy cleared',
     async () => {
       await occupyAndStop(FRONT.deviceId, 'Front Door');
       const withoutBack = [FRONT, { ...GARAGE, name: 'Garage' }];
