@@ -1,4 +1,4 @@
-import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig, PlatformPluginConstructor } from 'homebridge';
+import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig, PlatformPluginConstructor } from 'homebridge';
 import { DoorbellAccessories } from './accessories/doorbell-accessories.js';
 import type { DoorbellAccessory } from './accessories/doorbell-accessory.js';
 import type { RetryPolicy } from './cloud/retry-policy.js';
@@ -8,6 +8,7 @@ import { Connection } from './connection/connection.js';
 import type { PushEndpoint } from './connection/push-endpoint.js';
 import { SCHEDULE_TIMING, type ScheduleTiming } from './connection/schedule.js';
 import { errorMessage, SecretMaskingLogger } from './log.js';
+import { MatterLink, type MatterLoader } from './matter-link.js';
 import { DirectEndpoint } from './push/direct-endpoint.js';
 import type { DoorbellNotification } from './push/notification.js';
 import { RelayEndpoint } from './push/relay-endpoint.js';
@@ -50,6 +51,8 @@ interface AcceptedConfig {
 export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   private readonly log: SecretMaskingLogger;
   private readonly accessories: DoorbellAccessories;
+  /** The doorbells' Matter devices, on a bridge with Matter on. */
+  private readonly matter: MatterLink | undefined;
   private endpoint: OwnedEndpoint | undefined;
   private connection: Connection | undefined;
   private sessionWatcher: SessionWatcher | undefined;
@@ -61,13 +64,20 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     config: PlatformConfig,
     private readonly api: API,
     private readonly timing: PlatformTiming,
+    /** How the Matter room's code is loaded, on a bridge with Matter on; tests watch whether it is. */
+    loadMatter?: MatterLoader,
   ) {
     this.log = new SecretMaskingLogger(logging);
     this.accessories = new DoorbellAccessories(api, this.log);
+    this.matter = MatterLink.forBridge(api, this.log, loadMatter);
     const accepted = this.readConfig(config);
     if (accepted === undefined) {
       // Without a usable config, what the cache shows (motion, no fault) would be stale: clear it.
-      api.on('didFinishLaunching', () => this.accessories.showUnavailable());
+      api.on('didFinishLaunching', () => {
+        this.accessories.showUnavailable();
+        this.matter?.showUnavailable();
+      });
+      api.on('shutdown', () => this.matter?.dispose());
       return;
     }
     api.on('didFinishLaunching', () => this.launch(accepted));
@@ -76,6 +86,11 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
 
   configureAccessory(accessory: PlatformAccessory): void {
     this.accessories.restore(accessory);
+  }
+
+  /** Homebridge 2 hands over each cached Matter accessory, on a bridge with Matter on. */
+  configureMatterAccessory(accessory: MatterAccessory): void {
+    this.matter?.restore(accessory);
   }
 
   private readConfig(config: PlatformConfig): AcceptedConfig | undefined {
@@ -101,7 +116,8 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   private launch({ settings, complete }: AcceptedConfig): void {
     // A doorbell left out for a bad entry may own a cached accessory: keep them all until it is fixed,
     // but nothing updates those, so they must not go on showing what they were saved with.
-    this.accessories.publish(settings.doorbells, { removeStale: complete });
+    this.accessories.publish(settings.doorbells, { removeStale: complete, changesTo: (deviceId) => this.matter?.follower(deviceId) });
+    this.matter?.publish(settings.doorbells, { complete });
     this.accessories.forEach((accessory) => this.logControlChanges(accessory));
     if (!complete) {
       this.accessories.showUnavailable();
@@ -168,6 +184,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
 
   private async shutdown(): Promise<void> {
     this.accessories.dispose();
+    this.matter?.dispose();
     this.connection?.stop();
     await Promise.all([this.endpoint?.close(), this.sessionWatcher?.stop(), this.status?.stop()]);
   }

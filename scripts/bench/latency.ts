@@ -111,7 +111,7 @@ async function timeTrips(count: number, trip: (index: number) => Promise<number>
   return latencyFigure(samples);
 }
 
-function latencyFigure(samples: readonly number[]): LatencyFigure {
+export function latencyFigure(samples: readonly number[]): LatencyFigure {
   const sorted = [...samples].sort((a, b) => a - b);
   // Nearest rank: the smallest sample with at least p per cent of the samples at or below it.
   const percentile = (p: number): number => round2(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN);

@@ -1,11 +1,12 @@
 /**
- * The benchmark itself, once bench.ts has made sure of Node 22 and gc(): the three phases in turn,
+ * The benchmark itself, once bench.ts has made sure of Node 22 and gc(): the four phases in turn,
  * then the table and bench-results.json.
  */
 import { existsSync } from 'node:fs';
 import { parseCommandLine } from '../../simulator/cli.js';
 import { PLUGIN_ENTRY } from '../lib/paths.js';
 import { BenchHomebridge } from './homebridge.js';
+import { matterPhase } from './matter.js';
 import { directPhase, homebridgePhase, relayPhase } from './phases.js';
 import { describeMachine, formatTable, resultsOf, writeResults } from './report.js';
 import { parseSettings, USAGE, type BenchSettings } from './settings.js';
@@ -20,8 +21,10 @@ async function runBench(settings: BenchSettings): Promise<void> {
   const direct = await directPhase(settings);
   step('memory and HomeKit, real Homebridge');
   const homebridge = await homebridgePhase(settings);
+  step('Matter, real Homebridge in a private network, with a Matter controller');
+  const matter = await matterPhase(settings);
   const durationS = Math.round((performance.now() - startedAt) / 100) / 10;
-  const results = resultsOf(settings, relay, direct, homebridge, machine, durationS);
+  const results = resultsOf(settings, { relay, direct, homebridge, matter }, machine, durationS);
   await writeResults(settings.out, results);
   console.log(`\n${formatTable(results)}\n\nWritten to ${settings.out}`);
 }

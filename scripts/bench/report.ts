@@ -7,6 +7,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import type { BurstFigure } from './burst.js';
 import { MIB, type LatencyFigure, type PathLatency } from './latency.js';
+import type { MatterFigure } from './matter.js';
 import type { DirectPhase, HomebridgePhase, RelayPhase } from './phases.js';
 import { CLOUD_LATENCY_MS, type BenchSettings } from './settings.js';
 
@@ -46,9 +47,21 @@ const METHODS = {
     'relay: in this process, through the loopback ntfy relay',
   burst: 'in this process, direct mode: rings as fast as the sender delivers them (a new connection each), counted at the doorbell service; heap after GC, before and after',
   memory: 'RSS of real Homebridge 2.1.0 child processes (started with --expose-gc, -D), read after start-up has settled and two GCs, without and with the plugin (direct mode)',
+  matter:
+    'a real Homebridge 2.1.0 child with Matter on, in a private network namespace (the Matter tests\' rig), direct mode, occupancy sensors only, commissioned by a matter.js controller; ' +
+    'one motion alert per doorbell per round, one at a time. plugin: the plugin\'s own debug line, from the accepted notification reaching the doorbell (the call that updates HomeKit) ' +
+    'to the Matter update confirmed by getAccessoryState; controller: from the POST leaving the sender to the occupancy report at the controller, matter.js\'s reporting delay and the ' +
+    'Unix-socket tunnel into the namespace included',
 };
 
-export function resultsOf(settings: BenchSettings, relay: RelayPhase, direct: DirectPhase, homebridge: HomebridgePhase, machine: Machine, durationS: number) {
+export interface Phases {
+  relay: RelayPhase;
+  direct: DirectPhase;
+  homebridge: HomebridgePhase;
+  matter: MatterFigure;
+}
+
+export function resultsOf(settings: BenchSettings, { relay, direct, homebridge, matter }: Phases, machine: Machine, durationS: number) {
   const mb = (bytes: number): number => Math.round((bytes / MIB) * 10) / 10;
   const { withoutPlugin, withPlugin } = homebridge;
   const homebridgeRssMb = mb(withoutPlugin.rss);
@@ -71,6 +84,7 @@ export function resultsOf(settings: BenchSettings, relay: RelayPhase, direct: Di
       collected: withoutPlugin.collected && withPlugin.collected,
       method: METHODS.memory,
     },
+    matter: { ...matter, method: METHODS.matter },
     machine,
     durationS,
   };
@@ -101,7 +115,7 @@ function burstText({ sent, accepted, lost, perSecond, heapGrowthMb }: BurstFigur
 
 /** The Markdown table, with the machine above it and how each figure was taken below it. */
 export function formatTable(results: BenchResults): string {
-  const { startup, warmRestart, latency, burst, memory, machine } = results;
+  const { startup, warmRestart, latency, burst, memory, matter, machine } = results;
   const startupText = ({ ms, idealMs, efficiency, cloudAnswerMs }: typeof startup.n1): string =>
     `${ms} ms (ideal ${idealMs} ms): efficiency ${efficiency}; the cloud answered in ${cloudAnswerMs} ms on average`;
   const rows: Array<[string, string, string]> = [
@@ -113,6 +127,8 @@ export function formatTable(results: BenchResults): string {
     ['latency in process', pathText(latency.inProcess), ''],
     ['latency through HomeKit', pathText(latency.homekit), `p99 ≤ 5 ms: ${met(latency.homekit.p99Ms <= 5)}`],
     ['latency through the relay', pathText(latency.relay), ''],
+    [`Matter, the plugin's own work, ${matter.doorbells} doorbells`, `motion ${latencyText(matter.plugin)}`, `p99 ≤ 5 ms: ${met(matter.plugin.p99Ms <= 5)}`],
+    [`latency through Matter, ${matter.doorbells} doorbells`, `motion ${latencyText(matter.controller)}`, ''],
     [`burst, ${burst.doorbells} doorbells`, burstText(burst), `0 lost, heap ≤ 20 MB: ${met(burst.lost === 0 && burst.heapGrowthMb <= 20)}`],
     [
       `memory (RSS), ${memory.doorbells} doorbells`,

@@ -18,7 +18,7 @@ export const STARTUP_SIZES = [1, 10, 100] as const;
 
 export const USAGE = [
   'usage: npm run bench -- [--quick] [--out FILE]',
-  '  --quick     a few doorbells and notifications (about 30 s): checks the script works, not the plugin',
+  '  --quick     a few doorbells and notifications (about a minute): checks the script works, not the plugin',
   '  --out FILE  where the results go; default bench-results.json in this repository',
 ].join('\n');
 
@@ -34,6 +34,9 @@ export interface BenchSettings {
   burstConcurrency: number;
   /** Time left to a started Homebridge to finish its own start-up work before its memory is read. */
   settleMs: number;
+  /** Doorbells on the Matter bridge, and rounds of one motion alert each: one sample per alert. */
+  matterDoorbells: number;
+  matterRounds: number;
 }
 
 export function parseSettings(args: string[]): BenchSettings {
@@ -46,8 +49,8 @@ export function parseSettings(args: string[]): BenchSettings {
   const quick = values.quick === true;
   const out = values.out ?? join(REPO_ROOT, 'bench-results.json');
   return quick
-    ? { quick, out, doorbells: 5, latencySamples: 50, burstSize: 500, burstConcurrency: 16, settleMs: 500 }
-    : { quick, out, doorbells: 100, latencySamples: 1000, burstSize: 10_000, burstConcurrency: 32, settleMs: 3_000 };
+    ? { quick, out, doorbells: 5, latencySamples: 50, burstSize: 500, burstConcurrency: 16, settleMs: 500, matterDoorbells: 5, matterRounds: 1 }
+    : { quick, out, doorbells: 100, latencySamples: 1000, burstSize: 10_000, burstConcurrency: 32, settleMs: 3_000, matterDoorbells: 100, matterRounds: 2 };
 }
 
 /** Doorbell ids of the benchmark: plain seven-digit ids, the same in every run. */

@@ -23,6 +23,10 @@ export interface BridgeSettings {
   port: number;
   /** `XXX-XX-XXX`, as HAP and hap-controller expect it. */
   pin: string;
+  /** Publishes the bridge over Matter too (Homebridge 2), on this port. */
+  matter?: { port: number };
+  /** Interfaces (names or addresses) for mDNS, HAP's and Matter's; loopback only when absent. */
+  bind?: string[];
 }
 
 /** What a reused storage keeps of its bridge: the HomeKit pairing belongs to this identity. */
@@ -42,7 +46,7 @@ export async function writeHomebridgeConfig(
   { bridge, platforms = [], loopbackOnly = true }: HomebridgeConfig,
 ): Promise<void> {
   const config = {
-    bridge: loopbackOnly ? { ...bridge, ...LOOPBACK_ADVERTISING } : bridge,
+    bridge: loopbackOnly ? { ...LOOPBACK_ADVERTISING, ...bridge } : bridge,
     accessories: [],
     platforms,
   };

@@ -31,6 +31,9 @@ const LINES_IN_ERRORS = 30;
  */
 export const LOOPBACK_GUARD_URL = new URL('./loopback-guard.mjs', import.meta.url).href;
 
+/** See that file: Homebridge's and its plugins' debug lines without matter.js's. */
+const DEBUG_WITHOUT_MATTER_URL = new URL('./debug-without-matter.mjs', import.meta.url).href;
+
 export interface HomebridgeLaunch {
   /** `bin/homebridge` (1.x) or `bin/homebridge.js` (2.x) of the Homebridge to run. */
   homebridgeBin: string;
@@ -42,6 +45,12 @@ export interface HomebridgeLaunch {
   /** Added to the environment this process runs with. */
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /**
+   * On unless turned off: `-D`, Homebridge's debug output. With Matter on, `-D` also logs every Matter
+   * message, which slows Homebridge down several times over: `'without-matter'` turns on the debug
+   * lines of Homebridge and the plugins alone.
+   */
+  debug?: boolean | 'without-matter';
   /**
    * On unless turned off: preloads the loopback guard. Off only where Homebridge is meant to be
    * reachable from the network, as the demo is for pairing a phone.
@@ -64,14 +73,30 @@ interface ExitStatus {
   at: number;
 }
 
-export function startHomebridge(launch: HomebridgeLaunch): HomebridgeProcess {
-  const preload = launch.loopbackOnly === false ? [] : ['--import', LOOPBACK_GUARD_URL];
-  const args = [...preload, launch.homebridgeBin, ...homebridgeFlags(launch)];
-  const child = spawn(launch.nodeBinary, args, {
+/** What runs Homebridge: the program, its arguments, and where. */
+export interface HomebridgeCommand {
+  command: string;
+  args: string[];
+  cwd?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export function homebridgeCommand(launch: HomebridgeLaunch): HomebridgeCommand {
+  const preload = [
+    ...(launch.loopbackOnly === false ? [] : ['--import', LOOPBACK_GUARD_URL]),
+    ...(launch.debug === 'without-matter' ? ['--import', DEBUG_WITHOUT_MATTER_URL] : []),
+  ];
+  return {
+    command: launch.nodeBinary,
+    args: [...preload, launch.homebridgeBin, ...homebridgeFlags(launch)],
     cwd: launch.cwd,
     env: { ...process.env, ...launch.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  };
+}
+
+export function startHomebridge(launch: HomebridgeLaunch): HomebridgeProcess {
+  const { command, args, cwd, env } = homebridgeCommand(launch);
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const homebridge = new HomebridgeProcess(child);
   if (child.pid === undefined) {
     throw new Error(`Could not start ${launch.nodeBinary} ${launch.homebridgeBin}`);
@@ -79,12 +104,13 @@ export function startHomebridge(launch: HomebridgeLaunch): HomebridgeProcess {
   return homebridge;
 }
 
-function homebridgeFlags({ storagePath, pluginPath }: HomebridgeLaunch): string[] {
+function homebridgeFlags({ storagePath, pluginPath, debug = true }: HomebridgeLaunch): string[] {
   return [
     '-I', // insecure mode: how hb-service (homebridge-config-ui-x) runs Homebridge by default
     '-Q', // no QR code: noise in the captured lines
     '-T', // no timestamps: lines match exact patterns
-    '-D', // debug output: scenarios read the plugin's debug lines
+    // debug output: scenarios read the plugin's debug lines ('without-matter': see its preload)
+    ...(debug === true ? ['-D'] : []),
     '-U',
     storagePath,
     '-P',
@@ -102,6 +128,7 @@ export class HomebridgeProcess {
   private readonly events = new EventEmitter();
   private exitStatus: ExitStatus | undefined;
   private isClosed = false;
+  private forcedStop: (() => void) | undefined;
 
   constructor(
     private readonly child: ChildProcess,
@@ -138,6 +165,14 @@ export class HomebridgeProcess {
   /** The exit code; null while running and after death by a signal. */
   get exitCode(): number | null {
     return this.exitStatus?.code ?? null;
+  }
+
+  /**
+   * Called just before `stop` kills the process with SIGKILL: for a process that runs Homebridge as
+   * its own child, which a SIGKILL would leave behind.
+   */
+  onForcedStop(action: () => void): void {
+    this.forcedStop = action;
   }
 
   /** Calls `listener` with every line that arrives from now on, as it is added to `lines`. */
@@ -196,6 +231,7 @@ export class HomebridgeProcess {
     this.child.kill('SIGTERM');
     const killed = !(await this.closesWithin(timeoutMs));
     if (killed) {
+      this.forcedStop?.();
       this.child.kill('SIGKILL');
       if (!(await this.closesWithin(SIGKILL_GRACE_MS))) {
         throw this.failure(`is still running ${SIGKILL_GRACE_MS} ms after SIGKILL`);

@@ -2,8 +2,14 @@ import type { API, PlatformAccessory } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
 import type { Logger } from '../log.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
-import { accessoryUuid, DoorbellAccessory } from './doorbell-accessory.js';
+import { accessoryUuid, DoorbellAccessory, type DoorbellChange } from './doorbell-accessory.js';
 import { cleanName, HOMEKIT_NAME_LENGTH } from './names.js';
+
+export interface PublishOptions {
+  removeStale: boolean;
+  /** What else shows each doorbell (its Matter devices): told of every change its accessory shows. */
+  changesTo?: (deviceId: string) => ((change: DoorbellChange) => void) | undefined;
+}
 
 /**
  * The plugin's accessories on the bridge: those Homebridge restored from its cache, matched to the
@@ -27,7 +33,7 @@ export class DoorbellAccessories {
    * Registers new doorbells, renames changed ones (same UUID, so automations survive) and, with
    * `removeStale`, unregisters cached accessories no doorbell claims.
    */
-  publish(doorbells: readonly DoorbellSettings[], { removeStale }: { removeStale: boolean }): void {
+  publish(doorbells: readonly DoorbellSettings[], { removeStale, changesTo }: PublishOptions): void {
     const fresh: PlatformAccessory[] = [];
     const renamed: PlatformAccessory[] = [];
     for (const doorbell of doorbells) {
@@ -48,7 +54,12 @@ export class DoorbellAccessories {
         renamed.push(accessory);
       }
       this.cached.delete(uuid);
-      this.byDeviceId.set(doorbell.deviceId, new DoorbellAccessory(this.api, accessory, doorbell));
+      const doorbellAccessory = new DoorbellAccessory(this.api, accessory, doorbell);
+      const follower = changesTo?.(doorbell.deviceId);
+      if (follower !== undefined) {
+        doorbellAccessory.onChange(follower);
+      }
+      this.byDeviceId.set(doorbell.deviceId, doorbellAccessory);
     }
     if (fresh.length > 0) {
       this.api.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, fresh);

@@ -22,7 +22,8 @@ export type RingOutcome = 'chimed' | 'silent' | 'no-button';
 export type DoorbellChange =
   | { type: 'motion'; sensor: 'main' | Detection; detected: boolean }
   | { type: 'control'; control: Control; on: boolean }
-  | { type: 'ring'; outcome: Exclude<RingOutcome, 'no-button'> };
+  | { type: 'ring'; outcome: Exclude<RingOutcome, 'no-button'> }
+  | { type: 'fault'; faulted: boolean };
 
 /**
  * One doorbell as a HomeKit accessory: its main MotionSensor (the primary service), a MotionSensor
@@ -175,6 +176,7 @@ export class DoorbellAccessory {
 
   private showFault(): void {
     this.sensors().forEach((sensor) => sensor.showFault());
+    this.notify({ type: 'fault', faulted: this.statusFault() !== this.api.hap.Characteristic.StatusFault.NO_FAULT });
   }
 
   /** A fault until alerts are confirmed, and while they cannot arrive. */

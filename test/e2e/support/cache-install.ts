@@ -1,9 +1,10 @@
 /**
- * Packages the e2e tests need but the plugin's package does not (Homebridge 1, the Homebridge UI),
+ * Packages the e2e tests need but the plugin's package does not (Homebridge 1, the newest Homebridge 2,
+ * the Homebridge UI),
  * installed from the npm registry into a folder of the git-ignored `.cache/`, once.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
@@ -20,6 +21,8 @@ export interface CachedInstall {
   folder: string;
   /** What to install, as `name@version`; the first is the one whose version decides whether to reinstall. */
   packages: readonly [string, ...string[]];
+  /** npm `overrides`: a version for a dependency deep in the tree, where the one asked for is not in the registry. */
+  overrides?: Readonly<Record<string, string>>;
 }
 
 /** The folder of an installed package inside a cached install. */
@@ -36,7 +39,7 @@ export async function ensureCachedInstall(install: CachedInstall): Promise<strin
     if (installed !== undefined) {
       await rm(prefix, { recursive: true, force: true });
     }
-    await installInto(prefix, install.packages, async () => (await readVersion(cachedPackageRoot(install, name))) === version);
+    await installInto(prefix, install, async () => (await readVersion(cachedPackageRoot(install, name))) === version);
   }
   return prefix;
 }
@@ -46,10 +49,14 @@ export async function ensureCachedInstall(install: CachedInstall): Promise<strin
  * nor an install cut short by the timeout leaves a half-filled cache behind. Install scripts stay
  * off: nothing the tests use needs a native build.
  */
-async function installInto(prefix: string, packages: readonly string[], installedMeanwhile: () => Promise<boolean>): Promise<void> {
+async function installInto(prefix: string, { packages, overrides }: CachedInstall, installedMeanwhile: () => Promise<boolean>): Promise<void> {
   await mkdir(CACHE_DIR, { recursive: true });
   const staging = await mkdtemp(`${prefix}-staging-`);
   try {
+    if (overrides !== undefined) {
+      // npm reads overrides only from the package.json at the install's root.
+      await writeFile(join(staging, 'package.json'), `${JSON.stringify({ private: true, overrides }, null, 2)}\n`);
+    }
     const npmArgs = ['install', '--prefix', staging, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts'];
     await execFileAsync('npm', [...npmArgs, ...packages], { timeout: INSTALL_TIMEOUT_MS });
     await rename(staging, prefix).catch(async (error: unknown) => {

@@ -13,13 +13,21 @@ import {
   newBridgeIdentity,
   type BridgeSettings,
   type HomebridgeConfig,
+  type HomebridgeLaunch,
   type HomebridgeProcess,
 } from '../../../scripts/lib/homebridge-process.js';
 import { snapshotFiles } from './file-snapshot.js';
 import type { HomebridgeRuntime } from './homebridge-versions.js';
+import { startInPrivateNetwork, type PrivateHomebridge, type PrivateNetworkLaunch } from './matter/private-network.js';
 
-/** Printed by Homebridge 1 and 2 alike once the bridge is published. */
-export const RUNNING_LINE = /is running on port (\d+)/;
+/**
+ * Printed by Homebridge 1 and 2 alike once the HAP bridge is published. A bridge with Matter on
+ * prints a second "is running" line, with the Matter.js version, for its Matter server.
+ */
+export const RUNNING_LINE = /\(HAP v[^)]*\).* is running on port (\d+)/;
+
+/** The bridge's Matter port, inside the private network each Matter run has to itself. */
+export const MATTER_PORT = 5540;
 
 export const START_TIMEOUT_MS = 30_000;
 
@@ -29,23 +37,39 @@ export const STOP_TIMEOUT_MS = 12_000;
 /** Where a write outside the storage would land: HOME, working folder, TMPDIR, empty plugin folder. */
 const OUTSIDE_STORAGE = ['home', 'cwd', 'tmp', 'no-plugins'] as const;
 
+/** The storage of a sandbox with Matter on, in its home folder: Homebridge's own default place. */
+const STORAGE_UNDER_HOME = '.homebridge';
+
+export interface SandboxOptions {
+  /**
+   * Publishes the bridge over Matter too. Homebridge 2.1.0 starts Matter only when the storage lies
+   * under `~/.homebridge` (or the working folder, or /var/lib/homebridge): the storage is then
+   * `<home>/.homebridge`. Such a Homebridge runs only in a private network (startInPrivateNetwork).
+   */
+  matter?: boolean;
+}
+
 export class HomebridgeSandbox {
   private readonly started: HomebridgeProcess[] = [];
+  private released: Promise<unknown> = Promise.resolve();
 
   private constructor(
     readonly root: string,
     readonly bridge: BridgeSettings,
+    readonly storagePath: string,
   ) {}
 
-  static async create(): Promise<HomebridgeSandbox> {
+  static async create({ matter = false }: SandboxOptions = {}): Promise<HomebridgeSandbox> {
     const root = await mkdtemp(join(tmpdir(), 'homebridge-e2e-'));
-    await Promise.all(['storage', ...OUTSIDE_STORAGE].map((folder) => mkdir(join(root, folder))));
-    const bridge = { name: 'E2E Bridge', username: newBridgeIdentity().username, port: await freeLoopbackPort(), pin: '031-45-154' };
-    return new HomebridgeSandbox(root, bridge);
-  }
-
-  get storagePath(): string {
-    return join(this.root, 'storage');
+    await Promise.all(OUTSIDE_STORAGE.map((folder) => mkdir(join(root, folder))));
+    const storagePath = matter ? join(root, 'home', STORAGE_UNDER_HOME) : join(root, 'storage');
+    await mkdir(storagePath);
+    const bridge: BridgeSettings = { name: 'E2E Bridge', username: newBridgeIdentity().username, port: await freeLoopbackPort(), pin: '031-45-154' };
+    if (matter) {
+      // Inside the private network, `lo` is the one interface: for HAP's mDNS and Matter's alike.
+      Object.assign(bridge, { matter: { port: MATTER_PORT }, bind: ['lo'] });
+    }
+    return new HomebridgeSandbox(root, bridge, storagePath);
   }
 
   /** An empty plugin folder: with --strict-plugin-resolution Homebridge finds no plugin at all. */
@@ -59,7 +83,39 @@ export class HomebridgeSandbox {
 
   /** Starts Homebridge on the sandbox's storage and resolves once its bridge is published. */
   async start(runtime: HomebridgeRuntime, pluginPath = this.noPluginsPath): Promise<HomebridgeProcess> {
-    const homebridge = startHomebridge({
+    const homebridge = startHomebridge(await this.launch(runtime, pluginPath));
+    this.started.push(homebridge);
+    await homebridge.waitForLine(RUNNING_LINE, START_TIMEOUT_MS);
+    return homebridge;
+  }
+
+  /**
+   * Starts Homebridge in a private network (see private-network.ts), carrying these loopback ports
+   * in and out; resolves once its bridge is published.
+   */
+  async startInPrivateNetwork(
+    runtime: HomebridgeRuntime,
+    pluginPath: string,
+    ports: Pick<PrivateNetworkLaunch, 'inboundPorts' | 'outboundPorts'>,
+  ): Promise<PrivateHomebridge> {
+    // The previous run's tunnels hold the same ports out here until they are closed.
+    await this.released;
+    const run = await startInPrivateNetwork({
+      ...(await this.launch(runtime, pluginPath)),
+      ...ports,
+      socketFolder: join(this.root, 'net'),
+      // The namespace keeps every server on its loopback; the guard's moves would only add noise.
+      loopbackOnly: false,
+      debug: 'without-matter',
+    });
+    this.started.push(run.homebridge);
+    this.released = run.released;
+    await run.homebridge.waitForLine(RUNNING_LINE, START_TIMEOUT_MS);
+    return run;
+  }
+
+  private async launch(runtime: HomebridgeRuntime, pluginPath: string): Promise<HomebridgeLaunch> {
+    return {
       homebridgeBin: await runtime.binary(),
       // npm test runs jest under Node 22 or later already (scripts/run-tests.mjs).
       nodeBinary: process.execPath,
@@ -67,10 +123,7 @@ export class HomebridgeSandbox {
       pluginPath,
       cwd: join(this.root, 'cwd'),
       env: { HOME: join(this.root, 'home'), TMPDIR: join(this.root, 'tmp') },
-    });
-    this.started.push(homebridge);
-    await homebridge.waitForLine(RUNNING_LINE, START_TIMEOUT_MS);
-    return homebridge;
+    };
   }
 
   /** Every output line of every Homebridge this sandbox started, run after run. */
@@ -80,12 +133,13 @@ export class HomebridgeSandbox {
 
   /** Whatever appeared in the home, working, temp or empty plugin folder: written outside storage. */
   async writesOutsideStorage(): Promise<string[]> {
-    const snapshots = await Promise.all(OUTSIDE_STORAGE.map((folder) => snapshotFiles(join(this.root, folder))));
+    const snapshots = await Promise.all(OUTSIDE_STORAGE.map((folder) => snapshotFiles(join(this.root, folder), [STORAGE_UNDER_HOME])));
     return snapshots.flatMap((snapshot) => [...snapshot.keys()]);
   }
 
   async dispose(): Promise<void> {
     await Promise.all(this.started.map((homebridge) => homebridge.stop(STOP_TIMEOUT_MS)));
+    await this.released;
     await rm(this.root, { recursive: true, force: true });
   }
 }

@@ -12,9 +12,12 @@ import { linesRevealing } from '../../support/log-secrets.js';
 import { pollUntil } from '../../support/poll.js';
 import { findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef } from './hap-client.js';
 import { HomebridgeSandbox, RUNNING_LINE, STOP_TIMEOUT_MS } from './homebridge-sandbox.js';
-import { RUNTIME_SETUP_TIMEOUT_MS, type HomebridgeRuntime } from './homebridge-versions.js';
+import { asMatterRuntime, RUNTIME_SETUP_TIMEOUT_MS, type HomebridgeRuntime } from './homebridge-versions.js';
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { doorbellMotionPlatform, SERIAL_NUMBERS, SIMULATOR_OPTIONS, type PluginEndpoints } from './plugin-config.js';
+import type { MatterTestClient } from './matter/matter-client.js';
+import { MatterControllerRuns } from './matter/matter-controller-runs.js';
+import { portsOf } from './matter/private-network.js';
 
 /**
  * How long a scenario watches a running Homebridge for a crash, a restart or requests that should not
@@ -37,12 +40,18 @@ export interface DoorbellSensor {
 
 export interface RigOptions {
   /** How notifications reach the plugin: its own receiver, or the loopback relay. */
-  delivery: 'direct' | 'relay';
+  delivery?: 'direct' | 'relay';
+  /**
+   * Publishes the bridge over Matter too: Homebridge runs in a private network beside a Matter
+   * controller (see matter/private-network.ts), which each start connects, commissioning it first.
+   */
+  matter?: boolean;
 }
 
 export class PluginRig {
   private pairedController: HapTestClient | undefined;
   private running: HomebridgeProcess | undefined;
+  private matterClient: MatterTestClient | undefined;
 
   private constructor(
     private readonly runtime: HomebridgeRuntime,
@@ -51,14 +60,16 @@ export class PluginRig {
     readonly endpoints: PluginEndpoints,
     /** The loopback push relay, in relay mode. */
     readonly relay: Relay | undefined,
+    /** The Matter controller's runs, with Matter on. */
+    private readonly matterRuns: MatterControllerRuns | undefined,
   ) {}
 
   /**
    * A fresh storage whose config.json holds the full platform block for the simulator: direct mode,
    * or relay mode through a loopback relay of the rig's own.
    */
-  static async create(runtime: HomebridgeRuntime, { delivery }: RigOptions = { delivery: 'direct' }): Promise<PluginRig> {
-    const sandbox = await HomebridgeSandbox.create();
+  static async create(runtime: HomebridgeRuntime, { delivery = 'direct', matter = false }: RigOptions = {}): Promise<PluginRig> {
+    const sandbox = await HomebridgeSandbox.create({ matter });
     const simulator = await startSimulator(SIMULATOR_OPTIONS);
     const relay = delivery === 'relay' ? await startRelay() : undefined;
     const endpoints = {
@@ -67,7 +78,7 @@ export class PluginRig {
       pushPort: await freeLoopbackPort(),
       ...(relay === undefined ? {} : { relayUrl: relay.url }),
     };
-    const rig = new PluginRig(runtime, sandbox, simulator, endpoints, relay);
+    const rig = new PluginRig(runtime, sandbox, simulator, endpoints, relay, matter ? new MatterControllerRuns(asMatterRuntime(runtime), sandbox) : undefined);
     await sandbox.writeConfig([doorbellMotionPlatform(endpoints)]);
     return rig;
   }
@@ -80,10 +91,38 @@ export class PluginRig {
     return this.running;
   }
 
-  /** Starts Homebridge with the built plugin; resolves once the bridge is published. */
+  /**
+   * Starts Homebridge with the built plugin; resolves once the bridge is published, and with Matter on
+   * once the Matter controller has read the bridge.
+   */
   async start(): Promise<HomebridgeProcess> {
-    this.running = await this.sandbox.start(this.runtime, REPO_ROOT);
+    if (this.matterRuns === undefined) {
+      this.running = await this.sandbox.start(this.runtime, REPO_ROOT);
+      return this.running;
+    }
+    const run = await this.sandbox.startInPrivateNetwork(this.runtime, REPO_ROOT, this.tunnelledPorts());
+    this.running = run.homebridge;
+    this.matterClient = await this.matterRuns.connect(run);
     return this.running;
+  }
+
+  get hasMatter(): boolean {
+    return this.matterRuns !== undefined;
+  }
+
+  /** The Matter controller of the latest start; throws without Matter or before a start. */
+  get matter(): MatterTestClient {
+    if (this.matterClient === undefined) {
+      throw new Error('No Matter controller: the rig has Matter off, or has not been started');
+    }
+    return this.matterClient;
+  }
+
+  /** Into the private network: the simulator's and the relay's ports; out of it: HAP's and the receiver's. */
+  private tunnelledPorts(): { inboundPorts: number[]; outboundPorts: number[] } {
+    // The region call answers with the simulator's regional address, where the login goes.
+    const outboundPorts = portsOf([this.endpoints.accountUrl, this.simulator.regionUrl, this.endpoints.doorbellUrl, this.endpoints.relayUrl]);
+    return { inboundPorts: [this.sandbox.bridge.port, this.endpoints.pushPort], outboundPorts };
   }
 
   /** Paired with the setup PIN on first use; later runs verify that same pairing, as the Home app does. */
@@ -222,5 +261,7 @@ export function itLeavesNoTrace(rig: () => PluginRig, moreSecrets: readonly stri
     expect(rig().simulator.invalidRequests()).toEqual([]);
     expect(rig().linesRevealingSecrets(moreSecrets)).toEqual([]);
     expect(await rig().sandbox.writesOutsideStorage()).toEqual([]);
+    // Without Matter on the bridge (and on Homebridge 1), nothing about Matter, at any level.
+    expect(rig().hasMatter ? [] : rig().sandbox.outputLines.filter((line) => /matter/i.test(line))).toEqual([]);
   });
 }

@@ -1,0 +1,71 @@
+import type { API, MatterAccessory } from 'homebridge';
+import type { DoorbellChange } from './accessories/doorbell-accessory.js';
+import type { DoorbellSettings } from './config/parse-config.js';
+import { errorMessage, type Logger } from './log.js';
+import type * as MatterRoom from './matter/matter-doorbells.js';
+import type { MatterDoorbells } from './matter/matter-doorbells.js';
+
+/** The Matter room's code, loaded only for a bridge with Matter on. */
+export type MatterLoader = () => Promise<typeof MatterRoom>;
+
+const loadMatterRoom: MatterLoader = () => import('./matter/matter-doorbells.js');
+
+/**
+ * The platform's way to the doorbells' Matter devices, for a bridge with Matter on. The Matter room
+ * is loaded then and only then, so a bridge without Matter (and Homebridge 1) runs none of it.
+ * Calls made while it loads wait their turn, in order. A Matter failure is logged and goes no
+ * further: HomeKit never waits for Matter.
+ */
+export class MatterLink {
+  private constructor(
+    private readonly room: Promise<MatterDoorbells | undefined>,
+    private readonly log: Logger,
+  ) {}
+
+  /** Undefined unless the bridge publishes over Matter. */
+  static forBridge(api: API, log: Logger, load: MatterLoader = loadMatterRoom): MatterLink | undefined {
+    const matter = api.matter;
+    if (api.isMatterEnabled?.() !== true || matter === undefined) {
+      return undefined;
+    }
+    const room = load().then(
+      ({ MatterDoorbells }) => new MatterDoorbells(api, matter, log),
+      (error: unknown) => {
+        log.warn(`Matter: the doorbells cannot be published over Matter: ${errorMessage(error)}`);
+        return undefined;
+      },
+    );
+    return new MatterLink(room, log);
+  }
+
+  restore(accessory: MatterAccessory): void {
+    this.then((doorbells) => doorbells.restore(accessory));
+  }
+
+  publish(doorbells: readonly DoorbellSettings[], options: { complete: boolean }): void {
+    this.then((matter) => matter.publish(doorbells, options));
+  }
+
+  showUnavailable(): void {
+    this.then((doorbells) => doorbells.showUnavailable());
+  }
+
+  /** What follows the doorbell's HomeKit accessory, told of every change it shows. */
+  follower(deviceId: string): (change: DoorbellChange) => void {
+    return (change) => this.then((doorbells) => doorbells.doorbell(deviceId)?.follow(change));
+  }
+
+  dispose(): void {
+    this.then((doorbells) => doorbells.dispose());
+  }
+
+  private then(action: (doorbells: MatterDoorbells) => void): void {
+    void this.room
+      .then((doorbells) => {
+        if (doorbells !== undefined) {
+          action(doorbells);
+        }
+      })
+      .catch((error: unknown) => this.log.warn(`Matter: ${errorMessage(error)}`));
+  }
+}

@@ -1,0 +1,122 @@
+import type { API, MatterAccessory, MatterAPI } from 'homebridge';
+import type { DoorbellSettings } from '../config/parse-config.js';
+import { errorMessage, type Logger } from '../log.js';
+import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
+import { cachedContext, matterAccessory, type MatterContext } from './matter-devices.js';
+import { MatterDoorbell } from './matter-doorbell.js';
+import { MatterEndpoint } from './matter-endpoint.js';
+
+/**
+ * The doorbells' devices on the bridge's Matter side. Homebridge hands back cached Matter accessories
+ * but publishes them only when the plugin registers the same UUIDs again, so at every launch every
+ * device is registered again: a controller keeps its devices and automations across restarts and
+ * renames. Doorbells removed from the config, and a button or a detection turned off, are
+ * unregistered. A doorbell left out for a bad entry, and every doorbell while the config is invalid,
+ * stays registered as unreachable with no occupancy, so that a typo never removes a doorbell from
+ * Google Home or Alexa.
+ */
+export class MatterDoorbells {
+  private readonly cached = new Map<string, MatterAccessory>();
+  private readonly doorbells = new Map<string, MatterDoorbell>();
+  private readonly endpoints: MatterEndpoint[] = [];
+
+  constructor(
+    private readonly api: API,
+    private readonly matter: MatterAPI,
+    private readonly log: Logger,
+  ) {}
+
+  /** Homebridge hands over each cached Matter accessory before didFinishLaunching. */
+  restore(accessory: MatterAccessory): void {
+    this.cached.set(accessory.UUID, accessory);
+  }
+
+  /** `complete`: no doorbell entry was left out, so a cached device no doorbell claims is gone for good. */
+  publish(doorbells: readonly DoorbellSettings[], { complete }: { complete: boolean }): void {
+    const configured = new Set(doorbells.map(({ deviceId }) => deviceId));
+    for (const doorbell of doorbells) {
+      const identity = { deviceId: doorbell.deviceId, doorbellName: doorbell.name };
+      const motion = this.endpoint({ ...identity, role: 'motion' });
+      const button = doorbell.button ? this.endpoint({ ...identity, role: 'button' }) : undefined;
+      const detections = new Map(doorbell.detections.map((detection) => [detection, this.endpoint({ ...identity, role: detection })]));
+      this.doorbells.set(doorbell.deviceId, new MatterDoorbell({ motion, button, detections }));
+    }
+    const unclaimed = [...this.cached.values()].filter(({ UUID }) => !this.endpoints.some(({ uuid }) => uuid === UUID));
+    const [kept, removed] = partition(unclaimed, (accessory) => {
+      const context = cachedContext(accessory);
+      return !complete && context !== undefined && !configured.has(context.deviceId);
+    });
+    kept.forEach((accessory) => this.keepUnavailable(accessory));
+    this.log.info(`Publishing ${doorbells.length} doorbell${doorbells.length === 1 ? '' : 's'} over Matter too`);
+    void this.register(removed);
+  }
+
+  /**
+   * Without a usable config nothing updates the cached devices: they are registered again, unreachable
+   * and with no occupancy, until the config is fixed.
+   */
+  showUnavailable(): void {
+    this.cached.forEach((accessory) => this.keepUnavailable(accessory));
+    void this.register([]);
+  }
+
+  /** The doorbell's devices, to follow its HomeKit accessory; undefined for one not published. */
+  doorbell(deviceId: string): MatterDoorbell | undefined {
+    return this.doorbells.get(deviceId);
+  }
+
+  /** Stops every wait for a registration or a confirmation. */
+  dispose(): void {
+    this.endpoints.forEach((endpoint) => endpoint.dispose());
+  }
+
+  private endpoint(identity: MatterContext): MatterEndpoint {
+    const definition = matterAccessory(this.api, this.matter, identity);
+    const cached = this.cached.get(definition.UUID);
+    const renamed = cached !== undefined && cached.displayName !== definition.displayName;
+    const endpoint = new MatterEndpoint(this.matter, definition, this.log, renamed);
+    this.endpoints.push(endpoint);
+    return endpoint;
+  }
+
+  private keepUnavailable(cached: MatterAccessory): void {
+    const context = cachedContext(cached);
+    if (context !== undefined) {
+      this.endpoint(context);
+    }
+  }
+
+  /** Unregisters `removed`, registers every endpoint, and shows each one's state once it exists. */
+  private async register(removed: readonly MatterAccessory[]): Promise<void> {
+    try {
+      if (removed.length > 0) {
+        await this.matter.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [...removed]);
+        this.log.info(`Removed ${removed.map(({ displayName }) => displayName).join(', ')} from Matter: no longer configured`);
+      }
+      if (this.endpoints.length > 0) {
+        await this.matter.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, this.endpoints.map(({ definition }) => definition));
+      }
+      const late = (await Promise.all(this.endpoints.map(async (endpoint) => ((await endpoint.whenRegistered()) ? [] : [endpoint.name])))).flat();
+      if (late.length > 0) {
+        this.log.warn(`Matter: Homebridge did not register ${late.join(', ')} in time; they show nothing over Matter until a restart`);
+      }
+    } catch (error) {
+      if (ANOTHER_BRIDGES_MATTER.test(errorMessage(error))) {
+        // Matter is on for another bridge of this Homebridge (a child bridge), not for this one.
+        this.log.debug(`Matter: not on for this bridge, so the doorbells are in HomeKit only: ${errorMessage(error)}`);
+      } else {
+        this.log.warn(`Matter: the doorbells could not be published: ${errorMessage(error)}`);
+      }
+    }
+  }
+}
+
+/**
+ * How Homebridge refuses a registration when `api.matter` is there only because another bridge of the
+ * same Homebridge has Matter on: nothing to warn about on this one.
+ */
+const ANOTHER_BRIDGES_MATTER = /Matter is not enabled for this bridge/i;
+
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
+}

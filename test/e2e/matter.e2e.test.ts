@@ -1,0 +1,292 @@
+/**
+ * The doorbells over Matter, on real Homebridge 2.1.0 and 2.4.0 with Matter on, commissioned by a
+ * real matter.js controller in a private network: an occupancy sensor per doorbell and per detection,
+ * a generic switch per doorbell button, a fault shown as unreachable, motion and rings as a controller
+ * sees them, the Motion Alerts switch silencing them too, HomeKit working beside it; after a restart
+ * the same devices without commissioning again, a removed doorbell or detection gone, a renamed one
+ * renamed, a cached occupancy cleared; a doorbell left out for a bad entry, and every doorbell under a
+ * config mistake, kept, unreachable and clear.
+ */
+import { expect, it } from '@jest/globals';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../support/poll.js';
+import { describeWithBuiltPlugin } from './support/built-plugin.js';
+import { changeOf, HapCharacteristic, HapService, type CharacteristicRef } from './support/hap-client.js';
+import { STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
+import { MATTER_RUNTIMES } from './support/homebridge-versions.js';
+import { problemLines } from './support/log-problems.js';
+import { MatterDeviceType, occupancyOf, switchEventOf, type MatterEndpoint } from './support/matter/matter-client.js';
+import { CONNECT_TIMEOUT_MS } from './support/matter/matter-controller-runs.js';
+import { DOORBELLS, doorbellMotionPlatform, MOTION_TIMEOUT_S, PLATFORM_LOG_NAME, pluginLogLine } from './support/plugin-config.js';
+import { GENERAL_FAULT, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
+
+const [FRONT, BACK, GARAGE] = DOORBELLS;
+
+/** 41 characters: over Matter its name is cut to 32, and its button's so that ` Doorbell` survives. */
+const GARAGE_NAME = 'Garage Side Entrance by the Driveway Gate';
+const GARAGE_MOTION_NAME = 'Garage Side Entrance by the Driv';
+const GARAGE_BUTTON_NAME = 'Garage Side Entrance by Doorbell';
+
+/** The front door has the Home app's controls and a person sensor: over Matter, a second occupancy sensor. */
+const FRONT_WITH_CONTROLS = { ...FRONT, motionSwitch: true, chimeSwitch: true, detections: ['person'] };
+
+/**
+ * The front door and the garage have the button (the default); the back door has it off, and a name
+ * that is cleaned as in HomeKit.
+ */
+const MATTER_DOORBELLS = [FRONT_WITH_CONTROLS, { ...BACK, name: '🚪 Back Door (Yard)', button: false }, { ...GARAGE, name: GARAGE_NAME }];
+
+const SUBSCRIBED_TIMEOUT_MS = 15_000;
+const REPORT_TIMEOUT_MS = 5_000;
+/** A controller sees a motion alert within this, matter.js's reporting delay (about 50 ms) included. */
+const MOTION_SEEN_WITHIN_MS = 1_000;
+/** A run's start, connection and stop: Homebridge waits 5 s for its own exit. */
+const RUN_TIMEOUT_MS = CONNECT_TIMEOUT_MS + STOP_TIMEOUT_MS;
+
+function isOccupancySensor(endpoint: MatterEndpoint): boolean {
+  return endpoint.deviceTypes.includes(MatterDeviceType.OccupancySensor);
+}
+
+describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime) => {
+  const rig = useRig(
+    runtime,
+    async ({ sandbox, simulator, endpoints }) => {
+      await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { doorbells: MATTER_DOORBELLS })]);
+      // The garage's subscription keeps failing: it shows a fault in HomeKit all along.
+      simulator.injectFault('subscribe', { status: 503, deviceId: GARAGE.deviceId, times: 1_000 });
+    },
+    { matter: true },
+  );
+  let sensors: DoorbellSensor[];
+  /** The devices as the first run showed them, by node label. */
+  let firstRun: Map<string, MatterEndpoint>;
+
+  it(
+    'publishes an occupancy sensor per doorbell under its name, and a generic switch only where the button is on',
+    async () => {
+      await rig().start();
+      const devices = await rig().matter.bridgedDevices();
+      firstRun = new Map(devices.map((device) => [device.nodeLabel as string, device]));
+
+      expect(Object.fromEntries(devices.map(({ nodeLabel, deviceTypes }) => [nodeLabel, deviceTypes]))).toEqual({
+        'Front Door': [MatterDeviceType.OccupancySensor],
+        'Front Door Doorbell': [MatterDeviceType.GenericSwitch],
+        'Front Door Person': [MatterDeviceType.OccupancySensor],
+        'Back Door Yard': [MatterDeviceType.OccupancySensor],
+        [GARAGE_MOTION_NAME]: [MatterDeviceType.OccupancySensor],
+        [GARAGE_BUTTON_NAME]: [MatterDeviceType.GenericSwitch],
+      });
+      expect(devices).toHaveLength(6);
+      for (const device of devices) {
+        const doorbell = MATTER_DOORBELLS.find(({ deviceId }) => String(deviceId) === device.serialNumber);
+        expect([device.vendorName, device.productName, doorbell]).toEqual(['Doorbell Motion', 'Doorbell', expect.anything()]);
+        if (isOccupancySensor(device)) {
+          expect(device.occupancyFeatures).toMatchObject({ passiveInfrared: true });
+          expect(device.occupied).toBe(false);
+        } else {
+          expect(device.switchFeatures).toMatchObject({ momentarySwitch: true, momentarySwitchRelease: true, momentarySwitchLongPress: false, momentarySwitchMultiPress: false });
+          expect(device.numberOfPositions).toBe(2);
+        }
+      }
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it(
+    'shows each doorbell reachable once subscribed, and the garage, faulted in HomeKit, unreachable',
+    async () => {
+      sensors = await rig().sensors();
+      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS, sensors.slice(0, 2));
+      await pollUntil(
+        () => rig().matter.bridgedDevices(),
+        (devices) => devices.every(({ serialNumber, reachable }) => reachable === (serialNumber !== GARAGE.deviceId)),
+        REPORT_TIMEOUT_MS,
+        'every doorbell but the garage reachable',
+      );
+      expect(await rig().statusFaults([sensors[2]])).toEqual([GENERAL_FAULT]);
+    },
+    SUBSCRIBED_TIMEOUT_MS + REPORT_TIMEOUT_MS,
+  );
+
+  it('emits InitialPress then ShortRelease at position 1 at a ring, with the Chime off in HomeKit too, and leaves occupancy alone', async () => {
+    const { matter, simulator } = rig();
+    const button = firstRun.get('Front Door Doorbell') as MatterEndpoint;
+    const sensor = firstRun.get('Front Door') as MatterEndpoint;
+    // The Chime switch is HomeKit's alone: a ring still presses the button over Matter.
+    await (await rig().controller()).write(await frontDoorSwitch('Front Door Chime'), false);
+    const changesBefore = matter.changes.length;
+
+    expect(await simulator.deliverMotion(FRONT.deviceId, { kind: 'ding', id: 'matter-ring-1' })).toMatchObject({ status: 202 });
+    const pressed = await matter.nextChange(switchEventOf(button.endpoint, 'initialPress'), REPORT_TIMEOUT_MS);
+    const released = await matter.nextChange(switchEventOf(button.endpoint, 'shortRelease'), REPORT_TIMEOUT_MS);
+    await sleep(MOTION_SEEN_WITHIN_MS);
+
+    expect([pressed.value, released.value]).toEqual([{ newPosition: 1 }, { previousPosition: 1 }]);
+    const switchEvents = matter.changes.slice(changesBefore).filter(({ endpoint, kind }) => endpoint === button.endpoint && kind === 'event');
+    expect(switchEvents.map(({ name }) => name)).toEqual(['initialPress', 'shortRelease']);
+    expect(matter.changes.slice(changesBefore).filter(({ endpoint }) => endpoint === sensor.endpoint)).toEqual([]);
+  });
+
+  it(
+    'turns occupancy on within a second of a motion alert, beside HomeKit\'s MotionDetected, and off after the motion timeout',
+    async () => {
+      const { matter, simulator } = rig();
+      const sensor = firstRun.get('Front Door') as MatterEndpoint;
+      const controller = await rig().controller();
+      await controller.subscribe(sensors[0].motionDetected);
+
+      const sentAt = performance.timeOrigin + performance.now();
+      expect(await simulator.deliverMotion(FRONT.deviceId, { id: 'matter-motion-1' })).toMatchObject({ status: 202 });
+      const on = await matter.nextChange(occupancyOf(sensor.endpoint, true), REPORT_TIMEOUT_MS);
+      await controller.nextEvent(changeOf(sensors[0].motionDetected, true), REPORT_TIMEOUT_MS);
+      const off = await matter.nextChange(occupancyOf(sensor.endpoint, false), MOTION_TIMEOUT_S * 1000 + REPORT_TIMEOUT_MS);
+
+      expect(on.at - sentAt).toBeLessThan(MOTION_SEEN_WITHIN_MS);
+      expect(off.at - on.at).toBeGreaterThan(MOTION_TIMEOUT_S * 1000 - 100);
+      expect(off.at - on.at).toBeLessThan(MOTION_TIMEOUT_S * 1000 + MOTION_SEEN_WITHIN_MS);
+      expect(await controller.read(sensors[0].motionDetected)).toEqual([false]);
+    },
+    MOTION_TIMEOUT_S * 1000 + 3 * REPORT_TIMEOUT_MS,
+  );
+
+  it('occupies the person sensor beside the main one at a person\'s alert', async () => {
+    const { matter, simulator } = rig();
+    const [main, person] = ['Front Door', 'Front Door Person'].map((name) => (firstRun.get(name) as MatterEndpoint).endpoint);
+
+    expect(await simulator.deliverMotion(FRONT.deviceId, { id: 'matter-person-1', subtype: 'human' })).toMatchObject({ status: 202 });
+    await matter.nextChange(occupancyOf(person, true), REPORT_TIMEOUT_MS);
+    expect((await matter.bridgedDevices()).filter(({ occupied }) => occupied === true).map(({ endpoint }) => endpoint).sort()).toEqual([main, person].sort());
+  });
+
+  it('clears every occupancy of the front door at once when its Motion Alerts switch is turned off, shows no motion until it is on again, then a plain motion at the main sensor alone', async () => {
+    const { matter, simulator } = rig();
+    const controller = await rig().controller();
+    const motionAlerts = await frontDoorSwitch('Front Door Motion Alerts');
+    const [main, person] = ['Front Door', 'Front Door Person'].map((name) => (firstRun.get(name) as MatterEndpoint).endpoint);
+
+    await controller.write(motionAlerts, false);
+    await matter.nextChange(occupancyOf(main, false), REPORT_TIMEOUT_MS);
+    await pollUntil(() => matter.bridgedDevices(), (shown) => shown.every(({ occupied }) => occupied !== true), REPORT_TIMEOUT_MS, 'the front door clear');
+    const changesBefore = matter.changes.length;
+    expect(await simulator.deliverMotion(FRONT.deviceId, { id: 'matter-motion-alerts-off', subtype: 'human' })).toMatchObject({ status: 202 });
+    await sleep(MOTION_SEEN_WITHIN_MS);
+    expect(matter.changes.slice(changesBefore).filter(({ endpoint }) => endpoint === main || endpoint === person)).toEqual([]);
+
+    await controller.write(motionAlerts, true);
+    expect(await simulator.deliverMotion(FRONT.deviceId, { id: 'matter-motion-alerts-on' })).toMatchObject({ status: 202 });
+    await matter.nextChange(occupancyOf(main, true), REPORT_TIMEOUT_MS);
+    expect((await matter.endpointNamed('Front Door Person')).occupied).toBe(false);
+  });
+
+  /** A switch of the front door's HomeKit accessory, to write as a user in the Home app would. */
+  async function frontDoorSwitch(name: string): Promise<CharacteristicRef> {
+    const accessory = await (await rig().controller()).accessoryWithSerialNumber(FRONT.deviceId);
+    return accessory.characteristic(HapService.Switch, HapCharacteristic.On, name);
+  }
+
+  it(
+    'after a restart without the back door and the front door\'s person sensor, with the garage renamed: the same devices without commissioning again, those removed gone, the garage still unreachable, a cached occupancy cleared',
+    async () => {
+      await occupyAndStop(FRONT.deviceId, 'Front Door');
+      const withoutBack = [FRONT, { ...GARAGE, name: 'Garage' }];
+      await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { doorbells: withoutBack })]);
+
+      await rig().start();
+      const devices = await pollUntil(
+        () => rig().matter.bridgedDevices(),
+        (shown) => shown.length === 4 && shown.every(({ occupied, reachable, serialNumber }) => occupied !== true && reachable === (serialNumber !== GARAGE.deviceId)),
+        SUBSCRIBED_TIMEOUT_MS,
+        'the four devices of the front door and the garage, cleared, the garage unreachable',
+      );
+
+      const endpointOf = (name: string) => (firstRun.get(name) as MatterEndpoint).endpoint;
+      expect(Object.fromEntries(devices.map(({ nodeLabel, endpoint }) => [nodeLabel, endpoint]))).toEqual({
+        'Front Door': endpointOf('Front Door'),
+        'Front Door Doorbell': endpointOf('Front Door Doorbell'),
+        Garage: endpointOf(GARAGE_MOTION_NAME),
+        'Garage Doorbell': endpointOf(GARAGE_BUTTON_NAME),
+      });
+      expect(rig().sandbox.outputLines.filter((line) => /\[Matter\/Server\] Bridge commissioned/.test(line))).toHaveLength(1);
+    },
+    RUN_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
+  );
+
+  it(
+    'after a restart with the garage\'s entry left out for a mistake: its devices still there, unreachable, with no occupancy, the front door\'s working',
+    async () => {
+      await occupyAndStop(GARAGE.deviceId, 'Garage');
+      // Named anew in the config, but left out: its devices keep the name they were last published with.
+      const garageLeftOut = [FRONT, { ...GARAGE, name: 'Garage Door', motionTimeout: 1 }];
+      await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { doorbells: garageLeftOut })]);
+
+      const homebridge = await rig().start();
+      await homebridge.waitForLine(pluginLogLine('Configuration: doorbells\\[1\\]\\.motionTimeout'), 0);
+      const devices = await pollUntil(
+        () => rig().matter.bridgedDevices(),
+        (shown) => shown.length === 4 && shown.every(({ reachable, serialNumber }) => reachable === (serialNumber === FRONT.deviceId)),
+        SUBSCRIBED_TIMEOUT_MS,
+        'the front door reachable, the garage kept unreachable',
+      );
+      expect(devices.filter(({ serialNumber }) => serialNumber === GARAGE.deviceId).map(({ nodeLabel, occupied }) => [nodeLabel, occupied])).toEqual([
+        ['Garage', false],
+        ['Garage Doorbell', undefined],
+      ]);
+      const front = await rig().matter.endpointNamed('Front Door');
+      expect(await rig().simulator.deliverMotion(FRONT.deviceId, { id: 'matter-motion-garage-left-out' })).toMatchObject({ status: 202 });
+      await rig().matter.nextChange(occupancyOf(front.endpoint, true), REPORT_TIMEOUT_MS);
+    },
+    RUN_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS + REPORT_TIMEOUT_MS,
+  );
+
+  it(
+    'after a restart with a config mistake: every device still there, unreachable, with no occupancy',
+    async () => {
+      await occupyAndStop(FRONT.deviceId, 'Front Door');
+      await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { doorbells: MATTER_DOORBELLS, doorbellServerUrl: 'not a url' })]);
+
+      const homebridge = await rig().start();
+      await homebridge.waitForLine(pluginLogLine('Configuration: doorbellServerUrl must be'), 0);
+      const devices = await pollUntil(
+        () => rig().matter.bridgedDevices(),
+        (shown) => shown.length === 4 && shown.every(({ reachable }) => reachable === false),
+        REPORT_TIMEOUT_MS,
+        'the four devices unreachable',
+      );
+      expect(devices.map(({ occupied }) => occupied ?? false)).toEqual([false, false, false, false]);
+      await rig().stop();
+    },
+    RUN_TIMEOUT_MS + REPORT_TIMEOUT_MS,
+  );
+
+  /** Motion at a doorbell, and Homebridge stopped while it lasts: its cache keeps occupied: true for the next start. */
+  async function occupyAndStop(deviceId: string, sensorName: string): Promise<void> {
+    const { matter, simulator } = rig();
+    await simulator.deliverMotion(deviceId, { id: `matter-motion-before-restart-${matter.changes.length}` });
+    // Polled rather than awaited as a report: the sensor may be occupied already, by an earlier alert.
+    await pollUntil(() => matter.endpointNamed(sensorName), ({ occupied }) => occupied === true, REPORT_TIMEOUT_MS, `${sensorName} occupied`);
+    await rig().stop();
+    expect(await cachedOccupancy(rig().sandbox.storagePath, sensorName)).toBe(true);
+  }
+
+  it('logged no Matter or HAP warning, error or stack trace in any run, and no secret; sent only valid requests; wrote nothing outside its storage', async () => {
+    // The plugin's own warnings about the garage's failing subscription and the config mistake are the scenario's.
+    const others = rig().sandbox.outputLines.filter((line) => !line.startsWith(`[${PLATFORM_LOG_NAME}] `) || /matter/i.test(line));
+    expect(problemLines(others)).toEqual([]);
+    expect(rig().linesRevealingSecrets()).toEqual([]);
+    expect(rig().simulator.invalidRequests()).toEqual([]);
+    expect(await rig().sandbox.writesOutsideStorage()).toEqual([]);
+  });
+});
+
+/** The occupancy Homebridge's Matter cache holds for the device with this name. */
+async function cachedOccupancy(storagePath: string, displayName: string): Promise<unknown> {
+  const matterFolder = join(storagePath, 'matter');
+  const [bridge] = (await readdir(matterFolder, { withFileTypes: true })).filter((entry) => entry.isDirectory());
+  const cache = JSON.parse(await readFile(join(matterFolder, bridge.name, 'accessories.json'), 'utf8')) as Array<{
+    displayName: string;
+    clusters?: { occupancySensing?: { occupancy?: { occupied?: boolean } } };
+  }>;
+  return cache.find((accessory) => accessory.displayName === displayName)?.clusters?.occupancySensing?.occupancy?.occupied;
+}
