@@ -33,6 +33,7 @@ import {
   type HomebridgeProcess,
 } from './lib/homebridge-process.js';
 import { parseCommandLine } from '../simulator/cli.js';
+import { stopSignal, unlessStopped, whenAborted } from './lib/stop-signal.js';
 import { HOMEBRIDGE_2_BIN, PLUGIN_ENTRY, REPO_ROOT } from './lib/paths.js';
 
 const USAGE = [
@@ -67,39 +68,6 @@ function parseOptions(args: string[]): DemoOptions {
     allowPositionals: false,
   });
   return { dir: demoDir(values.dir), loopbackOnly: values.loopback === true || process.env.DEMO_LOOPBACK === '1' };
-}
-
-/**
- * Aborted by the first SIGINT or SIGTERM. Later ones are ignored: under `tsx`, one Ctrl-C can arrive
- * twice (from the terminal and relayed by tsx), and the stop is bounded anyway. Handling them at all
- * keeps Node from dying before Homebridge is stopped.
- */
-function stopSignal(): AbortSignal {
-  const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (!controller.signal.aborted) {
-      console.log(`\n${signal}: stopping the demo…`);
-      controller.abort();
-    }
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return controller.signal;
-}
-
-function whenAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve();
-    } else {
-      signal.addEventListener('abort', () => resolve(), { once: true });
-    }
-  });
-}
-
-/** Settles like `promise`, or rejects as soon as a stop is requested, so start-up never delays it. */
-function unlessStopped<T>(promise: Promise<T>, stop: AbortSignal): Promise<T> {
-  return Promise.race([promise, whenAborted(stop).then(() => Promise.reject(stop.reason as Error))]);
 }
 
 /** What a run has started so far: all of it is stopped at the end, however the run ends. */

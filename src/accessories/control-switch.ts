@@ -23,7 +23,7 @@ export class ControlSwitch {
     private readonly api: API,
     private readonly accessory: PlatformAccessory,
     private readonly control: Control,
-    private readonly service: Service,
+    service: Service,
     private readonly onChange: (on: boolean) => void,
   ) {
     const { On } = api.hap.Characteristic;
@@ -55,14 +55,6 @@ export class ControlSwitch {
 
   get isOn(): boolean {
     return this.on;
-  }
-
-  /** Turns the switch on or off from elsewhere than HomeKit (another ecosystem's bridge, say). */
-  set(on: boolean): void {
-    if (on !== this.on) {
-      this.service.updateCharacteristic(this.api.hap.Characteristic.On, on);
-      this.apply(on);
-    }
   }
 
   private apply(on: boolean): void {

@@ -40,9 +40,10 @@ export class DoorbellAccessories {
       const uuid = accessoryUuid(this.api, doorbell.deviceId);
       const name = cleanName(doorbell.name, doorbell.deviceId);
       if (name !== doorbell.name) {
-        // JSON quotes show a name's control characters as escapes instead of printing them.
+        // JSON quotes show a name's control characters as escapes instead of printing them; a name
+        // pasted by mistake (thousands of characters) is shown by its start.
         this.log.info(
-          `Doorbell ${doorbell.deviceId} ${JSON.stringify(doorbell.name)} is called "${name}" in HomeKit (a name there has ` +
+          `Doorbell ${doorbell.deviceId} ${JSON.stringify(shortened(doorbell.name))} is called "${name}" in HomeKit (a name there has ` +
             `letters, digits, spaces and ’'&!._:;()/,- only, a letter or digit at each end, at most ${HOMEKIT_NAME_LENGTH} characters)`,
         );
       }
@@ -105,4 +106,11 @@ export class DoorbellAccessories {
   dispose(): void {
     this.byDeviceId.forEach((accessory) => accessory.dispose());
   }
+}
+
+/** The most of a configured name a log line quotes. */
+const QUOTED_NAME_LENGTH = 100;
+
+function shortened(name: string): string {
+  return name.length <= QUOTED_NAME_LENGTH ? name : `${name.slice(0, QUOTED_NAME_LENGTH)}…`;
 }

@@ -97,11 +97,6 @@ export class DoorbellAccessory {
     return this.chime?.isOn ?? true;
   }
 
-  /** Sets a switch from outside HomeKit; a doorbell without that switch ignores it. */
-  setControl(control: Control, on: boolean): void {
-    (control === 'motion-alerts' ? this.motionAlerts : this.chime)?.set(on);
-  }
-
   onChange(listener: (change: DoorbellChange) => void): void {
     this.listeners.push(listener);
   }

@@ -82,7 +82,8 @@ function createAjv(): Ajv {
 /** A block that holds only settings the schema declares (see withoutUnknownSettings). */
 export function checkBlock(block: Record<string, unknown>): CheckedBlock {
   const data = withDeviceIdsAsStrings(block);
-  return { data, problems: uniqueMessages([...schemaProblems(validate, data), ...deviceIdProblems(data)]) };
+  const problems = schemaProblems(validate, data);
+  return { data, problems: uniqueMessages([...problems, ...deviceIdProblems(data, problems)]) };
 }
 
 /**
@@ -147,10 +148,12 @@ function isUnquotedLargeId(path: SettingPath, value: unknown): boolean {
 }
 
 /** What the schema's pattern cannot say: the int64 upper bound, and that ids are unique. */
-function deviceIdProblems(data: Record<string, unknown>): Problem[] {
+function deviceIdProblems(data: Record<string, unknown>, schemaProblems: readonly Problem[]): Problem[] {
   if (!Array.isArray(data.doorbells)) {
     return [];
   }
+  // An entry left out for a problem of its own claims no id: a later entry with the same id is used.
+  const leftOut = new Set(schemaProblems.map(({ path }) => (path[0] === 'doorbells' ? path[1] : undefined)));
   const problems: Problem[] = [];
   const firstIndexOf = new Map<string, number>();
   (data.doorbells as unknown[]).forEach((doorbell, index) => {
@@ -162,10 +165,10 @@ function deviceIdProblems(data: Record<string, unknown>): Problem[] {
     const first = firstIndexOf.get(deviceId);
     if (!isDeviceId(deviceId)) {
       problems.push(mustBe(path));
-    } else if (first === undefined) {
-      firstIndexOf.set(deviceId, index);
-    } else {
+    } else if (first !== undefined) {
       problems.push(repeatsDeviceId(path, ['doorbells', first, 'deviceId']));
+    } else if (!leftOut.has(index)) {
+      firstIndexOf.set(deviceId, index);
     }
   });
   return problems;

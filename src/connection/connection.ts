@@ -45,7 +45,7 @@ export class Connection {
   /**
    * Aborted when the session in use changes, and on shutdown: the requests of a pass end with it. One
    * controller, never two combined with AbortSignal.any, which Node 24 can make forget an abort once
-   * a source is garbage-collected (nodejs/node issue 65995): a pass must see that it was called off.
+   * a source is garbage-collected (docs/architecture.md): a pass must see that it was called off.
    */
   private sessionAbort = new AbortController();
   private readonly schedule: Schedule;

@@ -1,7 +1,7 @@
 /**
  * Waiting on a streaming fetch in a way an abort always ends. Passing the signal to fetch is not
  * enough on its own: under garbage-collection pressure Node's fetch can lose the link between the
- * signal it was given and the request it made (nodejs/node issue 55428). The abort then neither
+ * signal it was given and the request it made (docs/architecture.md). The abort then neither
  * settles the request nor ends its body, so a relay stream that fell silent would never be dropped
  * and a shutdown would wait on it for ever. So the abort also ends the waits here, which hold what
  * they wait on themselves.

@@ -114,7 +114,7 @@ export class RelaySubscription {
 
   private async connectOnce(): Promise<Outcome> {
     // One controller per attempt, aborted by the watchdog or by stop(): a combined AbortSignal.any
-    // could lose the abort of a source that is garbage-collected first (nodejs/node issue 65995).
+    // could lose the abort of a source that is garbage-collected first (docs/architecture.md).
     const attempt = new AbortController();
     const abortOnStop = () => attempt.abort();
     this.stopping.signal.addEventListener('abort', abortOnStop, { once: true });

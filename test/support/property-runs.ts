@@ -5,5 +5,7 @@
  */
 export function propertyRuns(underCi: number): { numRuns: number; seed?: number; path?: string; endOnFailure: boolean } {
   const replay = process.env.FC_SEED === undefined ? {} : { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH };
-  return { numRuns: process.env.CI === undefined ? Math.ceil(underCi / 10) : underCi, endOnFailure: true, ...replay };
+  // CI services set CI=true; an empty or "false" value is a developer's machine.
+  const ci = !['', 'false', '0'].includes(process.env.CI ?? '');
+  return { numRuns: ci ? underCi : Math.ceil(underCi / 10), endOnFailure: true, ...replay };
 }
