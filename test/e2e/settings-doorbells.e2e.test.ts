@@ -18,7 +18,8 @@ import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { ACCOUNT, pluginLogLine, SIDE_GATE } from './support/plugin-config.js';
 import { expectStoppedInTime, itLeavesNoTrace, NO_FAULT, useRig } from './support/plugin-rig.js';
-import { changeSavedBlock, readSavedBlock, savedBlockAfter, SCREENSHOT_DIR, useSettingsUi } from './support/settings-page.js';
+import { changeSavedBlock, readSavedBlock, savedBlockAfter } from './support/saved-config.js';
+import { SCREENSHOT_DIR, useSettingsUi } from './support/settings-page.js';
 import { panelText, panelTime, untilPanelHolds, untilPanelShows } from './support/status-panel.js';
 
 const BROWSER_STEP_TIMEOUT_MS = 30_000;

@@ -18,7 +18,8 @@ import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { ACCOUNT, pluginLogLine } from './support/plugin-config.js';
 import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
-import { attributesOf, readSavedBlock, savedBlockAfter, useSettingsUi, type SettingsPage } from './support/settings-page.js';
+import { readSavedBlock, savedBlockAfter } from './support/saved-config.js';
+import { attributesOf, useSettingsUi, type SettingsPage } from './support/settings-page.js';
 import { recordRequests, statusAsksAfterChange, untilPanelHolds, type PageRequest } from './support/status-panel.js';
 
 /** The running plugin follows a sign-in or sign-out on the page within this, without a restart. */
