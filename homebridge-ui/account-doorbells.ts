@@ -4,7 +4,7 @@ import { CloudError } from '#plugin/cloud/errors.js';
 import type { RetryPolicy } from '#plugin/cloud/retry-policy.js';
 import { withoutTrailingSlashes } from '#plugin/config/push-settings.js';
 import type { SecretMaskingLogger } from '#plugin/log.js';
-import { isDeviceId } from '#plugin/values/device-id.js';
+import { deviceIdText, isDeviceId } from '#plugin/values/device-id.js';
 import { isJsonObject, isNonEmptyString } from '#plugin/values/json.js';
 import { SettingsError } from './settings-error.js';
 
@@ -81,11 +81,10 @@ function doorbellServerUrlOf(block: Record<string, unknown>): string {
   return withoutTrailingSlashes(doorbellServerUrl);
 }
 
-/** The saved doorbells' ids as decimal strings; a JSON integer counts while it is exact. */
+/** The saved doorbells' ids as decimal strings. */
 function configuredDeviceIds(block: Record<string, unknown>): Set<string> {
   const doorbells = Array.isArray(block.doorbells) ? (block.doorbells as unknown[]) : [];
-  const ids = doorbells.map((doorbell) => (isJsonObject(doorbell) ? doorbell.deviceId : undefined));
-  return new Set(ids.map((id) => (Number.isSafeInteger(id) ? String(id) : id)).filter(isDeviceId));
+  return new Set(doorbells.map((doorbell) => deviceIdText(isJsonObject(doorbell) ? doorbell.deviceId : undefined)).filter(isDeviceId));
 }
 
 function describeListFailure(error: unknown, serverUrl: string): string {
@@ -103,6 +102,8 @@ function describeListFailure(error: unknown, serverUrl: string): string {
       return `${listing}: the session is only sent over https, so the ${SERVER_SETTING} address must start with https:// (http:// only for this computer).`;
     case 'malformed':
       return `${listing}: the answer from ${origin} is not the doorbell service's. Check the ${SERVER_SETTING} address.`;
+    case 'too-large':
+      return `${listing}: the answer from ${origin} was larger than any list of doorbells, so it was not read. Check the ${SERVER_SETTING} address.`;
     default:
       return error.retryable
         ? `${listing}: the doorbell service at ${origin} is busy or down. Try again later.`

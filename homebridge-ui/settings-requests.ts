@@ -1,7 +1,5 @@
 import type { RetryPolicy } from '#plugin/cloud/retry-policy.js';
-import { parseConfig } from '#plugin/config/parse-config.js';
 import { ACCOUNT_FIELDS, parseSignInFields } from '#plugin/config/sign-in-fields.js';
-import { isDeviceId } from '#plugin/values/device-id.js';
 import { isJsonObject, isNonEmptyString } from '#plugin/values/json.js';
 import { errorMessage, SecretMaskingLogger, type Logger } from '#plugin/log.js';
 import { openDataFolder } from '#plugin/session/data-folder.js';
@@ -14,7 +12,7 @@ import { listAccountDoorbells, type ListedDoorbell } from './account-doorbells.j
 import { accountStateOf, type AccountState } from './account-state.js';
 import { describeFieldProblems, describeSignInFailure } from './sign-in-failure.js';
 import { SettingsError } from './settings-error.js';
-import { deliverTestMotion, TEST_MOTION_TIMEOUT_MS } from './test-motion.js';
+import { deliverTestMotion, TEST_MOTION_TIMEOUT_MS, testMotionTarget, type TestMotionResult } from './test-motion.js';
 
 /**
  * What the settings page asks its server for, without the Homebridge UI around it: the account state,
@@ -36,16 +34,14 @@ export interface SettingsRequestsOptions {
 /** The account fields a sign-in on the page stores in config.json, as config.json holds them now. */
 export type SavedAccount = Partial<Record<(typeof ACCOUNT_FIELDS)[number], string>>;
 
-export interface TestMotionResult {
-  delivered: true;
-  /** The HTTP status of the push address: the relay's, or the plugin's own receiver's. */
-  status: number;
-  /** Direct mode: the public address failed from here, the receiver on this host took it. What that means. */
-  warning?: string;
-}
-
-/** `/doorbells`: the listing, and the account state when the service refused the session. */
-export type DoorbellsAnswer = { available: true; doorbells: ListedDoorbell[] } | { available: false; reason: string; account?: AccountState };
+/**
+ * `/doorbells`: the listing, or why there is none. `refused`: the service turned down the token it was
+ * asked with, a problem to fix, where a service without the list is not; `account`: the state a
+ * refused session turned into.
+ */
+export type DoorbellsAnswer =
+  | { available: true; doorbells: ListedDoorbell[] }
+  | { available: false; reason: string; refused?: true; account?: AccountState };
 
 /** `/status`: status.json as the plugin wrote it, and whether that plugin still runs; only `running` without one. */
 export type StatusAnswer = (DeliveryStatus & { running: boolean }) | { running: false };
@@ -98,16 +94,19 @@ export class SettingsRequests {
         log: this.log,
         retry: this.retryPolicy,
       });
-      if (listing.available || listing.refused === undefined) {
+      if (listing.available) {
         return listing;
       }
       const { refused, ...answer } = listing;
-      if (refused === 'access-token') {
+      if (refused === undefined) {
         return answer;
+      }
+      if (refused === 'access-token') {
+        return { ...answer, refused: true };
       }
       await this.store.markSessionInvalid();
       this.log.warn('The doorbell service no longer accepts the session: sign in again on the settings page.');
-      return { ...answer, account: accountStateOf(await this.store.readSession()) };
+      return { ...answer, refused: true, account: accountStateOf(await this.store.readSession()) };
     });
   }
 
@@ -165,24 +164,11 @@ export class SettingsRequests {
   /** `/test-motion`: a motion notification for a configured doorbell, sent to the registered push token. */
   testMotion(request: unknown): Promise<TestMotionResult> {
     return this.guard('Sending a test motion', async () => {
-      const deviceId = deviceIdOf(request);
-      const block = await this.options.readPlatformBlock();
-      const config = block === undefined ? ({ status: 'unconfigured' } as const) : parseConfig(block);
-      if (config.status === 'unconfigured') {
-        throw new SettingsError('Test motion needs saved settings with a doorbell: add one, save, and try again.');
-      }
-      if (config.status === 'invalid') {
-        throw new SettingsError(`Test motion needs valid saved settings: ${config.problems.join('; ')}. Fix them, save, and try again.`);
-      }
-      const doorbell = config.settings.doorbells.find((candidate) => candidate.deviceId === deviceId);
-      if (doorbell === undefined) {
-        throw new SettingsError(`Doorbell ${deviceId} is not in the saved settings: add it, save, and try again.`);
-      }
+      const { settings, doorbell } = testMotionTarget(request, await this.options.readPlatformBlock());
       const secrets = await this.pushSecrets.secrets();
       this.log.addSecrets(secrets.receiverSecret, secrets.relayTopic);
-      const { push, doorbellAccessToken } = config.settings;
-      const delivery = await deliverTestMotion(push, secrets, deviceId, {
-        signedIn: async () => doorbellAccessToken !== undefined || accountStateOf(await this.store.readSession()).state === 'signed-in',
+      const delivery = await deliverTestMotion(settings.push, secrets, doorbell.deviceId, {
+        signedIn: async () => settings.doorbellAccessToken !== undefined || accountStateOf(await this.store.readSession()).state === 'signed-in',
         timeoutMs: this.options.testMotionTimeoutMs ?? TEST_MOTION_TIMEOUT_MS,
       });
       this.log.info(`Test motion for ${doorbell.name} delivered (HTTP ${delivery.status})${delivery.warning === undefined ? '' : ' to the push receiver on this host only'}`);
@@ -208,16 +194,6 @@ export class SettingsRequests {
       throw new SettingsError(message, known?.details);
     }
   }
-}
-
-/** The device id as its decimal digits; a JSON integer the page sent is taken only while exact. */
-function deviceIdOf(request: unknown): string {
-  const value = isJsonObject(request) ? request.deviceId : undefined;
-  const deviceId = Number.isSafeInteger(value) ? String(value) : value;
-  if (!isDeviceId(deviceId)) {
-    throw new SettingsError('Test motion needs the device id of a configured doorbell: an integer from 1 to 9223372036854775807.');
-  }
-  return deviceId;
 }
 
 /** The doorbell access token of the saved settings, if they hold one. */

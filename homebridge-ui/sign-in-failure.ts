@@ -54,6 +54,7 @@ export function describeSignInFailure(error: unknown, serverUrl: string): string
     case 'timeout':
       return `No answer in time from ${where}: try again in a moment. ${CODE_KEPT}`;
     case 'malformed':
+    case 'too-large':
       return `The answer from ${where} is not the account service's: check the Account server address. ${CODE_KEPT}`;
     default:
       return `${capitalised(where)} is not available (HTTP ${describeStatus(error.status)}): try again later. ${CODE_KEPT}`;

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
+import { parseConfig, type DoorbellSettings, type PlatformSettings } from '#plugin/config/parse-config.js';
 import type { PushSettings } from '#plugin/config/push-settings.js';
 import { directPushToken, relayPushToken } from '#plugin/push/push-token.js';
 import { errorMessage } from '#plugin/log.js';
 import type { PushSecrets } from '#plugin/session/push-secrets.js';
 import { originOf } from '#plugin/values/address.js';
+import { deviceIdText, isDeviceId } from '#plugin/values/device-id.js';
+import { isJsonObject } from '#plugin/values/json.js';
 import { SettingsError } from './settings-error.js';
 import { responseUnlessAborted } from '#plugin/push/abortable-stream.js';
 
@@ -16,6 +19,38 @@ import { responseUnlessAborted } from '#plugin/push/abortable-stream.js';
 
 /** As long as the plugin gives a cloud request: a receiver that takes longer is as good as unreachable. */
 export const TEST_MOTION_TIMEOUT_MS = 10_000;
+
+/** `/test-motion`'s answer. */
+export interface TestMotionResult {
+  delivered: true;
+  /** The HTTP status of the push address: the relay's, or the plugin's own receiver's. */
+  status: number;
+  /** Direct mode: the public address failed from here, the receiver on this host took it. What that means. */
+  warning?: string;
+}
+
+/**
+ * The doorbell a test motion is for, from the page's request, and the saved settings it is sent with,
+ * as the plugin reads them; a SettingsError says what to fix first.
+ */
+export function testMotionTarget(request: unknown, block: unknown): { settings: PlatformSettings; doorbell: DoorbellSettings } {
+  const deviceId = deviceIdText(isJsonObject(request) ? request.deviceId : undefined);
+  if (!isDeviceId(deviceId)) {
+    throw new SettingsError('Test motion needs the device id of a configured doorbell: an integer from 1 to 9223372036854775807.');
+  }
+  const config = block === undefined ? ({ status: 'unconfigured' } as const) : parseConfig(block);
+  if (config.status === 'unconfigured') {
+    throw new SettingsError('Test motion needs saved settings with a doorbell: add one, save, and try again.');
+  }
+  if (config.status === 'invalid') {
+    throw new SettingsError(`Test motion needs valid saved settings: ${config.problems.join('; ')}. Fix them, save, and try again.`);
+  }
+  const doorbell = config.settings.doorbells.find((candidate) => candidate.deviceId === deviceId);
+  if (doorbell === undefined) {
+    throw new SettingsError(`Doorbell ${deviceId} is not in the saved settings: add it, save, and try again.`);
+  }
+  return { settings: config.settings, doorbell };
+}
 
 /** Where a test motion goes: the push token the plugin registers, and what answers there. */
 export interface PushAddress {

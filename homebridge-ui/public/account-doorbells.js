@@ -2,6 +2,7 @@
 // /doorbells), each with an Add button that puts it into the settings form below, device id as text.
 
 import { addDoorbell, formDeviceIds } from './config-block.js';
+import { messageOf } from './outcomes.js';
 
 export class AccountDoorbells {
   /** The last listing; undefined until one arrived. */
@@ -11,7 +12,8 @@ export class AccountDoorbells {
 
   /**
    * `elements`: the section, its list and its message line. `onAccount` is told the account state a
-   * refused session turned into; `onAdded` the settings block an Add left in the form.
+   * refused session turned into, and why: the section goes with the session, so the reason is
+   * shown elsewhere. `onAdded` is told the settings block an Add left in the form.
    */
   constructor(elements, { onAccount, onAdded }) {
     this.elements = elements;
@@ -30,17 +32,19 @@ export class AccountDoorbells {
     try {
       const answer = await homebridge.request('/doorbells');
       if (answer.account !== undefined) {
-        this.onAccount(answer.account);
+        this.onAccount(answer.account, answer.reason);
+        return;
       }
       if (!answer.available) {
-        this.say(answer.reason, answer.account === undefined ? 'muted' : 'danger');
+        // A refused access token is a problem to fix; a service without the list is just so.
+        this.say(answer.reason, answer.refused === true ? 'danger' : 'muted');
         return;
       }
       this.listing = answer.doorbells;
       this.say(answer.doorbells.length === 0 ? 'The doorbell service lists no doorbells for this account.' : '', 'muted');
       this.render();
     } catch (error) {
-      this.say(typeof error?.message === 'string' ? error.message : String(error), 'danger');
+      this.say(messageOf(error), 'danger');
     }
   }
 
@@ -103,7 +107,7 @@ export class AccountDoorbells {
       this.onAdded(block);
       this.say(`${doorbell.name} is in the settings below: press Save, then restart Homebridge when the Homebridge UI offers it.`, 'success');
     } catch (error) {
-      this.say(`${doorbell.name} could not be added to the settings: ${typeof error?.message === 'string' ? error.message : String(error)}`, 'danger');
+      this.say(`${doorbell.name} could not be added to the settings: ${messageOf(error)}`, 'danger');
     }
     this.render();
   }

@@ -29,6 +29,10 @@ export async function ensurePlatformBlock() {
   return updated;
 }
 
+/**
+ * The plugin's rule (a safe JSON integer counts as its digits) written again: the browser loads only
+ * this folder, never the plugin's own modules.
+ */
 function withDeviceIdAsText(doorbell) {
   return Number.isSafeInteger(doorbell?.deviceId) ? { ...doorbell, deviceId: String(doorbell.deviceId) } : doorbell;
 }

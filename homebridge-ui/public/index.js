@@ -1,11 +1,14 @@
 // The settings page: the account state, signing in and out, the account's doorbells to add, the
-// status of the running plugin, the standard settings form, and a test motion per doorbell. Everything the server does is asked for with homebridge.request; its failures
-// arrive as { message } in the words the plugin's log uses, with anything more the page must know
-// (whether a sign-in's code is spent) as their `error`.
+// status of the running plugin, the standard settings form, and a test motion per doorbell.
+// Everything the server does is asked for with homebridge.request; its failures arrive as
+// { message } in the words the plugin's log uses, with anything more the page must know (whether a
+// sign-in's code is spent) as their `error`.
 
 import { AccountDoorbells } from './account-doorbells.js';
 import { ensurePlatformBlock, storeAccount, STORED_ACCOUNT_FIELDS } from './config-block.js';
+import { busy, messageOf, showOutcome } from './outcomes.js';
 import { startStatusPanel } from './status-panel.js';
+import { showTestMotionDoorbells } from './test-motion.js';
 
 /** The sign-in form's inputs, by the field the server and the config block call them. */
 const SIGN_IN_INPUTS = {
@@ -21,10 +24,18 @@ const element = (id) => document.getElementById(id);
 /** The settings form's block as it stands, saved or not. */
 let currentBlock = {};
 
+/** Asks the Status panel to follow a change of the account; nothing until the panel is started. */
+let refreshStatus = () => undefined;
+
 const accountDoorbells = new AccountDoorbells(
   { section: element('account-doorbells'), list: element('account-doorbell-list'), message: element('account-doorbells-message') },
   {
-    onAccount: (account) => showAccount(account, { listDoorbells: false }),
+    // The service refused the session: the account state says so, and why, where the section was.
+    onAccount: (account, reason) => {
+      showAccount(account, { listDoorbells: false });
+      showAccountMessage(reason, 'danger');
+      refreshStatus();
+    },
     onAdded: (block) => followForm(block),
   },
 );
@@ -38,7 +49,7 @@ async function start() {
   prefillSignIn(block.account);
   followForm(block);
   homebridge.showSchemaForm();
-  startStatusPanel({ summary: element('status-summary'), doorbells: element('status-doorbells') });
+  refreshStatus = startStatusPanel({ summary: element('status-summary'), doorbells: element('status-doorbells') });
   // Edits in the settings form below: the lists of doorbells follow them.
   homebridge.addEventListener('configChanged', (event) => followForm(event.data?.[0] ?? {}));
   element('sign-in-form').addEventListener('submit', (event) => {
@@ -59,7 +70,7 @@ function prefillSignIn(account = {}) {
 
 function followForm(block) {
   currentBlock = block;
-  showDoorbells(block);
+  showTestMotionDoorbells({ list: element('doorbells'), empty: element('no-doorbells') }, block);
   accountDoorbells.formChanged(block);
 }
 
@@ -111,6 +122,7 @@ async function signIn() {
     element(SIGN_IN_INPUTS.code).value = '';
     // Listed once the account is saved: the server lists them from the saved settings.
     showAccount(account, { listDoorbells: false });
+    refreshStatus();
     homebridge.toast.success(describeAccount(account), 'Doorbell Motion');
     try {
       await storeAccount(fields);
@@ -126,6 +138,7 @@ async function signOut() {
   await busy(element('sign-out'), element('account-message'), 'Signing out…', async () => {
     try {
       showAccount(await homebridge.request('/sign-out'));
+      refreshStatus();
       showAccountMessage('Signed out.', 'success');
       homebridge.toast.success('Signed out', 'Doorbell Motion');
     } catch (error) {
@@ -135,81 +148,6 @@ async function signOut() {
   });
 }
 
-function showDoorbells(block) {
-  const doorbells = (Array.isArray(block.doorbells) ? block.doorbells : []).filter((doorbell) => doorbell?.deviceId !== undefined);
-  element('doorbells').replaceChildren(...doorbells.map(doorbellItem));
-  // An empty list would still draw its border.
-  element('doorbells').hidden = doorbells.length === 0;
-  element('no-doorbells').hidden = doorbells.length > 0;
-}
-
-function doorbellItem(doorbell) {
-  const deviceId = String(doorbell.deviceId);
-  const name = doorbell.name || `Doorbell ${deviceId}`;
-  const item = document.createElement('li');
-  item.className = 'list-group-item';
-  const row = document.createElement('div');
-  row.className = 'd-flex align-items-center justify-content-between';
-  const label = document.createElement('span');
-  label.textContent = `${name} (${deviceId})`;
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.className = 'btn btn-sm btn-outline-primary ms-3';
-  button.textContent = 'Send test motion';
-  button.setAttribute('aria-label', `Send test motion to ${name}`);
-  const outcome = document.createElement('p');
-  outcome.className = 'mb-0 mt-2 small';
-  outcome.setAttribute('role', 'status');
-  outcome.hidden = true;
-  button.addEventListener('click', () => void sendTestMotion(deviceId, name, button, outcome));
-  row.append(label, button);
-  item.append(row, outcome);
-  return item;
-}
-
-async function sendTestMotion(deviceId, name, button, outcome) {
-  await busy(button, outcome, 'Sending…', async () => {
-    try {
-      const { warning } = await homebridge.request('/test-motion', { deviceId });
-      if (warning === undefined) {
-        showOutcome(outcome, `Delivered: ${name}'s motion sensor should now show motion.`, 'success');
-      } else {
-        showOutcome(outcome, `Delivered on this host: ${name}'s motion sensor should now show motion. ${warning}`, 'warning');
-      }
-      homebridge.toast.success(`Test motion delivered to ${name}`, 'Doorbell Motion');
-    } catch (error) {
-      showOutcome(outcome, messageOf(error), 'danger');
-      homebridge.toast.error(messageOf(error), 'Test motion failed');
-    }
-  });
-}
-
-/** Disables the button and says what is going on until `run` is done; the last outcome goes meanwhile. */
-async function busy(button, outcome, text, run) {
-  const idle = button.textContent;
-  outcome.hidden = true;
-  button.disabled = true;
-  button.textContent = text;
-  try {
-    await run();
-  } finally {
-    button.disabled = false;
-    button.textContent = idle;
-  }
-}
-
 function showAccountMessage(text, tone) {
   showOutcome(element('account-message'), text, tone);
-}
-
-function showOutcome(target, text, tone) {
-  target.textContent = text;
-  target.classList.remove('text-success', 'text-danger', 'text-warning');
-  target.classList.add(`text-${tone}`);
-  target.hidden = false;
-}
-
-/** homebridge.request rejects with the server's { message }; anything else is shown as it is. */
-function messageOf(error) {
-  return typeof error?.message === 'string' ? error.message : String(error);
 }

@@ -1,7 +1,15 @@
 // The Status panel: what the plugin running in Homebridge last wrote about its delivery (status.json,
 // through the server's /status), asked for again every few seconds while the page is open.
 
+import { messageOf } from './outcomes.js';
+
 const REFRESH_MS = 5_000;
+
+/**
+ * After a sign-in or sign-out on this page, the running plugin follows within 5 s and writes its status
+ * within a second more: the panel asks then, rather than up to REFRESH_MS after that.
+ */
+const FOLLOW_MS = 6_500;
 
 const NOT_RUNNING = 'Homebridge is not running this plugin.';
 
@@ -13,19 +21,53 @@ const SESSION_WORDS = {
   'token-refused': 'The doorbell service refused the doorbell access token in the settings: replace it, save, and restart Homebridge.',
 };
 
-/** Shows the status now and every REFRESH_MS after each answer, until the page goes. */
+/** Without a session the plugin closes the relay on purpose: what opens it again. */
+const RELAY_WAITS_FOR = {
+  'signed-out': 'The push relay connects once you sign in.',
+  expired: 'The push relay connects once you sign in again.',
+  'token-refused': 'The push relay connects once the doorbell service accepts the access token.',
+};
+
+/**
+ * Shows the status now and every REFRESH_MS after each answer, until the page goes. Returns the
+ * function to call when the account changed on this page: it asks at once, and again once the plugin
+ * has had time to follow. One request at a time and one timer, however often it is called.
+ */
 export function startStatusPanel(panel) {
   let timer;
-  const refresh = async () => {
+  let asking = false;
+  /** The account changed while a request was under way, whose answer may be older than the change. */
+  let changedMeanwhile = false;
+  let stopped = false;
+  const ask = async (nextMs) => {
+    window.clearTimeout(timer);
+    if (asking) {
+      changedMeanwhile = true;
+      return;
+    }
+    asking = true;
     try {
       showStatus(panel, await homebridge.request('/status'));
     } catch (error) {
-      showLines(panel, [typeof error?.message === 'string' ? error.message : String(error)], []);
+      showLines(panel, [messageOf(error)], []);
     }
-    timer = window.setTimeout(refresh, REFRESH_MS);
+    asking = false;
+    if (stopped) {
+      return;
+    }
+    if (changedMeanwhile) {
+      changedMeanwhile = false;
+      void ask(FOLLOW_MS);
+      return;
+    }
+    timer = window.setTimeout(() => void ask(REFRESH_MS), nextMs);
   };
-  window.addEventListener('pagehide', () => window.clearTimeout(timer));
-  void refresh();
+  window.addEventListener('pagehide', () => {
+    stopped = true;
+    window.clearTimeout(timer);
+  });
+  void ask(REFRESH_MS);
+  return () => void ask(FOLLOW_MS);
 }
 
 function showStatus(panel, status) {
@@ -37,9 +79,12 @@ function showStatus(panel, status) {
   showLines(panel, lines, status.doorbells.map(describeDoorbell));
 }
 
-function describeDelivery({ pushMode, relay, receiver }) {
+function describeDelivery({ pushMode, relay, receiver, session }) {
   if (pushMode === 'relay') {
-    return relay?.connected ? `Receiving alerts through the relay since ${timeOf(relay.since)}.` : 'The push relay is not connected: alerts cannot arrive until it is back.';
+    if (relay?.connected) {
+      return `Receiving alerts through the relay since ${timeOf(relay.since)}.`;
+    }
+    return RELAY_WAITS_FOR[session] ?? 'The push relay is not connected: alerts cannot arrive until it is back.';
   }
   return receiver?.listening ? 'The push receiver is listening.' : 'The push receiver is not listening yet.';
 }

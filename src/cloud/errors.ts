@@ -1,6 +1,6 @@
 import { isRetryable } from './retry-policy.js';
 
-export type CloudErrorKind = 'network' | 'timeout' | 'http' | 'service' | 'malformed' | 'unauthorized' | 'insecure' | 'aborted';
+export type CloudErrorKind = 'network' | 'timeout' | 'http' | 'service' | 'malformed' | 'too-large' | 'unauthorized' | 'insecure' | 'aborted';
 
 export interface CloudErrorOptions {
   kind: CloudErrorKind;
@@ -112,6 +112,8 @@ function describeKind({ kind, status, detail }: CloudErrorOptions): string {
       return 'the service refused the request';
     case 'malformed':
       return withDetail(`HTTP ${status} with a response that is not what the service sends`);
+    case 'too-large':
+      return `an answer larger than ${detail ?? 'the limit'}, far more than the service sends; it was not read`;
     case 'unauthorized':
       return `HTTP ${status}: the access token is not accepted`;
     case 'insecure':

@@ -12,6 +12,13 @@ export interface CloudLogger {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
+/**
+ * The most of an answer that is read. The largest the services send is the device list of an account
+ * with many doorbells, tens of KiB; an answer past this comes from somewhere else and would only fill
+ * memory, so it is cut off.
+ */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+
 /** axios labels even an empty POST as a form; `false` stops it: there is no body to describe. */
 const NO_BODY_HEADERS = { 'Content-Type': false } as const;
 
@@ -20,6 +27,8 @@ export interface CloudHttpOptions {
   logger?: CloudLogger;
   retry?: Partial<RetryPolicy>;
   timeoutMs?: number;
+  /** Tests lower it; MAX_ANSWER_BYTES otherwise. */
+  maxAnswerBytes?: number;
   /**
    * The service answers in `{code, msg, data}` envelopes, refusals included: a refusal without one
    * came from something in between (a proxy, a firewall), and its error says so.
@@ -41,11 +50,12 @@ export interface CloudRequest {
   signal?: AbortSignal;
 }
 
-/** The axios instance every cloud request goes through: one base address, a timeout, no surprises. */
-function createCloudAxios(baseUrl: string, timeoutMs: number): AxiosInstance {
+/** The axios instance every cloud request goes through: one base address, a timeout, a size limit, no surprises. */
+function createCloudAxios(baseUrl: string, timeoutMs: number, maxAnswerBytes: number): AxiosInstance {
   return axios.create({
     baseURL: baseUrl,
     timeout: timeoutMs,
+    maxContentLength: maxAnswerBytes,
     // The body stays text so an HTML error page or an empty body is told apart from an envelope.
     responseType: 'text',
     transitional: { forcedJSONParsing: false, clarifyTimeoutError: true },
@@ -61,10 +71,12 @@ export class CloudHttp {
   private readonly axios: AxiosInstance;
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly maxAnswerBytes: number;
 
   constructor(private readonly options: CloudHttpOptions) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.axios = createCloudAxios(options.baseUrl, this.timeoutMs);
+    this.maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    this.axios = createCloudAxios(options.baseUrl, this.timeoutMs, this.maxAnswerBytes);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   }
 
@@ -151,6 +163,10 @@ export class CloudHttp {
     if (code === 'ETIMEDOUT' || code === 'ECONNABORTED') {
       return new CloudError({ kind: 'timeout', ...known, detail: `none within ${this.timeoutMs} ms` });
     }
+    // axios tells the cut-off answer from a broken one by its message alone.
+    if (code === 'ERR_BAD_RESPONSE' && error instanceof Error && error.message.includes('maxContentLength')) {
+      return new CloudError({ kind: 'too-large', ...known, detail: describeSize(this.maxAnswerBytes) });
+    }
     return new CloudError({ kind: 'network', ...known, detail: code });
   }
 }
@@ -167,6 +183,10 @@ function statusFailure(request: CloudRequest, response: CloudResponse, retryAfte
     serviceMsg: answer?.msg,
     retryAfterMs: honoursRetryAfter(response.status) ? parseRetryAfter(retryAfter) : undefined,
   });
+}
+
+function describeSize(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }
 
 function headerValue(value: unknown): string | undefined {

@@ -11,7 +11,7 @@ import {
   unknownSetting,
 } from './messages.js';
 import { isListenAddress, isWebAddress } from '../values/address.js';
-import { isDeviceId } from '../values/device-id.js';
+import { deviceIdText, isDeviceId } from '../values/device-id.js';
 import { isJsonObject } from '../values/json.js';
 
 /**
@@ -114,8 +114,8 @@ function withDeviceIdsAsStrings(block: Record<string, unknown>): Record<string, 
   const copy = structuredClone(block);
   if (Array.isArray(copy.doorbells)) {
     for (const doorbell of copy.doorbells as unknown[]) {
-      if (isJsonObject(doorbell) && Number.isSafeInteger(doorbell.deviceId)) {
-        doorbell.deviceId = String(doorbell.deviceId);
+      if (isJsonObject(doorbell) && 'deviceId' in doorbell) {
+        doorbell.deviceId = deviceIdText(doorbell.deviceId);
       }
     }
   }

@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import { DATA_FILES } from '../session/data-folder.js';
 import { JsonFile } from '../session/json-file.js';
 import type { PrivateFolder } from '../session/private-folder.js';
+import { STATUS_TIMING } from './status-writer.js';
 
 /**
  * status.json: what the running plugin knows of its delivery, for the settings page, which runs in
@@ -94,7 +95,7 @@ export function openStatusFile(folder: PrivateFolder, log: Logger): JsonFile<Del
 }
 
 /** Twice the longest wait between two writes: a status older than this was left by a plugin that stopped. */
-export const STALE_AFTER_MS = 2 * 60_000;
+export const STALE_AFTER_MS = 2 * STATUS_TIMING.maxIntervalMs;
 
 /**
  * Whether the plugin that wrote `status` still runs on this host: its process is alive, and it wrote

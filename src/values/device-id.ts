@@ -10,3 +10,12 @@ const DECIMAL = /^[1-9][0-9]*$/;
 export function isDeviceId(value: unknown): value is string {
   return typeof value === 'string' && DECIMAL.test(value) && value.length <= 19 && BigInt(value) <= MAX_DEVICE_ID;
 }
+
+/**
+ * A device id as its decimal text. config.json may hold an id as a JSON integer, which counts while it
+ * is a safe integer, every digit exact; anything else is returned as it is, for the caller's check to
+ * accept (a string) or reject (an unsafe integer, whose last digits are already lost).
+ */
+export function deviceIdText(value: unknown): unknown {
+  return Number.isSafeInteger(value) ? String(value) : value;
+}

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { SAMPLE_DEVICES } from '../../simulator/index.js';
+import { MAX_ANSWER_BYTES } from '../../src/cloud/http.js';
 import { cloudFailure, doorbellClient, NON_LOOPBACK_HTTP, signIn, useSimulator } from './cloud-helpers.js';
 
 describe('DoorbellClient.listDoorbells', () => {
@@ -102,7 +103,45 @@ describe('DoorbellClient.listDoorbells', () => {
     expect(error.message).toBe('GET /clients_api/ring_devices failed: HTTP 200 with a response that is not what the service sends (not a JSON object)');
   });
 
+  it('reads the list of an account with very many doorbells, every key the service adds included', async () => {
+    const client = doorbellClient(context, await signIn(context));
+    const rawBody = deviceList(3_500);
+    expect(rawBody.length).toBeGreaterThan(MAX_ANSWER_BYTES * 0.8);
+    expect(rawBody.length).toBeLessThan(MAX_ANSWER_BYTES);
+    context.sim.injectFault('devices', { rawBody });
+
+    const answer = await client.listDoorbells();
+
+    expect(answer.offered && answer.doorbells).toHaveLength(3_500);
+  });
+
+  it('cuts off an answer larger than 1 MiB, which no service sends, with a clear error, and asks once', async () => {
+    const client = doorbellClient(context, await signIn(context));
+    context.sim.injectFault('devices', { rawBody: deviceList(5_000), times: 5 });
+
+    const error = await cloudFailure(client.listDoorbells(), 'too-large');
+
+    expect(error.message).toBe('GET /clients_api/ring_devices failed: an answer larger than 1 MiB, far more than the service sends; it was not read');
+    expect(error.retryable).toBe(false);
+    expect(context.sim.requestsTo('devices')).toHaveLength(1);
+  });
+
   it('never sends the token over plain http to another host', async () => {
     await cloudFailure(doorbellClient(context, 'secret-bearer-token', NON_LOOPBACK_HTTP).listDoorbells(), 'insecure');
   });
 });
+
+/** A device list of `count` doorbells, each with the many keys a real list carries (about 270 bytes each). */
+function deviceList(count: number): string {
+  const doorbells = Array.from({ length: count }, (_, index) => ({
+    id: 100_000 + index,
+    description: `Doorbell ${index}`,
+    kind: 'lpd_v2',
+    device_id: `a1b2c3d4e5f6${String(index).padStart(6, '0')}`,
+    time_zone: 'America/New_York',
+    firmware_version: 'Up to Date',
+    features: { motions_enabled: true, show_recordings: true },
+    settings: { chime_settings: { type: 1, enable: true } },
+  }));
+  return JSON.stringify({ doorbots: doorbells, authorized_doorbots: [], stickup_cams: [], chimes: [] });
+}

@@ -3,23 +3,24 @@
  * storage of a real Homebridge 2 running the built plugin against the simulator. A user who knows
  * only the e-mail and a code signs in, sees the account's doorbells, adds the one not yet set up,
  * saves, takes the restart the Homebridge UI offers, and the plugin subscribes it; a test motion shows
- * on the Status panel; once Homebridge stops, the panel says so.
+ * on the Status panel; once Homebridge stops, the panel says so. Then what the page says when the
+ * service offers no list, refuses the configured access token, or refuses the session.
  */
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Locator } from 'playwright-core';
-import { freeLoopbackPort, type HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
+import type { Locator } from 'playwright-core';
 import { pollUntil } from '../support/poll.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { describeWithChromium, launchChromium } from './support/browser.js';
-import { configUiPlatform, CONFIG_UI_SETUP_TIMEOUT_MS, startConfigUi, uiAccessToken, uiPluginFolder, writeUiAdmin } from './support/config-ui.js';
+import { describeWithChromium } from './support/browser.js';
 import { findBySerialNumber, HapCharacteristic, HapService } from './support/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
-import { ACCOUNT, doorbellMotionPlatform, pluginLogLine, SIDE_GATE } from './support/plugin-config.js';
+import { ACCOUNT, pluginLogLine, SIDE_GATE } from './support/plugin-config.js';
 import { expectStoppedInTime, itLeavesNoTrace, NO_FAULT, useRig } from './support/plugin-rig.js';
-import { readSavedBlock, savedBlockAfter, SCREENSHOT_DIR, SettingsPage } from './support/settings-page.js';
+import { changeSavedBlock, readSavedBlock, savedBlockAfter } from './support/saved-config.js';
+import { SCREENSHOT_DIR, useSettingsUi } from './support/settings-page.js';
+import { panelText, panelTime, untilPanelHolds, untilPanelShows } from './support/status-panel.js';
 
 const BROWSER_STEP_TIMEOUT_MS = 30_000;
 const SUBSCRIBED_TIMEOUT_MS = 10_000;
@@ -27,6 +28,14 @@ const RESTART_TIMEOUT_MS = STOP_TIMEOUT_MS + START_TIMEOUT_MS + SUBSCRIBED_TIMEO
 /** The panel asks every 5 s, and the plugin writes a change within 1 s. */
 const PANEL_TIMEOUT_MS = 10_000;
 const SAVED = 'Signed in. The account is saved in the settings below.';
+/** The plugin follows a sign-in within 5 s and writes its status within 1 s; the page asks again then. */
+const FOLLOW_TIMEOUT_MS = 8_000;
+const NOT_OFFERED = "This doorbell service does not offer a list of the account's doorbells: type each doorbell's device id in the settings below.";
+
+/** The Bootstrap text colour a message is shown in: `text-danger`, `text-muted`... */
+async function toneOf(message: Locator): Promise<string | undefined> {
+  return (await message.getAttribute('class'))?.split(' ').find((name) => name.startsWith('text-'));
+}
 
 /** Each listed doorbell as `name / details / mark or button`, as written (the UI's styles capitalise buttons). */
 function texts(items: Locator): Promise<string[]> {
@@ -39,48 +48,27 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
   describeWithChromium('Homebridge UI 5.10.0, Chromium, Homebridge 2', () => {
     // Relay mode, the default a user gets.
     const rig = useRig(HOMEBRIDGE_RUNTIMES[0], undefined, { delivery: 'relay' });
-    let ui: HomebridgeProcess;
-    let uiUrl: string;
-    let accessToken: string;
-    let browser: Browser;
-    let settings: SettingsPage;
-
-    beforeAll(async () => {
-      const { sandbox } = rig();
-      const port = await freeLoopbackPort();
-      // The account without a code: the plugin starts signed out and waits for the page.
-      const account = { serverUrl: rig().endpoints.accountUrl, email: ACCOUNT.email, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode };
-      await sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { account }), configUiPlatform(port)]);
-      await writeUiAdmin(sandbox.storagePath);
-      ui = await startConfigUi({ storagePath: sandbox.storagePath, pluginPath: await uiPluginFolder(sandbox.root), home: join(sandbox.root, 'ui-home') });
-      uiUrl = `http://127.0.0.1:${port}`;
-      accessToken = await uiAccessToken(uiUrl);
-      browser = await launchChromium();
-      await rig().start();
-    }, CONFIG_UI_SETUP_TIMEOUT_MS);
-
-    afterAll(async () => {
-      await browser?.close();
-      await ui?.stop(STOP_TIMEOUT_MS);
-    }, STOP_TIMEOUT_MS * 2);
-
-    async function openSettings(): Promise<SettingsPage> {
-      await settings?.close();
-      settings = await SettingsPage.open(browser, uiUrl, accessToken);
-      return settings;
-    }
+    const settingsUi = useSettingsUi(rig);
+    const storagePath = (): string => rig().sandbox.storagePath;
 
     it(
       "signs in and lists the account's doorbells, digits exact and the chime left out, marking the three already set up",
       async () => {
-        const page = await openSettings();
+        const page = await settingsUi.open();
         await page.statusPanel.getByText('Not signed in: sign in above to receive alerts.').waitFor();
+        // Without a session the plugin closes the relay on purpose: nothing is broken.
+        expect(await panelText(page)).toContain('The push relay connects once you sign in.');
+        expect(await panelText(page)).not.toContain('alerts cannot arrive');
+        await page.screenshotOwnPart('09-signed-out-relay');
         expect(await page.accountDoorbells.count()).toBe(0);
 
         await page.signIn(ACCOUNT.code);
         expect(await page.accountMessage.textContent()).toBe(SAVED);
         await page.accountDoorbells.first().waitFor();
         await page.screenshot('10-account-doorbells');
+        // The panel follows the sign-in as soon as the plugin has.
+        await untilPanelHolds(page, 'Front Door (1234567): subscribed', FOLLOW_TIMEOUT_MS);
+        expect(await panelText(page)).not.toMatch(/Not signed in|not signed in/);
 
         expect(await texts(page.accountDoorbells)).toEqual([
           'Front Door / Device ID 1234567 · lpd_v2 / In your settings',
@@ -93,6 +81,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
     );
 
     it('adds Side Gate to the settings form once, however fast the clicks, with its id as text', async () => {
+      const settings = settingsUi.current();
       await settings.addButton(SIDE_GATE.name).dblclick();
       await settings.accountDoorbellsMessage.getByText('Side Gate is in the settings below').waitFor();
       await settings.formInput('deviceId', 3).waitFor();
@@ -106,9 +95,10 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
     it(
       'saves the id exactly, as a string, takes the restart the Homebridge UI offers, and the plugin subscribes Side Gate',
       async () => {
-        const block = await savedBlockAfter(rig().sandbox.storagePath, () => settings.save());
+        const settings = settingsUi.current();
+        const block = await savedBlockAfter(storagePath(), () => settings.save());
         expect(block.doorbells).toContainEqual(expect.objectContaining({ deviceId: SIDE_GATE.deviceId, name: SIDE_GATE.name }));
-        expect(await readFile(join(rig().sandbox.storagePath, 'config.json'), 'utf8')).toContain(`"deviceId": "${SIDE_GATE.deviceId}"`);
+        expect(await readFile(join(storagePath(), 'config.json'), 'utf8')).toContain(`"deviceId": "${SIDE_GATE.deviceId}"`);
 
         // Beside Homebridge the Homebridge UI cannot restart it (hb-service does that): its restart
         // request restarts the rig's Homebridge instead, as hb-service would.
@@ -137,19 +127,31 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
     it(
       "shows on the Status panel how alerts arrive, each doorbell subscribed, and Side Gate's last motion after a test motion",
       async () => {
-        const page = await openSettings();
-        await page.statusPanel.getByText(/^Receiving alerts through the relay since \d\d:\d\d/).waitFor({ timeout: PANEL_TIMEOUT_MS });
+        const page = await settingsUi.open();
+        await untilPanelShows(page, storagePath(), ({ relay }) => [`Receiving alerts through the relay since ${panelTime(relay?.since ?? 'never')}.`], PANEL_TIMEOUT_MS);
 
         expect(await page.sendTestMotion(SIDE_GATE.name)).toBe("Delivered: Side Gate's motion sensor should now show motion.");
-        await page.statusPanel.getByText(/Side Gate \(9007199254740995\): subscribed; last motion \d\d:\d\d/).waitFor({ timeout: PANEL_TIMEOUT_MS });
+        const status = await untilPanelShows(
+          page,
+          storagePath(),
+          ({ doorbells, registeredAt, nextRefreshAt }) => {
+            const sideGate = doorbells.find(({ deviceId }) => deviceId === SIDE_GATE.deviceId);
+            return [
+              `Side Gate (9007199254740995): subscribed; last motion ${panelTime(sideGate?.lastMotionAt ?? 'never')}, no ring yet.`,
+              `Registered ${panelTime(registeredAt ?? 'never')}, next refresh ${panelTime(nextRefreshAt ?? 'never')}.`,
+              ...['Front Door (1234567)', 'Back Door (42)', 'Garage (9007199254740993)'].map((name) => `${name}: subscribed; no motion yet, no ring yet.`),
+            ];
+          },
+          PANEL_TIMEOUT_MS,
+        );
         await page.screenshot('12-status');
         await page.screenshotOwnPart('12-status-own-part');
 
-        const panel = (await page.statusPanel.innerText()).replace(/\s+/g, ' ');
-        expect(panel).toMatch(/Registered \d\d:\d\d( [AP]M)?, next refresh \d\d:\d\d/);
-        for (const name of ['Front Door (1234567)', 'Back Door (42)', 'Garage (9007199254740993)']) {
-          expect(panel).toContain(`${name}: subscribed; no motion yet, no ring yet.`);
-        }
+        // The registration is refreshed every 12 hours (from the end of a pass): half of each day the
+        // next refresh falls on the next day, and the panel writes its date.
+        const untilRefresh = Date.parse(status.nextRefreshAt ?? '') - Date.parse(status.registeredAt ?? '');
+        expect(untilRefresh).toBeGreaterThanOrEqual(12 * 60 * 60_000);
+        expect(untilRefresh).toBeLessThan(12 * 60 * 60_000 + 60_000);
         expect(await page.accountDoorbells.last().innerText()).toContain('In your settings');
       },
       BROWSER_STEP_TIMEOUT_MS + PANEL_TIMEOUT_MS,
@@ -158,16 +160,57 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
     it(
       'says Homebridge is not running this plugin once Homebridge has stopped',
       async () => {
+        const settings = settingsUi.current();
         expectStoppedInTime(await rig().stop());
 
         await settings.statusPanel.getByText('Homebridge is not running this plugin.').waitFor({ timeout: PANEL_TIMEOUT_MS });
         await settings.screenshot('13-not-running');
         expect(await settings.statusPanel.innerText()).not.toContain('subscribed');
-        expect((await readSavedBlock(rig().sandbox.storagePath)).doorbells).toHaveLength(4);
+        expect((await readSavedBlock(storagePath())).doorbells).toHaveLength(4);
       },
       STOP_TIMEOUT_MS + PANEL_TIMEOUT_MS,
     );
 
-    itLeavesNoTrace(rig);
+    it('says in a neutral line that the service offers no list', async () => {
+      rig().simulator.setDeviceListMode('not-offered');
+      const page = await settingsUi.open();
+      await page.accountDoorbellsMessage.getByText(NOT_OFFERED).waitFor();
+
+      expect(await toneOf(page.accountDoorbellsMessage)).toBe('text-muted');
+      expect(await page.accountDoorbells.count()).toBe(0);
+    });
+
+    it('shows a refused doorbell access token as a problem', async () => {
+      rig().simulator.setDeviceListMode('unauthorized');
+      await changeSavedBlock(storagePath(), (block) => ({ ...block, doorbellAccessToken: 'refused-token-SECRET' }));
+      try {
+        const page = await settingsUi.open();
+        await page.accountDoorbellsMessage.getByText('The doorbell service refused the Doorbell Access Token').waitFor();
+        await page.screenshotOwnPart('14-token-refused');
+
+        expect(await page.accountState.textContent()).toBe('Using a doorbell access token');
+        expect(await page.accountDoorbellsMessage.textContent()).toBe(
+          'The doorbell service refused the Doorbell Access Token in the settings: replace it, save, and restart Homebridge.',
+        );
+        expect(await toneOf(page.accountDoorbellsMessage)).toBe('text-danger');
+      } finally {
+        await changeSavedBlock(storagePath(), (block) => ({ ...block, doorbellAccessToken: undefined }));
+      }
+    });
+
+    it("shows why, by the account state, when the service refuses the session's token", async () => {
+      rig().simulator.setDeviceListMode('unauthorized');
+      const page = await settingsUi.open();
+      await page.accountState.filter({ hasText: 'Session expired: sign in again' }).waitFor();
+      await page.accountMessage.waitFor();
+      await page.screenshotOwnPart('15-session-refused');
+
+      expect(await page.accountMessage.textContent()).toBe("The doorbell service no longer accepts this session: sign in again above to see the account's doorbells.");
+      expect(await toneOf(page.accountMessage)).toBe('text-danger');
+      expect(await page.frame.locator('#sign-in-form').isVisible()).toBe(true);
+      expect(await page.frame.locator('#account-doorbells').isVisible()).toBe(false);
+    });
+
+    itLeavesNoTrace(rig, ['refused-token-SECRET']);
   });
 });

@@ -5,23 +5,22 @@
  * signs out and in again, and saves a set-up with a doorbell access token alone through the standard form,
  * which the page then shows instead of a sign-in.
  */
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser } from 'playwright-core';
-import { freeLoopbackPort, type HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
 import { parseConfig } from '../../src/config/parse-config.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { describeWithChromium, launchChromium } from './support/browser.js';
-import { configUiPlatform, CONFIG_UI_SETUP_TIMEOUT_MS, startConfigUi, uiAccessToken, uiPluginFolder, writeUiAdmin } from './support/config-ui.js';
+import { describeWithChromium } from './support/browser.js';
 import { changeOf } from './support/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
-import { ACCOUNT, doorbellMotionPlatform, pluginLogLine } from './support/plugin-config.js';
+import { ACCOUNT, pluginLogLine } from './support/plugin-config.js';
 import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
-import { attributesOf, readSavedBlock, savedBlockAfter, SettingsPage } from './support/settings-page.js';
+import { readSavedBlock, savedBlockAfter } from './support/saved-config.js';
+import { attributesOf, useSettingsUi, type SettingsPage } from './support/settings-page.js';
+import { recordRequests, statusAsksAfterChange, untilPanelHolds, type PageRequest } from './support/status-panel.js';
 
 /** The running plugin follows a sign-in or sign-out on the page within this, without a restart. */
 const FOLLOW_TIMEOUT_MS = 5_500;
@@ -38,40 +37,28 @@ const MOTION_EVENT_TIMEOUT_MS = 5_000;
 /** The Homebridge UI redraws a shown form some 250 ms after the config changed under it: wait past that. */
 const REDRAW_MS = 1_000;
 const SAVED = 'Signed in. The account is saved in the settings below.';
+/** The Status panel asks every 5 s; after a sign-in or sign-out at once, and again after 6.5 s, when the plugin has followed. */
+const REFRESH_MS = 5_000;
+const FOLLOW_MS = 6_500;
+/** The plugin follows within 5 s and writes its status within 1 s; the page's next ask shows it. */
+const PANEL_FOLLOW_TIMEOUT_MS = 10_000;
+
+/**
+ * The page asked for the status as soon as the account changed (a sign-out's status, say, is news
+ * only once the plugin followed, but an answer under way may be older than the change), and again
+ * once the plugin had time to follow it. Resolves with the asks' times after the change.
+ */
+async function expectAskedAtOnceAndAfterFollowing(requests: () => Promise<PageRequest[]>, change: string, untilMs = FOLLOW_MS): Promise<number[]> {
+  const asks = await statusAsksAfterChange(requests, change, untilMs);
+  expect(asks[0]).toBeLessThan(500);
+  expect(asks.filter((at) => at >= FOLLOW_MS - 500 && at < FOLLOW_MS + 1_500)).toHaveLength(1);
+  return asks;
+}
 
 describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
   describeWithChromium('Homebridge UI 5.10.0, Chromium, Homebridge 2', () => {
     const rig = useRig(HOMEBRIDGE_RUNTIMES[0]);
-    let ui: HomebridgeProcess;
-    let uiUrl: string;
-    let accessToken: string;
-    let browser: Browser;
-    let settings: SettingsPage;
-
-    beforeAll(async () => {
-      const { sandbox } = rig();
-      const port = await freeLoopbackPort();
-      // The account without a code: the plugin starts signed out and waits for the page.
-      const account = { serverUrl: rig().endpoints.accountUrl, email: ACCOUNT.email, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode };
-      await sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { account }), configUiPlatform(port)]);
-      await writeUiAdmin(sandbox.storagePath);
-      ui = await startConfigUi({ storagePath: sandbox.storagePath, pluginPath: await uiPluginFolder(sandbox.root), home: join(sandbox.root, 'ui-home') });
-      uiUrl = `http://127.0.0.1:${port}`;
-      accessToken = await uiAccessToken(uiUrl);
-      browser = await launchChromium();
-      await rig().start();
-    }, CONFIG_UI_SETUP_TIMEOUT_MS);
-
-    afterAll(async () => {
-      await browser?.close();
-      await ui?.stop(STOP_TIMEOUT_MS);
-    }, STOP_TIMEOUT_MS * 2);
-
-    async function openSettings(): Promise<SettingsPage> {
-      await settings?.close();
-      settings = await SettingsPage.open(browser, uiUrl, accessToken);
-      return settings;
-    }
+    const settingsUi = useSettingsUi(rig);
 
     /** The settings form after a sign-in, once any redraw is over: it must still hold everything. */
     async function expectFormKept(page: SettingsPage, serverUrl = rig().simulator.accountUrl): Promise<void> {
@@ -85,7 +72,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       'shows Not signed in, the sign-in form filled in from the configured account, and every device id as valid text',
       async () => {
         await rig().waitForStatusFaults(GENERAL_FAULT, SUBSCRIBED_TIMEOUT_MS);
-        const page = await openSettings();
+        const page = await settingsUi.open();
         await page.screenshot('01-not-signed-in');
 
         expect(await page.accountState.textContent()).toBe('Not signed in');
@@ -102,6 +89,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
     );
 
     it('says what to do about a wrong code on this page, and empties the spent code', async () => {
+      const settings = settingsUi.current();
       await settings.signIn(WRONG_CODE);
       await settings.screenshot('02-wrong-code');
 
@@ -113,7 +101,9 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       expect(await settings.accountState.textContent()).toBe('Not signed in');
     });
 
-    it('signs in with the right code, keeps the settings form whole, and its Save keeps the account, never the code', async () => {
+    it('signs in with the right code, keeps the settings form whole, its Save keeps the account, never the code, and the Status panel follows', async () => {
+      const settings = settingsUi.current();
+      const requests = await recordRequests(settings);
       await settings.signIn(ACCOUNT.code);
       await expectFormKept(settings);
       await settings.screenshot('03-signed-in');
@@ -122,12 +112,16 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       expect(await settings.accountMessage.textContent()).toBe(SAVED);
       const account = { serverUrl: rig().simulator.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0 };
       expect((await readSavedBlock(rig().sandbox.storagePath)).account).toEqual(account);
+      // The Status panel follows the sign-in as soon as the plugin has; the form's Save below closes it.
+      await untilPanelHolds(settings, 'Front Door (1234567): subscribed', PANEL_FOLLOW_TIMEOUT_MS);
+      expect(await settings.statusPanel.innerText()).not.toContain('Not signed in');
+      await expectAskedAtOnceAndAfterFollowing(requests, '/sign-in');
 
       const { doorbellServerUrl, doorbells, ...block } = await savedBlockAfter(rig().sandbox.storagePath, () => settings.save());
       expect([block.account, doorbellServerUrl]).toEqual([account, rig().simulator.doorbellUrl]);
       expect((doorbells as Array<{ deviceId: string }>).map(({ deviceId }) => deviceId)).toEqual(DEVICE_IDS);
       expect(await readFile(join(rig().sandbox.storagePath, 'config.json'), 'utf8')).not.toMatch(new RegExp(`${ACCOUNT.code}|${WRONG_CODE}`));
-    });
+    }, BROWSER_STEP_TIMEOUT_MS);
 
     it(
       "follows the sign-in without a restart, and sends a test motion that turns on the doorbell's motion sensor at the controller",
@@ -138,7 +132,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
         const { motionDetected } = (await rig().sensors()).find(({ serialNumber }) => serialNumber === GARAGE.deviceId) as DoorbellSensor;
         const controller = await rig().controller();
         await controller.subscribe(motionDetected);
-        const page = await openSettings();
+        const page = await settingsUi.open();
 
         const outcome = await page.sendTestMotion(GARAGE.name);
         await controller.nextEvent(changeOf(motionDetected, true), MOTION_EVENT_TIMEOUT_MS);
@@ -150,7 +144,9 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       FOLLOW_TIMEOUT_MS + BROWSER_STEP_TIMEOUT_MS,
     );
 
-    it('signs out: Not signed in, session.json gone, and the running plugin faults every doorbell within 5 s', async () => {
+    it('signs out: Not signed in, session.json gone, the running plugin faults every doorbell within 5 s, and the Status panel follows', async () => {
+      const settings = settingsUi.current();
+      const requests = await recordRequests(settings);
       await settings.signOut();
       await settings.screenshot('05-signed-out');
 
@@ -158,9 +154,15 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       await expect(readFile(join(rig().sandbox.storagePath, 'doorbell-motion', 'session.json'))).rejects.toThrow('ENOENT');
       await rig().waitForStatusFaults(GENERAL_FAULT, FOLLOW_TIMEOUT_MS);
       await rig().homebridge.waitForLine(pluginLogLine('Signed out on the settings page'), 0);
-    });
 
-    it('signs in, out and in again in one visit, keeping the form whole, and never claims a save the UI failed', async () => {
+      await untilPanelHolds(settings, 'Not signed in: sign in above to receive alerts.', PANEL_FOLLOW_TIMEOUT_MS);
+      expect(await settings.statusPanel.innerText()).not.toMatch(/: subscribed/);
+      await expectAskedAtOnceAndAfterFollowing(requests, '/sign-out');
+    }, BROWSER_STEP_TIMEOUT_MS);
+
+    it('signs in, out and in again in one visit, keeping the form whole, never claims a save the UI failed, and keeps one Status refresh going', async () => {
+      const settings = settingsUi.current();
+      const requests = await recordRequests(settings);
       // The account server as a user may paste it, with a slash config.json does not have yet.
       const serverUrl = `${rig().simulator.accountUrl}/`;
       await settings.signInInput('Account server').fill(serverUrl);
@@ -179,9 +181,15 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       expect(await settings.accountMessage.textContent()).toBe(SAVED);
       expect((await readSavedBlock(rig().sandbox.storagePath)).account).toMatchObject({ serverUrl });
       await expectFormKept(settings, serverUrl);
-    }, BROWSER_STEP_TIMEOUT_MS);
+
+      // Three changes in a few seconds, then quiet: one ask at a time, REFRESH_MS apart, never two timers.
+      const asks = await expectAskedAtOnceAndAfterFollowing(requests, '/sign-in', FOLLOW_MS + REFRESH_MS);
+      const gaps = asks.slice(1).map((at, index) => at - (asks[index] as number));
+      expect(gaps.filter((gap) => gap < REFRESH_MS - 500)).toEqual([]);
+    }, BROWSER_STEP_TIMEOUT_MS + FOLLOW_MS + REFRESH_MS + PANEL_FOLLOW_TIMEOUT_MS);
 
     it('draws every number as a number field with its value, the code only under Advanced, and plain, agreeing labels', async () => {
+      const settings = settingsUi.current();
       await settings.expandFieldset('Advanced');
       await settings.screenshot('06-settings-form');
 
@@ -204,6 +212,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
     });
 
     it('offers the relay fields for relay mode and the receiver fields for direct mode', async () => {
+      const settings = settingsUi.current();
       const receiverFields = () => Promise.all(['publicUrl', 'port', 'host'].map((name) => settings.formInput(name).count()));
       const relayFields = () => Promise.all(['relayUrl', 'relayToken'].map((name) => settings.formInput(name).count()));
       expect([await receiverFields(), await relayFields()]).toEqual([[1, 1, 1], [0, 0]]);
@@ -218,7 +227,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
     });
 
     it('offers each doorbell its controls, the Chime switch only with the button and the extra sensors as checkboxes, saved as the plugin reads them', async () => {
-      const page = await openSettings();
+      const page = await settingsUi.open();
       const inputs = (selector: string) => page.page.locator(`.modal-body input${selector}`);
       const text = await page.formText();
       for (const label of ['Chime Switch', 'Motion Alerts Switch', 'Extra Motion Sensors', 'Person', 'Vehicle', 'Other motion']) {
@@ -247,7 +256,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
     it(
       'saves a set-up with a doorbell access token and no account, with no error shown, and a typed number as a number; the plugin accepts it',
       async () => {
-        const page = await openSettings();
+        const page = await settingsUi.open();
         for (const name of ['serverUrl', 'email', 'country', 'countryCode']) {
           await page.formInput(name).fill('');
         }
@@ -269,7 +278,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
         expect(homebridge.lines.slice(fromLine).filter((line) => /Configuration:|Doing nothing/.test(line))).toEqual([]);
 
         // The page says what the plugin uses, offers no sign-in, and lists the doorbells with the token.
-        const tokenPage = await openSettings();
+        const tokenPage = await settingsUi.open();
         await tokenPage.accountDoorbells.first().waitFor();
         await tokenPage.screenshot('08-token-page');
         expect(await tokenPage.accountState.textContent()).toBe('Using a doorbell access token');
@@ -283,7 +292,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
     it('leaves no code, token or push secret in the Homebridge UI log, and no code in the plugin log', async () => {
       const pushSecrets = JSON.parse(await readFile(join(rig().sandbox.storagePath, 'doorbell-motion', 'push.json'), 'utf8')) as Record<string, string>;
       const codes = [ACCOUNT.code, WRONG_CODE, ...LATER_CODES];
-      expect(linesRevealing(ui.lines, [...codes, ...rig().simulator.secrets, ...Object.values(pushSecrets)])).toEqual([]);
+      expect(linesRevealing(settingsUi.uiLines(), [...codes, ...rig().simulator.secrets, ...Object.values(pushSecrets)])).toEqual([]);
       expect(rig().linesRevealingSecrets(codes)).toEqual([]);
     });
 

@@ -90,6 +90,7 @@ describe('the settings page: the account\'s doorbells', () => {
     expect(await answerOf(page(), page().requests.doorbells())).toEqual({
       available: false,
       reason: "The doorbell service no longer accepts this session: sign in again above to see the account's doorbells.",
+      refused: true,
       account: { state: 'expired', email: EMAIL, nickname: 'porch+light', region: 'us', signedInAt: expect.any(String) },
     });
     expect(await answerOf(page(), page().requests.account())).toMatchObject({ state: 'expired' });
@@ -97,12 +98,13 @@ describe('the settings page: the account\'s doorbells', () => {
     expect(await failureOf(page(), page().requests.doorbells())).toBe("The session has expired: sign in again above to see the account's doorbells.");
   });
 
-  it('says the access token was refused (401) when it came from the settings, and leaves the session alone', async () => {
+  it('says the access token was refused (401) when it came from the settings, a refusal unlike a missing list, and leaves the session alone', async () => {
     await signedIn({ doorbellAccessToken: 'refused-token-SECRET' });
 
     expect(await answerOf(page(), page().requests.doorbells())).toEqual({
       available: false,
       reason: 'The doorbell service refused the Doorbell Access Token in the settings: replace it, save, and restart Homebridge.',
+      refused: true,
     });
     expect((await page().store.readSession())?.invalidatedAt).toBeUndefined();
   });
@@ -130,16 +132,22 @@ describe('the settings page: the account\'s doorbells', () => {
     expect(message).toContain(words);
   });
 
-  it('says so when the service is down or answers something else, with no status number', async () => {
+  it('says so when the service is down or answers something else or far too much, with no status number', async () => {
     await signedIn();
     sim().injectFault('devices', { status: 503, times: 10 });
     const down = await failureOf(page(), page().requests.doorbells());
     sim().clearFaults();
     sim().injectFault('devices', { rawBody: '<html>proxy</html>', contentType: 'text/html' });
     const other = await failureOf(page(), page().requests.doorbells());
+    sim().clearFaults();
+    sim().injectFault('devices', { rawBody: `{"doorbots":[],"padding":"${'x'.repeat(1024 * 1024)}"}` });
+    const huge = await failureOf(page(), page().requests.doorbells());
 
     expect(down).toBe(`The account's doorbells could not be listed: the doorbell service at ${sim().doorbellUrl} is busy or down. Try again later.`);
     expect(other).toBe(`The account's doorbells could not be listed: the answer from ${sim().doorbellUrl} is not the doorbell service's. Check the Doorbell Server address.`);
+    expect(huge).toBe(
+      `The account's doorbells could not be listed: the answer from ${sim().doorbellUrl} was larger than any list of doorbells, so it was not read. Check the Doorbell Server address.`,
+    );
   });
 
   it('never says or logs a token', async () => {

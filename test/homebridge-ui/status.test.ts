@@ -8,8 +8,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dataFolderPath } from '../../src/session/data-folder.js';
-import type { DeliveryStatus } from '../../src/status/delivery-status.js';
+import { dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
+import { SessionStore } from '../../src/session/session-store.js';
+import { STALE_AFTER_MS, type DeliveryStatus } from '../../src/status/delivery-status.js';
+import { STATUS_TIMING } from '../../src/status/status-writer.js';
+import { sampleSession } from '../session/fixtures/sample-session.js';
 import { DOORBELLS, temporaryStorage, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
 import { pollUntil } from '../support/poll.js';
@@ -64,7 +67,7 @@ describe('the settings page: the running plugin\'s status', () => {
     expect(JSON.stringify(moved)).not.toContain(bed.sim.issuedTokens[0] as string);
   });
 
-  it('answers not running for a status whose process is gone, or that nobody rewrote for 2 minutes', async () => {
+  it('answers not running for a status whose process is gone, or that nobody rewrote for twice the longest wait between writes', async () => {
     const platform = bed.launch();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     const requests = settingsRequests();
@@ -76,10 +79,12 @@ describe('the settings page: the running plugin\'s status', () => {
     await writeStatus({ ...status, pid: await deadPid() });
     expect(await requests.status()).toMatchObject({ running: false, session: 'signed-in' });
 
-    await writeStatus({ ...status, updatedAt: new Date(Date.now() - 2 * 60_000 - 1_000).toISOString() });
+    await writeStatus({ ...status, updatedAt: new Date(Date.now() - STALE_AFTER_MS - 1_000).toISOString() });
     expect(await requests.status()).toMatchObject({ running: false });
 
-    await writeStatus({ ...status, updatedAt: new Date(Date.now() - 110_000).toISOString() });
+    // A write that is late by most of an interval, on a busy machine, does not make it read as stopped.
+    expect(STALE_AFTER_MS).toBe(2 * STATUS_TIMING.maxIntervalMs);
+    await writeStatus({ ...status, updatedAt: new Date(Date.now() - STATUS_TIMING.maxIntervalMs * 1.8).toISOString() });
     expect(await requests.status()).toMatchObject({ running: true });
   });
 
@@ -95,11 +100,13 @@ describe('the settings page: a set-up with a doorbell access token', () => {
   it('answers the token state, whatever session.json holds', async () => {
     const storage = await temporaryStorage();
     try {
-      const requests = new SettingsRequests({
-        storagePath: storage.path,
-        readPlatformBlock: async () => ({ platform: 'DoorbellMotion', doorbellAccessToken: 'token-SECRET-1234' }),
-        log: createTestLogger('UI'),
-      });
+      const log = createTestLogger('UI');
+      await new SessionStore(openDataFolder(storage.path, log), log).saveSession(sampleSession());
+      let block: Record<string, unknown> = { platform: 'DoorbellMotion' };
+      const requests = new SettingsRequests({ storagePath: storage.path, readPlatformBlock: async () => block, log });
+      expect(await requests.account()).toMatchObject({ state: 'signed-in' });
+
+      block = { ...block, doorbellAccessToken: 'token-SECRET-1234' };
 
       expect(await requests.account()).toEqual({ state: 'token' });
     } finally {

@@ -3,12 +3,17 @@
  * plugin's card, its settings. The page's own part lives in an iframe; the standard settings form and
  * the Save button are the UI's, in the modal around it.
  */
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { afterAll, beforeAll } from '@jest/globals';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import type { Browser, Frame, FrameLocator, Locator, Page } from 'playwright-core';
+import { freeLoopbackPort, type HomebridgeProcess } from '../../../scripts/lib/homebridge-process.js';
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
-import { pollUntil } from '../../support/poll.js';
-import { isOurPlatform } from '../../../src/settings.js';
+import { launchChromium } from './browser.js';
+import { configUiPlatform, CONFIG_UI_SETUP_TIMEOUT_MS, startConfigUi, uiAccessToken, uiPluginFolder, writeUiAdmin } from './config-ui.js';
+import { STOP_TIMEOUT_MS } from './homebridge-sandbox.js';
+import { ACCOUNT, doorbellMotionPlatform } from './plugin-config.js';
+import type { PluginRig } from './plugin-rig.js';
 
 const PLUGIN_NAME = 'homebridge-doorbell-motion';
 const DISPLAY_NAME = 'Doorbell Motion';
@@ -33,7 +38,9 @@ export class SettingsPage {
 
   /** Signs in to the UI with `accessToken` and opens the plugin's settings; resolves once the page shows the account. */
   static async open(browser: Browser, baseUrl: string, accessToken: string): Promise<SettingsPage> {
-    const page = await browser.newPage({ viewport: VIEWPORT, locale: 'en-US' });
+    // The test's own time zone, which the tests' expected times are written in (TZ sets it for both).
+    const timezoneId = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const page = await browser.newPage({ viewport: VIEWPORT, locale: 'en-US', timezoneId });
     page.setDefaultTimeout(STEP_TIMEOUT_MS);
     // The UI keeps its session in localStorage: set before its scripts run, it skips the login form.
     await page.addInitScript(`window.localStorage.setItem('access_token', ${JSON.stringify(accessToken)})`);
@@ -45,6 +52,15 @@ export class SettingsPage {
     await settings.accountState.filter({ hasNotText: 'Checking' }).waitFor();
     await settings.formInput('name').waitFor();
     return settings;
+  }
+
+  /** The page's own frame, where its scripts run. */
+  get ownFrame(): Frame {
+    const frame = this.page.frames().find((candidate) => candidate.url().includes(`/api/plugins/settings-ui/${PLUGIN_NAME}/`));
+    if (frame === undefined) {
+      throw new Error("The plugin's settings page is not open");
+    }
+    return frame;
   }
 
   get accountState(): Locator {
@@ -100,7 +116,7 @@ export class SettingsPage {
     return this.frame.locator('section', { has: this.frame.locator('#status-heading') });
   }
 
-    /** The `nth` input of the standard settings form named `name` (the last part of its key). */
+  /** The `nth` input of the standard settings form named `name` (the last part of its key). */
   formInput(name: string, nth = 0): Locator {
     return this.page.locator(`.modal-body input[name="${name}"]`).nth(nth);
   }
@@ -183,35 +199,62 @@ export class SettingsPage {
   }
 }
 
-/**
- * The plugin's platform block in the config.json of a Homebridge storage; {} when there is none. The
- * Homebridge UI writes the file in place, so a read in the middle of a write sees half of it: read again.
- */
-export async function readSavedBlock(storagePath: string): Promise<Record<string, unknown>> {
-  const whole = async () => {
-    try {
-      return JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Array<Record<string, unknown>> };
-    } catch (error) {
-      if (error instanceof SyntaxError) {
-        return undefined;
-      }
-      throw error;
-    }
-  };
-  const config = await pollUntil(whole, (read) => read !== undefined, 5_000, 'config.json to hold whole JSON', 50);
-  return config?.platforms.find((block) => isOurPlatform(block.platform)) ?? {};
-}
-
-/** The block once `save` has made the UI write config.json anew, maybe with the same content. */
-export async function savedBlockAfter(storagePath: string, save: () => Promise<void>): Promise<Record<string, unknown>> {
-  const writtenAt = async () => (await stat(join(storagePath, 'config.json'))).mtimeMs;
-  const before = await writtenAt();
-  await save();
-  await pollUntil(writtenAt, (now) => now !== before, 10_000, "the form's Save");
-  return readSavedBlock(storagePath);
-}
-
 /** What tells a browser how to offer input for a field. */
 export function attributesOf(input: { getAttribute(name: string): string | null }): Record<string, string | null> {
   return { type: input.getAttribute('type'), inputmode: input.getAttribute('inputmode'), autocomplete: input.getAttribute('autocomplete') };
+}
+
+export interface SettingsUi {
+  /** Opens the plugin's settings anew in the browser, closing the page opened before. */
+  open(): Promise<SettingsPage>;
+  /** The settings page opened last. */
+  current(): SettingsPage;
+  /** The Homebridge UI's output so far. */
+  uiLines(): readonly string[];
+}
+
+/**
+ * The Homebridge UI over the rig's storage, with Chromium, for the tests of the enclosing describe:
+ * config.json holds the plugin's platform with the account but no code, so the rig's Homebridge,
+ * started last, runs the plugin signed out, waiting for the page. Stopped after the last test.
+ */
+export function useSettingsUi(rig: () => PluginRig): SettingsUi {
+  let ui: HomebridgeProcess | undefined;
+  let uiUrl: string;
+  let accessToken: string;
+  let browser: Browser | undefined;
+  let settings: SettingsPage | undefined;
+
+  beforeAll(async () => {
+    const { sandbox, endpoints } = rig();
+    const port = await freeLoopbackPort();
+    const account = { serverUrl: endpoints.accountUrl, email: ACCOUNT.email, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode };
+    await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { account }), configUiPlatform(port)]);
+    await writeUiAdmin(sandbox.storagePath);
+    ui = await startConfigUi({ storagePath: sandbox.storagePath, pluginPath: await uiPluginFolder(sandbox.root), home: join(sandbox.root, 'ui-home') });
+    uiUrl = `http://127.0.0.1:${port}`;
+    accessToken = await uiAccessToken(uiUrl);
+    browser = await launchChromium();
+    await rig().start();
+  }, CONFIG_UI_SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await ui?.stop(STOP_TIMEOUT_MS);
+  }, STOP_TIMEOUT_MS * 2);
+
+  return {
+    open: async () => {
+      await settings?.close();
+      settings = await SettingsPage.open(browser as Browser, uiUrl, accessToken);
+      return settings;
+    },
+    current: () => {
+      if (settings === undefined) {
+        throw new Error('No settings page is open yet: open() one first');
+      }
+      return settings;
+    },
+    uiLines: () => ui?.lines ?? [],
+  };
 }
