@@ -1,0 +1,135 @@
+/**
+ * What the plugin adds to a Homebridge's memory. Real Homebridge 2 children, one at a time: a bare one,
+ * one with the plugin and 1 doorbell, one with 100, each signed in to the simulator in the default
+ * set-up (relay mode), and the three again, in alternation, for every run. Each is read once its heap
+ * has settled (memory-probe.mjs); a run's overhead is the plugin's reading less the bare Homebridge's
+ * of the same run, so a run that found the machine busier counts against both.
+ */
+import type { Simulator } from '../../simulator/index.js';
+import { startRelay } from '../../simulator/relay/index.js';
+import type { Relay } from '../../simulator/relay/types.js';
+import { ACCOUNT } from '../../test/support/platform-harness.js';
+import { BenchHomebridge, type MemoryReading } from './homebridge.js';
+import { startBenchCloud } from './in-process.js';
+import { MIB } from './latency.js';
+import { doorbellIds, type BenchSettings } from './settings.js';
+
+/** Signing in and subscribing 100 doorbells against the 100 ms cloud takes seconds. */
+const SUBSCRIBED_TIMEOUT_MS = 30_000;
+
+/** Smallest, middle and largest of the runs. */
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+export interface MemoryFigure {
+  doorbells: number;
+  /** Heap used + external, the median of the runs' overheads: the plugin's own objects. */
+  heapOverheadMb: number;
+  /** How far apart the runs' heap overheads were. */
+  heapOverheadSpreadMb: number;
+  /** Resident memory once V8 has given back what it held spare. */
+  rssOverheadMb: Spread;
+  /** Resident memory as V8 held it, its young generation as start-up left it (16 or 32 MiB). */
+  rssHeldOverheadMb: Spread;
+}
+
+export interface MemoryPhase {
+  runs: number;
+  /** The bare Homebridge itself, which the overheads are taken from. */
+  homebridge: { heapMb: number; rssMb: Spread };
+  n1: MemoryFigure;
+  n100: MemoryFigure;
+  /** False when some heap was still changing at the probe's time limit. */
+  settled: boolean;
+  collected: boolean;
+}
+
+interface MemoryCloud {
+  sim: Simulator;
+  relay: Relay;
+  doorbells: readonly string[];
+}
+
+export async function memoryPhase(settings: BenchSettings): Promise<MemoryPhase> {
+  const doorbells = doorbellIds(settings.doorbells);
+  const sim = await startBenchCloud(doorbells);
+  const relay = await startRelay();
+  const cloud = { sim, relay, doorbells };
+  const bare: MemoryReading[] = [];
+  const one: MemoryReading[] = [];
+  const all: MemoryReading[] = [];
+  try {
+    for (let run = 0; run < settings.memoryRuns; run += 1) {
+      bare.push(await readHomebridge(cloud, 0, settings.settleMaxMs));
+      one.push(await readHomebridge(cloud, 1, settings.settleMaxMs));
+      all.push(await readHomebridge(cloud, doorbells.length, settings.settleMaxMs));
+    }
+  } finally {
+    await relay.close();
+    await sim.close();
+  }
+  const readings = [...bare, ...one, ...all];
+  return {
+    runs: settings.memoryRuns,
+    homebridge: { heapMb: round(median(bare.map(heapOf)), 2), rssMb: spread(bare.map(({ rss }) => rss)) },
+    n1: figure(bare, one, 1),
+    n100: figure(bare, all, doorbells.length),
+    settled: readings.every(({ settled }) => settled),
+    collected: readings.every(({ collected }) => collected),
+  };
+}
+
+/** A fresh Homebridge with the plugin and `count` doorbells (none: no plugin), read once settled. */
+async function readHomebridge({ sim, relay, doorbells }: MemoryCloud, count: number, settleMaxMs: number): Promise<MemoryReading> {
+  // A fresh storage signs in with account.code: the simulator gets a fresh, unspent code first.
+  const plugin = count === 0 ? undefined : { sim, doorbells: doorbells.slice(0, count), relayUrl: relay.url };
+  if (plugin !== undefined) {
+    sim.addAccount({ ...ACCOUNT });
+  }
+  const homebridge = await BenchHomebridge.create(plugin, settleMaxMs);
+  try {
+    const running = await homebridge.start();
+    if (plugin !== undefined) {
+      await running.waitForLine(new RegExp(`${count} of ${count} doorbells subscribed`), SUBSCRIBED_TIMEOUT_MS);
+    }
+    return await homebridge.memory();
+  } finally {
+    await homebridge.dispose();
+  }
+}
+
+function figure(bare: readonly MemoryReading[], withPlugin: readonly MemoryReading[], doorbells: number): MemoryFigure {
+  const overhead = (value: (reading: MemoryReading) => number): number[] =>
+    withPlugin.map((reading, run) => value(reading) - value(bare[run] as MemoryReading));
+  const heap = overhead(heapOf);
+  return {
+    doorbells,
+    heapOverheadMb: round(median(heap), 2),
+    heapOverheadSpreadMb: round(Math.max(...heap) - Math.min(...heap), 2),
+    rssOverheadMb: spread(overhead(({ rss }) => rss)),
+    rssHeldOverheadMb: spread(overhead(({ rssHeld }) => rssHeld)),
+  };
+}
+
+function heapOf({ heapUsed, external }: MemoryReading): number {
+  return heapUsed + external;
+}
+
+function spread(bytes: readonly number[]): Spread {
+  return { min: round(Math.min(...bytes), 1), median: round(median(bytes), 1), max: round(Math.max(...bytes), 1) };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Bytes in MiB, to `digits` decimals. */
+function round(bytes: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round((bytes / MIB) * scale) / scale;
+}
