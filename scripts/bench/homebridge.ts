@@ -19,6 +19,7 @@ import {
 import { HOMEBRIDGE_2_BIN, REPO_ROOT } from '../lib/paths.js';
 import { platformConfig } from '../../test/support/platform-harness.js';
 import { doorbellEntries } from './settings.js';
+import { signInAsTheSettingsPage } from './settings-page.js';
 
 const MEMORY_PROBE_URL = new URL('./memory-probe.mjs', import.meta.url).href;
 const MEMORY_LINE = /^\[memory-probe\] (\{.*\})$/;
@@ -51,6 +52,11 @@ export interface BenchPlugin {
   doorbells: readonly string[];
   /** Relay mode through the relay at this URL; direct mode on a free loopback port without it. */
   relayUrl?: string;
+  /**
+   * Signed in on the settings page before Homebridge starts (the default set-up), rather than with
+   * account.code in config.json at the plugin's first start.
+   */
+  settingsPageSignIn?: boolean;
 }
 
 export class BenchHomebridge {
@@ -82,8 +88,11 @@ export class BenchHomebridge {
     const bridge = { name: 'Bench Bridge', ...newBridgeIdentity(), port: await freeLoopbackPort() };
     const homebridge = new BenchHomebridge(root, bridge, await freeLoopbackPort(), plugin !== undefined, settleMaxMs);
     BenchHomebridge.live.add(homebridge);
-    const platforms = plugin === undefined ? [] : [homebridge.platformBlock(plugin)];
-    await writeHomebridgeConfig(homebridge.storagePath, { bridge, platforms });
+    const block = plugin === undefined ? undefined : homebridge.platformBlock(plugin);
+    await writeHomebridgeConfig(homebridge.storagePath, { bridge, platforms: block === undefined ? [] : [block] });
+    if (block !== undefined && plugin?.settingsPageSignIn === true) {
+      await signInAsTheSettingsPage(homebridge.storagePath, block);
+    }
     return homebridge;
   }
 
@@ -136,7 +145,14 @@ export class BenchHomebridge {
   }
 
   /** The harness's block, as the in-process runs use it: relay mode, or direct mode on this Homebridge's push port. */
-  private platformBlock({ sim, doorbells, relayUrl }: BenchPlugin): Record<string, unknown> {
-    return platformConfig(sim, relayUrl ?? this.pushPort, { doorbells: doorbellEntries(doorbells) });
+  private platformBlock({ sim, doorbells, relayUrl, settingsPageSignIn }: BenchPlugin): Record<string, unknown> {
+    const block = platformConfig(sim, relayUrl ?? this.pushPort, { doorbells: doorbellEntries(doorbells) });
+    if (settingsPageSignIn === true) {
+      // The page stores the account's fields in config.json, never the code.
+      const account = { ...(block.account as Record<string, unknown>) };
+      delete account.code;
+      return { ...block, account };
+    }
+    return block;
   }
 }

@@ -1,9 +1,9 @@
 /**
  * What the plugin adds to a Homebridge's memory. Real Homebridge 2 children, one at a time: a bare one,
- * one with the plugin and 1 doorbell, one with 100, each signed in to the simulator in the default
- * set-up (relay mode), and the three again, in alternation, for every run. Each is read once its heap
- * has settled (memory-probe.mjs); a run's overhead is the plugin's reading less the bare Homebridge's
- * of the same run, so a run that found the machine busier counts against both.
+ * one with the plugin and 1 doorbell, one with 100, each in the default set-up (relay mode, signed in
+ * to the simulator on the settings page), and the three again, in alternation, for every run. Each is
+ * read once its heap has settled (memory-probe.mjs); a run's overhead is the plugin's reading less the
+ * bare Homebridge's of the same run, so a run that found the machine busier counts against both.
  */
 import type { Simulator } from '../../simulator/index.js';
 import { startRelay } from '../../simulator/relay/index.js';
@@ -84,8 +84,8 @@ export async function memoryPhase(settings: BenchSettings): Promise<MemoryPhase>
 
 /** A fresh Homebridge with the plugin and `count` doorbells (none: no plugin), read once settled. */
 async function readHomebridge({ sim, relay, doorbells }: MemoryCloud, count: number, settleMaxMs: number): Promise<MemoryReading> {
-  // A fresh storage signs in with account.code: the simulator gets a fresh, unspent code first.
-  const plugin = count === 0 ? undefined : { sim, doorbells: doorbells.slice(0, count), relayUrl: relay.url };
+  // A fresh storage is signed in on the settings page: the simulator gets a fresh, unspent code first.
+  const plugin = count === 0 ? undefined : { sim, doorbells: doorbells.slice(0, count), relayUrl: relay.url, settingsPageSignIn: true };
   if (plugin !== undefined) {
     sim.addAccount({ ...ACCOUNT });
   }
