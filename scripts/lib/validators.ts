@@ -80,12 +80,17 @@ export interface GeneratedModule {
 export const CONFIG_CHECKS = join('src', 'config', 'config-checks.generated');
 export const ENVELOPE_CHECKS = join('src', 'cloud', 'envelope-checks.generated');
 
-/** The four files, as `npm run validators` writes them. */
-export function generatedModules(): GeneratedModule[] {
+/** The platform block's schema, as config.schema.json has it. */
+export function configSchema(): SchemaObject {
+  return (JSON.parse(readFileSync(join(REPO_ROOT, 'config.schema.json'), 'utf8')) as { schema: SchemaObject }).schema;
+}
+
+/** The four files, as `npm run validators` writes them; `schema` in place of config.schema.json's, for a test. */
+export function generatedModules(schema = configSchema()): GeneratedModule[] {
   const configExports = ['platformBlock', 'accountBlock'];
   const envelopeExports = Object.keys(ENVELOPE_SCHEMAS);
   return [
-    { path: `${CONFIG_CHECKS}.js`, text: moduleText('config.schema.json', configChecks(), ['isListenAddress', 'isWebAddress']) },
+    { path: `${CONFIG_CHECKS}.js`, text: moduleText('config.schema.json', configChecks(schema), ['isListenAddress', 'isWebAddress']) },
     { path: `${CONFIG_CHECKS}.d.ts`, text: declarationText('config.schema.json', configExports) },
     { path: `${ENVELOPE_CHECKS}.js`, text: moduleText('src/cloud/envelope-schemas.ts', envelopeChecks(envelopeExports), []) },
     { path: `${ENVELOPE_CHECKS}.d.ts`, text: declarationText('src/cloud/envelope-schemas.ts', envelopeExports) },
@@ -96,9 +101,8 @@ export function generatedModules(): GeneratedModule[] {
  * `platformBlock` and `accountBlock`: the whole block, and the account alone (the settings page's
  * sign-in form). Without messages: the plugin words each problem itself, from the keyword and path.
  */
-function configChecks(): string {
-  const file = JSON.parse(readFileSync(join(REPO_ROOT, 'config.schema.json'), 'utf8')) as { schema: SchemaObject };
-  const schema = withoutAnnotations(file.schema);
+function configChecks(fullSchema: SchemaObject): string {
+  const schema = withoutAnnotations(fullSchema);
   const ajv = configAjv({ ...STANDALONE, messages: false });
   ajv.addSchema(schema, 'platformBlock');
   ajv.addSchema(schema.properties.account, 'accountBlock');

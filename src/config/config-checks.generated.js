@@ -4,7 +4,7 @@ import { isListenAddress, isWebAddress } from '../values/address.js';
 
 const require = createRequire(import.meta.url);
 export const platformBlock = validate11;
-const schema12 = {"type":"object","required":["name","doorbellServerUrl","doorbells"],"if":{"required":["doorbellAccessToken"]},"else":{"required":["account"]},"properties":{"name":{"type":"string","minLength":1,"default":"Doorbell Motion"},"account":{"type":"object","if":{"anyOf":[{"required":["serverUrl"]},{"required":["email"]},{"required":["country"]},{"required":["countryCode"]},{"required":["code"]}]},"then":{"required":["serverUrl","email","country","countryCode"]},"properties":{"serverUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s\\u0000-\\u001f\\u007f@]+@[^\\s\\u0000-\\u001f\\u007f@]+\\.[^\\s\\u0000-\\u001f\\u007f@]+$"},"country":{"type":"string","pattern":"^[A-Z]{2}$"},"countryCode":{"type":"string","pattern":"^[0-9]{1,4}$"},"code":{"type":"string","pattern":"^[0-9]{6}$"},"majorVersion":{"type":"integer","minimum":0,"default":14},"minorVersion":{"type":"integer","minimum":0,"default":0}}},"doorbellServerUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"doorbellAccessToken":{"type":"string","minLength":4,"pattern":"^[!-~]+$"},"doorbells":{"type":"array","minItems":1,"maxItems":149,"items":{"type":"object","required":["deviceId"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string","minLength":1},"motionTimeout":{"type":"integer","minimum":5,"maximum":3600},"button":{"type":"boolean","default":true}}}},"motionTimeout":{"type":"integer","minimum":5,"maximum":3600,"default":60},"push":{"type":"object","default":{},"properties":{"mode":{"type":"string","enum":["relay","direct"]},"relayUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"relayToken":{"type":"string","minLength":4,"pattern":"^[!-~]+$"},"port":{"type":"integer","minimum":1,"maximum":65535,"default":47850},"host":{"type":"string","minLength":1,"pattern":"^[0-9A-Za-z.:%_-]+$","x-address":"listen","default":"0.0.0.0"},"publicUrl":{"type":"string","pattern":"^https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"service":{"type":"string","minLength":1,"default":"webhook"},"os":{"type":"string","minLength":1},"dictVersion":{"type":"string","minLength":1,"default":"2.0.0"}}}}};
+const schema12 = {"type":"object","required":["name","doorbellServerUrl","doorbells"],"if":{"required":["doorbellAccessToken"]},"else":{"required":["account"]},"properties":{"name":{"type":"string","minLength":1,"default":"Doorbell Motion"},"account":{"type":"object","if":{"anyOf":[{"required":["serverUrl"]},{"required":["email"]},{"required":["country"]},{"required":["countryCode"]},{"required":["code"]}]},"then":{"required":["serverUrl","email","country","countryCode"]},"properties":{"serverUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s\\u0000-\\u001f\\u007f@]+@[^\\s\\u0000-\\u001f\\u007f@]+\\.[^\\s\\u0000-\\u001f\\u007f@]+$"},"country":{"type":"string","pattern":"^[A-Z]{2}$"},"countryCode":{"type":"string","pattern":"^[0-9]{1,4}$"},"code":{"type":"string","pattern":"^[0-9]{6}$"},"majorVersion":{"type":"integer","minimum":0,"default":14},"minorVersion":{"type":"integer","minimum":0,"default":0}}},"doorbellServerUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"doorbellAccessToken":{"type":"string","minLength":4,"pattern":"^[!-~]+$"},"doorbells":{"type":"array","minItems":1,"maxItems":149,"items":{"type":"object","required":["deviceId"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string","minLength":1},"motionTimeout":{"type":"integer","minimum":5,"maximum":3600},"button":{"type":"boolean","default":true},"chimeSwitch":{"type":"boolean","default":false},"motionSwitch":{"type":"boolean","default":false},"detections":{"type":"array","items":{"type":"string","enum":["person","vehicle","other"]},"default":[]}}}},"motionTimeout":{"type":"integer","minimum":5,"maximum":3600,"default":60},"push":{"type":"object","default":{},"properties":{"mode":{"type":"string","enum":["relay","direct"]},"relayUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"relayToken":{"type":"string","minLength":4,"pattern":"^[!-~]+$"},"port":{"type":"integer","minimum":1,"maximum":65535,"default":47850},"host":{"type":"string","minLength":1,"pattern":"^[0-9A-Za-z.:%_-]+$","x-address":"listen","default":"0.0.0.0"},"publicUrl":{"type":"string","pattern":"^https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"service":{"type":"string","minLength":1,"default":"webhook"},"os":{"type":"string","minLength":1},"dictVersion":{"type":"string","minLength":1,"default":"2.0.0"}}}}};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const func3 = isWebAddress;
 const func11 = isListenAddress;
@@ -630,6 +630,15 @@ if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.button === undefined){
 data12.button = true;
 }
+if(data12.chimeSwitch === undefined){
+data12.chimeSwitch = false;
+}
+if(data12.motionSwitch === undefined){
+data12.motionSwitch = false;
+}
+if(data12.detections === undefined){
+data12.detections = [];
+}
 if(data12.deviceId === undefined){
 const err44 = {instancePath:instancePath+"/doorbells/" + i0,schemaPath:"#/properties/doorbells/items/required",keyword:"required",params:{missingProperty: "deviceId"}};
 if(vErrors === null){
@@ -735,9 +744,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-else {
-const err53 = {instancePath:instancePath+"/doorbells/" + i0,schemaPath:"#/properties/doorbells/items/type",keyword:"type",params:{type: "object"}};
+if(typeof data12.chimeSwitch !== "boolean"){
+const err53 = {instancePath:instancePath+"/doorbells/" + i0+"/chimeSwitch",schemaPath:"#/properties/doorbells/items/properties/chimeSwitch/type",keyword:"type",params:{type: "boolean"}};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -746,10 +754,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-}
-else {
-const err54 = {instancePath:instancePath+"/doorbells",schemaPath:"#/properties/doorbells/type",keyword:"type",params:{type: "array"}};
+if(typeof data12.motionSwitch !== "boolean"){
+const err54 = {instancePath:instancePath+"/doorbells/" + i0+"/motionSwitch",schemaPath:"#/properties/doorbells/items/properties/motionSwitch/type",keyword:"type",params:{type: "boolean"}};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -758,10 +764,13 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-let data17 = data.motionTimeout;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err55 = {instancePath:instancePath+"/motionTimeout",schemaPath:"#/properties/motionTimeout/type",keyword:"type",params:{type: "integer"}};
+let data19 = data12.detections;
+if(Array.isArray(data19)){
+const len1 = data19.length;
+for(let i1=0; i1<len1; i1++){
+let data20 = data19[i1];
+if(typeof data20 !== "string"){
+const err55 = {instancePath:instancePath+"/doorbells/" + i0+"/detections/" + i1,schemaPath:"#/properties/doorbells/items/properties/detections/items/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -770,9 +779,8 @@ vErrors.push(err55);
 }
 errors++;
 }
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 > 3600 || isNaN(data17)){
-const err56 = {instancePath:instancePath+"/motionTimeout",schemaPath:"#/properties/motionTimeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600}};
+if(!(((data20 === "person") || (data20 === "vehicle")) || (data20 === "other"))){
+const err56 = {instancePath:instancePath+"/doorbells/" + i0+"/detections/" + i1,schemaPath:"#/properties/doorbells/items/properties/detections/items/enum",keyword:"enum",params:{allowedValues: schema12.properties.doorbells.items.properties.detections.items.enum}};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -781,8 +789,10 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data17 < 5 || isNaN(data17)){
-const err57 = {instancePath:instancePath+"/motionTimeout",schemaPath:"#/properties/motionTimeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 5}};
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/doorbells/" + i0+"/detections",schemaPath:"#/properties/doorbells/items/properties/detections/type",keyword:"type",params:{type: "array"}};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -792,24 +802,8 @@ vErrors.push(err57);
 errors++;
 }
 }
-let data18 = data.push;
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.port === undefined){
-data18.port = 47850;
-}
-if(data18.host === undefined){
-data18.host = "0.0.0.0";
-}
-if(data18.service === undefined){
-data18.service = "webhook";
-}
-if(data18.dictVersion === undefined){
-data18.dictVersion = "2.0.0";
-}
-if(data18.mode !== undefined){
-let data19 = data18.mode;
-if(typeof data19 !== "string"){
-const err58 = {instancePath:instancePath+"/push/mode",schemaPath:"#/properties/push/properties/mode/type",keyword:"type",params:{type: "string"}};
+else {
+const err58 = {instancePath:instancePath+"/doorbells/" + i0,schemaPath:"#/properties/doorbells/items/type",keyword:"type",params:{type: "object"}};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -818,8 +812,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(!((data19 === "relay") || (data19 === "direct"))){
-const err59 = {instancePath:instancePath+"/push/mode",schemaPath:"#/properties/push/properties/mode/enum",keyword:"enum",params:{allowedValues: schema12.properties.push.properties.mode.enum}};
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/doorbells",schemaPath:"#/properties/doorbells/type",keyword:"type",params:{type: "array"}};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -829,11 +825,9 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data18.relayUrl !== undefined){
-let data20 = data18.relayUrl;
-if(typeof data20 === "string"){
-if(!pattern0.test(data20)){
-const err60 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/pattern",keyword:"pattern",params:{pattern: "^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$"}};
+let data21 = data.motionTimeout;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err60 = {instancePath:instancePath+"/motionTimeout",schemaPath:"#/properties/motionTimeout/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -842,8 +836,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(!func3(data20)){
-const err61 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/x-address",keyword:"x-address",params:{}};
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 > 3600 || isNaN(data21)){
+const err61 = {instancePath:instancePath+"/motionTimeout",schemaPath:"#/properties/motionTimeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600}};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -852,9 +847,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-else {
-const err62 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/type",keyword:"type",params:{type: "string"}};
+if(data21 < 5 || isNaN(data21)){
+const err62 = {instancePath:instancePath+"/motionTimeout",schemaPath:"#/properties/motionTimeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 5}};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -864,11 +858,24 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(data18.relayToken !== undefined){
-let data21 = data18.relayToken;
-if(typeof data21 === "string"){
-if(func2(data21) < 4){
-const err63 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/minLength",keyword:"minLength",params:{limit: 4}};
+let data22 = data.push;
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+if(data22.port === undefined){
+data22.port = 47850;
+}
+if(data22.host === undefined){
+data22.host = "0.0.0.0";
+}
+if(data22.service === undefined){
+data22.service = "webhook";
+}
+if(data22.dictVersion === undefined){
+data22.dictVersion = "2.0.0";
+}
+if(data22.mode !== undefined){
+let data23 = data22.mode;
+if(typeof data23 !== "string"){
+const err63 = {instancePath:instancePath+"/push/mode",schemaPath:"#/properties/push/properties/mode/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -877,8 +884,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(!pattern6.test(data21)){
-const err64 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"}};
+if(!((data23 === "relay") || (data23 === "direct"))){
+const err64 = {instancePath:instancePath+"/push/mode",schemaPath:"#/properties/push/properties/mode/enum",keyword:"enum",params:{allowedValues: schema12.properties.push.properties.mode.enum}};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -888,8 +895,11 @@ vErrors.push(err64);
 errors++;
 }
 }
-else {
-const err65 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/type",keyword:"type",params:{type: "string"}};
+if(data22.relayUrl !== undefined){
+let data24 = data22.relayUrl;
+if(typeof data24 === "string"){
+if(!pattern0.test(data24)){
+const err65 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/pattern",keyword:"pattern",params:{pattern: "^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$"}};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -898,10 +908,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-let data22 = data18.port;
-if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-const err66 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/type",keyword:"type",params:{type: "integer"}};
+if(!func3(data24)){
+const err66 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/x-address",keyword:"x-address",params:{}};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -910,9 +918,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 > 65535 || isNaN(data22)){
-const err67 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535}};
+}
+else {
+const err67 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -921,8 +929,12 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data22 < 1 || isNaN(data22)){
-const err68 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+}
+if(data22.relayToken !== undefined){
+let data25 = data22.relayToken;
+if(typeof data25 === "string"){
+if(func2(data25) < 4){
+const err68 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/minLength",keyword:"minLength",params:{limit: 4}};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -931,11 +943,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-let data23 = data18.host;
-if(typeof data23 === "string"){
-if(func2(data23) < 1){
-const err69 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/minLength",keyword:"minLength",params:{limit: 1}};
+if(!pattern6.test(data25)){
+const err69 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"}};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -944,8 +953,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(!pattern10.test(data23)){
-const err70 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z.:%_-]+$"}};
+}
+else {
+const err70 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -954,8 +964,10 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(!func11(data23)){
-const err71 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/x-address",keyword:"x-address",params:{}};
+}
+let data26 = data22.port;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+const err71 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -964,9 +976,9 @@ vErrors.push(err71);
 }
 errors++;
 }
-}
-else {
-const err72 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/type",keyword:"type",params:{type: "string"}};
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 > 65535 || isNaN(data26)){
+const err72 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535}};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -975,11 +987,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(data18.publicUrl !== undefined){
-let data24 = data18.publicUrl;
-if(typeof data24 === "string"){
-if(!pattern11.test(data24)){
-const err73 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/pattern",keyword:"pattern",params:{pattern: "^https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$"}};
+if(data26 < 1 || isNaN(data26)){
+const err73 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -988,8 +997,11 @@ vErrors.push(err73);
 }
 errors++;
 }
-if(!func3(data24)){
-const err74 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/x-address",keyword:"x-address",params:{}};
+}
+let data27 = data22.host;
+if(typeof data27 === "string"){
+if(func2(data27) < 1){
+const err74 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/minLength",keyword:"minLength",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -998,9 +1010,8 @@ vErrors.push(err74);
 }
 errors++;
 }
-}
-else {
-const err75 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/type",keyword:"type",params:{type: "string"}};
+if(!pattern10.test(data27)){
+const err75 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z.:%_-]+$"}};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1009,11 +1020,8 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-let data25 = data18.service;
-if(typeof data25 === "string"){
-if(func2(data25) < 1){
-const err76 = {instancePath:instancePath+"/push/service",schemaPath:"#/properties/push/properties/service/minLength",keyword:"minLength",params:{limit: 1}};
+if(!func11(data27)){
+const err76 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/x-address",keyword:"x-address",params:{}};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1024,7 +1032,7 @@ errors++;
 }
 }
 else {
-const err77 = {instancePath:instancePath+"/push/service",schemaPath:"#/properties/push/properties/service/type",keyword:"type",params:{type: "string"}};
+const err77 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1033,11 +1041,11 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(data18.os !== undefined){
-let data26 = data18.os;
-if(typeof data26 === "string"){
-if(func2(data26) < 1){
-const err78 = {instancePath:instancePath+"/push/os",schemaPath:"#/properties/push/properties/os/minLength",keyword:"minLength",params:{limit: 1}};
+if(data22.publicUrl !== undefined){
+let data28 = data22.publicUrl;
+if(typeof data28 === "string"){
+if(!pattern11.test(data28)){
+const err78 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/pattern",keyword:"pattern",params:{pattern: "^https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$"}};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1046,9 +1054,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-else {
-const err79 = {instancePath:instancePath+"/push/os",schemaPath:"#/properties/push/properties/os/type",keyword:"type",params:{type: "string"}};
+if(!func3(data28)){
+const err79 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/x-address",keyword:"x-address",params:{}};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1058,10 +1065,8 @@ vErrors.push(err79);
 errors++;
 }
 }
-let data27 = data18.dictVersion;
-if(typeof data27 === "string"){
-if(func2(data27) < 1){
-const err80 = {instancePath:instancePath+"/push/dictVersion",schemaPath:"#/properties/push/properties/dictVersion/minLength",keyword:"minLength",params:{limit: 1}};
+else {
+const err80 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1071,8 +1076,10 @@ vErrors.push(err80);
 errors++;
 }
 }
-else {
-const err81 = {instancePath:instancePath+"/push/dictVersion",schemaPath:"#/properties/push/properties/dictVersion/type",keyword:"type",params:{type: "string"}};
+let data29 = data22.service;
+if(typeof data29 === "string"){
+if(func2(data29) < 1){
+const err81 = {instancePath:instancePath+"/push/service",schemaPath:"#/properties/push/properties/service/minLength",keyword:"minLength",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1083,7 +1090,7 @@ errors++;
 }
 }
 else {
-const err82 = {instancePath:instancePath+"/push",schemaPath:"#/properties/push/type",keyword:"type",params:{type: "object"}};
+const err82 = {instancePath:instancePath+"/push/service",schemaPath:"#/properties/push/properties/service/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1092,14 +1099,73 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-else {
-const err83 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
+if(data22.os !== undefined){
+let data30 = data22.os;
+if(typeof data30 === "string"){
+if(func2(data30) < 1){
+const err83 = {instancePath:instancePath+"/push/os",schemaPath:"#/properties/push/properties/os/minLength",keyword:"minLength",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err83];
 }
 else {
 vErrors.push(err83);
+}
+errors++;
+}
+}
+else {
+const err84 = {instancePath:instancePath+"/push/os",schemaPath:"#/properties/push/properties/os/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+let data31 = data22.dictVersion;
+if(typeof data31 === "string"){
+if(func2(data31) < 1){
+const err85 = {instancePath:instancePath+"/push/dictVersion",schemaPath:"#/properties/push/properties/dictVersion/minLength",keyword:"minLength",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/push/dictVersion",schemaPath:"#/properties/push/properties/dictVersion/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+}
+else {
+const err87 = {instancePath:instancePath+"/push",schemaPath:"#/properties/push/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+}
+else {
+const err88 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
 }
 errors++;
 }
