@@ -53,10 +53,12 @@ export interface BenchPlugin {
   /** Relay mode through the relay at this URL; direct mode on a free loopback port without it. */
   relayUrl?: string;
   /**
-   * Signed in on the settings page before Homebridge starts (the default set-up), rather than with
-   * account.code in config.json at the plugin's first start.
+   * Signed in on the settings page before Homebridge starts, as the default set-up is, rather than with
+   * account.code at the plugin's first start.
    */
   settingsPageSignIn?: boolean;
+  /** Every control in the Home app on every doorbell (the default here), or default doorbells. */
+  everyControl?: boolean;
 }
 
 export class BenchHomebridge {
@@ -145,9 +147,9 @@ export class BenchHomebridge {
   }
 
   /** The harness's block, as the in-process runs use it: relay mode, or direct mode on this Homebridge's push port. */
-  private platformBlock({ sim, doorbells, relayUrl, settingsPageSignIn }: BenchPlugin): Record<string, unknown> {
-    const block = platformConfig(sim, relayUrl ?? this.pushPort, { doorbells: doorbellEntries(doorbells) });
-    if (settingsPageSignIn === true) {
+  private platformBlock({ sim, doorbells, relayUrl, settingsPageSignIn = false, everyControl = true }: BenchPlugin): Record<string, unknown> {
+    const block = platformConfig(sim, relayUrl ?? this.pushPort, { doorbells: doorbellEntries(doorbells, everyControl) });
+    if (settingsPageSignIn) {
       // The page stores the account's fields in config.json, never the code.
       const account = { ...(block.account as Record<string, unknown>) };
       delete account.code;

@@ -1,9 +1,10 @@
 /**
  * What the plugin adds to a Homebridge's memory. Real Homebridge 2 children, one at a time: a bare one,
- * one with the plugin and 1 doorbell, one with 100, each in the default set-up (relay mode, signed in
- * to the simulator on the settings page), and the three again, in alternation, for every run. Each is
- * read once its heap has settled (memory-probe.mjs); a run's overhead is the plugin's reading less the
- * bare Homebridge's of the same run, so a run that found the machine busier counts against both.
+ * one with the plugin and 1 doorbell, one with 100, each in the default set-up (relay mode, default
+ * doorbells, signed in to the simulator on the settings page), one with 100 carrying every control,
+ * and the four again, in alternation, for every run. Each is read once its heap has settled
+ * (memory-probe.mjs); a run's overhead is the plugin's reading less the bare Homebridge's of the same
+ * run, so a run that found the machine busier counts against both.
  */
 import type { Simulator } from '../../simulator/index.js';
 import { startRelay } from '../../simulator/relay/index.js';
@@ -40,8 +41,11 @@ export interface MemoryPhase {
   runs: number;
   /** The bare Homebridge itself, which the overheads are taken from. */
   homebridge: { heapMb: number; rssMb: Spread };
+  /** The default set-up: default doorbells, relay mode, signed in on the settings page. */
   n1: MemoryFigure;
   n100: MemoryFigure;
+  /** The same, with every control in the Home app on every doorbell (both switches, three detection sensors). */
+  everyControl: MemoryFigure;
   /** False when some heap was still changing at the probe's time limit. */
   settled: boolean;
   collected: boolean;
@@ -53,40 +57,48 @@ interface MemoryCloud {
   doorbells: readonly string[];
 }
 
+/** What each run starts, one after the other: no plugin, then the plugin with so many doorbells. */
+interface SetUp {
+  doorbells: number;
+  everyControl: boolean;
+}
+
 export async function memoryPhase(settings: BenchSettings): Promise<MemoryPhase> {
   const doorbells = doorbellIds(settings.doorbells);
+  const all = doorbells.length;
+  const setUps = { bare: { doorbells: 0, everyControl: false }, n1: { doorbells: 1, everyControl: false }, n100: { doorbells: all, everyControl: false }, everyControl: { doorbells: all, everyControl: true } };
   const sim = await startBenchCloud(doorbells);
   const relay = await startRelay();
-  const cloud = { sim, relay, doorbells };
-  const bare: MemoryReading[] = [];
-  const one: MemoryReading[] = [];
-  const all: MemoryReading[] = [];
+  const readings: Record<keyof typeof setUps, MemoryReading[]> = { bare: [], n1: [], n100: [], everyControl: [] };
   try {
     for (let run = 0; run < settings.memoryRuns; run += 1) {
-      bare.push(await readHomebridge(cloud, 0, settings.settleMaxMs));
-      one.push(await readHomebridge(cloud, 1, settings.settleMaxMs));
-      all.push(await readHomebridge(cloud, doorbells.length, settings.settleMaxMs));
+      for (const [name, setUp] of Object.entries(setUps) as Array<[keyof typeof setUps, SetUp]>) {
+        readings[name].push(await readHomebridge({ sim, relay, doorbells }, setUp, settings.settleMaxMs));
+      }
     }
   } finally {
     await relay.close();
     await sim.close();
   }
-  const readings = [...bare, ...one, ...all];
+  const { bare } = readings;
+  const every = Object.values(readings).flat();
   return {
     runs: settings.memoryRuns,
     homebridge: { heapMb: round(median(bare.map(heapOf)), 2), rssMb: spread(bare.map(({ rss }) => rss)) },
-    n1: figure(bare, one, 1),
-    n100: figure(bare, all, doorbells.length),
-    settled: readings.every(({ settled }) => settled),
-    collected: readings.every(({ collected }) => collected),
+    n1: figure(bare, readings.n1, 1),
+    n100: figure(bare, readings.n100, all),
+    everyControl: figure(bare, readings.everyControl, all),
+    settled: every.every(({ settled }) => settled),
+    collected: every.every(({ collected }) => collected),
   };
 }
 
-/** A fresh Homebridge with the plugin and `count` doorbells (none: no plugin), read once settled. */
-async function readHomebridge({ sim, relay, doorbells }: MemoryCloud, count: number, settleMaxMs: number): Promise<MemoryReading> {
-  // A fresh storage is signed in on the settings page: the simulator gets a fresh, unspent code first.
-  const plugin = count === 0 ? undefined : { sim, doorbells: doorbells.slice(0, count), relayUrl: relay.url, settingsPageSignIn: true };
+/** A fresh Homebridge with the plugin and so many doorbells (none: no plugin), read once settled. */
+async function readHomebridge({ sim, relay, doorbells }: MemoryCloud, setUp: SetUp, settleMaxMs: number): Promise<MemoryReading> {
+  const count = setUp.doorbells;
+  const plugin = count === 0 ? undefined : { sim, doorbells: doorbells.slice(0, count), relayUrl: relay.url, settingsPageSignIn: true, everyControl: setUp.everyControl };
   if (plugin !== undefined) {
+    // A fresh storage signs in: the simulator gets a fresh, unspent code first.
     sim.addAccount({ ...ACCOUNT });
   }
   const homebridge = await BenchHomebridge.create(plugin, settleMaxMs);

@@ -64,12 +64,12 @@ const EVERY_CONTROL = { motionSwitch: true, chimeSwitch: true, detections: ['per
 
 /**
  * The doorbells[] entries of the platform block for these ids, each with every control in the Home
- * app (both switches, a sensor per detection): what each ring and motion is timed through.
+ * app (both switches, a sensor per detection): what each ring and motion is timed through. Without
+ * `everyControl`, default doorbells: a motion sensor and the doorbell button, as a user gets them.
  */
-export function doorbellEntries(ids: readonly string[]): Array<{ deviceId: string; name: string }> {
-  return ids.map((deviceId, index) => ({ deviceId, name: `Doorbell ${index + 1}`, ...EVERY_CONTROL }));
+export function doorbellEntries(ids: readonly string[], everyControl = true): Array<{ deviceId: string; name: string }> {
+  return ids.map((deviceId, index) => ({ deviceId, name: `Doorbell ${index + 1}`, ...(everyControl ? EVERY_CONTROL : {}) }));
 }
-
 
 /** The ideal start-up: region, login and registration, then the subscriptions in waves. */
 export function idealStartupMs(doorbells: number): number {

@@ -105,7 +105,7 @@ describeWithBuiltPlugin('npm run bench -- --quick', () => {
         expect(memory.homebridge.heapMb).toBeGreaterThan(5);
         expectSpread(memory.homebridge.rssMb);
         expect(memory.homebridge.rssMb.min).toBeGreaterThan(20);
-        for (const [size, doorbells] of [['n1', 1], ['n100', 5]] as const) {
+        for (const [size, doorbells] of [['n1', 1], ['n100', 5], ['everyControl', 5]] as const) {
           const figure = memory[size];
           expect(figure.doorbells).toBe(doorbells);
           // The plugin's modules alone take megabytes: a figure near zero means the plugin was not measured.
