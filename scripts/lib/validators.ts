@@ -2,7 +2,8 @@
  * The plugin's schema checks, compiled by Ajv when the code is written rather than at every start of
  * the plugin (Ajv's standalone code): the platform block and the account block against
  * config.schema.json, the one statement of the config's shape, which the Homebridge UI draws its form
- * from too; and the account service's answers against src/cloud/envelope-schemas.ts.
+ * from too; the account service's answers against src/cloud/envelope-schemas.ts; status.json against
+ * src/status/status-schema.ts.
  *
  * `npm run validators` writes the modules; test/validators.test.ts generates them again and fails
  * when what is in the repository differs, so a schema changed without them cannot go unnoticed.
@@ -12,7 +13,9 @@ import { join } from 'node:path';
 import { _, Ajv, Name, type CodeKeywordDefinition, type Options, type SchemaObject } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
 import { ENVELOPE_SCHEMAS } from '../../src/cloud/envelope-schemas.js';
+import { STATUS_SCHEMA } from '../../src/status/status-schema.js';
 import { isListenAddress, isWebAddress } from '../../src/values/address.js';
+import { isTimestamp } from '../../src/values/time.js';
 import { REPO_ROOT } from './paths.js';
 
 /** Keywords the Homebridge UI reads from the schema to draw the form; they validate nothing. */
@@ -20,6 +23,7 @@ export const UI_KEYWORDS = ['placeholder', 'condition', 'functionBody', 'titleMa
 
 /** The checks the `x-address` keyword names, by the names the generated module imports them under. */
 const ADDRESS_CHECKS = { url: { name: 'isWebAddress', check: isWebAddress }, listen: { name: 'isListenAddress', check: isListenAddress } };
+const ADDRESS_PRELUDE = [`import { ${Object.values(ADDRESS_CHECKS).map(({ name }) => name).sort().join(', ')} } from '../values/address.js';`];
 
 /**
  * `"x-address": "url"` or `"listen"` on a string setting: what a pattern cannot say about an address
@@ -79,21 +83,24 @@ export interface GeneratedModule {
 /** The compiled checks: Ajv's code as it wrote it, and its types for the TypeScript that imports it. */
 export const CONFIG_CHECKS = join('src', 'config', 'config-checks.generated');
 export const ENVELOPE_CHECKS = join('src', 'cloud', 'envelope-checks.generated');
+export const STATUS_CHECK = join('src', 'status', 'status-check.generated');
 
 /** The platform block's schema, as config.schema.json has it. */
 export function configSchema(): SchemaObject {
   return (JSON.parse(readFileSync(join(REPO_ROOT, 'config.schema.json'), 'utf8')) as { schema: SchemaObject }).schema;
 }
 
-/** The four files, as `npm run validators` writes them; `schema` in place of config.schema.json's, for a test. */
+/** The six files, as `npm run validators` writes them; `schema` in place of config.schema.json's, for a test. */
 export function generatedModules(schema = configSchema()): GeneratedModule[] {
   const configExports = ['platformBlock', 'accountBlock'];
   const envelopeExports = Object.keys(ENVELOPE_SCHEMAS);
   return [
-    { path: `${CONFIG_CHECKS}.js`, text: moduleText('config.schema.json', configChecks(schema), ['isListenAddress', 'isWebAddress']) },
+    { path: `${CONFIG_CHECKS}.js`, text: moduleText('config.schema.json', configChecks(schema), ADDRESS_PRELUDE) },
     { path: `${CONFIG_CHECKS}.d.ts`, text: declarationText('config.schema.json', configExports) },
-    { path: `${ENVELOPE_CHECKS}.js`, text: moduleText('src/cloud/envelope-schemas.ts', envelopeChecks(envelopeExports), []) },
+    { path: `${ENVELOPE_CHECKS}.js`, text: moduleText('src/cloud/envelope-schemas.ts', envelopeChecks(envelopeExports)) },
     { path: `${ENVELOPE_CHECKS}.d.ts`, text: declarationText('src/cloud/envelope-schemas.ts', envelopeExports) },
+    { path: `${STATUS_CHECK}.js`, text: moduleText('src/status/status-schema.ts', statusCheck(), STATUS_FORMATS_PRELUDE) },
+    { path: `${STATUS_CHECK}.d.ts`, text: declarationText('src/status/status-schema.ts', ['deliveryStatus']) },
   ];
 }
 
@@ -118,6 +125,17 @@ function envelopeChecks(names: readonly string[]): string {
   return standaloneCode(ajv, Object.fromEntries(names.map((name) => [name, name])));
 }
 
+/** The formats status.json's schema names, as the generated module defines them from what it imports. */
+const STATUS_FORMATS = new Name('formats');
+const STATUS_FORMATS_PRELUDE = [`import { isTimestamp } from '../values/time.js';`, '', `const ${STATUS_FORMATS.str} = { 'date-time': isTimestamp };`];
+
+/** `deliveryStatus`: status.json, which the plugin writes and the settings page reads. */
+function statusCheck(): string {
+  const ajv = new Ajv({ ...STANDALONE, code: { ...STANDALONE.code, formats: _`${STATUS_FORMATS}` }, formats: { 'date-time': isTimestamp } });
+  ajv.addSchema(STATUS_SCHEMA, 'deliveryStatus');
+  return standaloneCode(ajv, { deliveryStatus: 'deliveryStatus' });
+}
+
 /** The schema without ANNOTATIONS, at every level where a schema is. */
 export function withoutAnnotations(schema: SchemaObject): SchemaObject {
   const kept = Object.entries(schema).filter(([keyword]) => !ANNOTATIONS.has(keyword));
@@ -140,19 +158,17 @@ export function withoutAnnotations(schema: SchemaObject): SchemaObject {
 const GENERATED_BY = (source: string): string => `// Generated by \`npm run validators\` (scripts/lib/validators.ts) from ${source}: do not edit.`;
 
 /**
- * Ajv's code with what it needs around it: the address checks it calls, and `require` for Ajv's small
- * run-time helpers (such as counting a string's characters as JSON Schema does), which its code loads
+ * Ajv's code with what it needs around it: `prelude`, the functions it calls (address checks, formats),
+ * and `require` for Ajv's small run-time helpers (such as counting a string's characters as JSON Schema does), which its code loads
  * that way in an ES module too. Plain JavaScript, copied into dist/ as it is: compiled by TypeScript,
  * it would be re-indented and take more memory as source text.
  */
-function moduleText(source: string, code: string, addressChecks: readonly string[]): string {
+function moduleText(source: string, code: string, prelude: readonly string[] = []): string {
   const lines = [GENERATED_BY(source)];
   if (code.includes('require(')) {
     lines.push("import { createRequire } from 'node:module';");
   }
-  if (addressChecks.length > 0) {
-    lines.push(`import { ${addressChecks.join(', ')} } from '../values/address.js';`);
-  }
+  lines.push(...prelude);
   if (code.includes('require(')) {
     lines.push('', 'const require = createRequire(import.meta.url);');
   }
