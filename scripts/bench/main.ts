@@ -24,7 +24,7 @@ async function runBench(settings: BenchSettings): Promise<void> {
   const homebridge = await homebridgePhase(settings);
   step('Matter, real Homebridge in a private network, with a Matter controller');
   const matter = await matterPhase(settings);
-  step(`memory, real Homebridge: ${settings.memoryRuns} run(s) of four`);
+  step(`memory, real Homebridge: ${settings.memoryRuns} run(s)`);
   const memory = await memoryPhase(settings);
   const durationS = Math.round((performance.now() - startedAt) / 100) / 10;
   const results = resultsOf(settings, { relay, direct, homebridge, matter, memory }, machine, durationS);

@@ -147,7 +147,7 @@ export function formatTable(results: BenchResults): string {
       memoryText(memory.n100),
       `heap + external ≤ 10 MiB, RSS median ≤ 20 MiB: ${met(memory.n100.heapOverheadMb <= 10 && memory.n100.rssOverheadMb.median <= 20)}`,
     ],
-    [`memory added, ${memory.everyControl.doorbells} doorbells with every control`, memoryText(memory.everyControl), ''],
+    ...(memory.everyControl === undefined ? [] : [[`memory added, ${memory.everyControl.doorbells} doorbells with every control`, memoryText(memory.everyControl), ''] as [string, string, string]]),
     ['benchmark run', `${results.durationS} s`, `< 5 min: ${met(results.durationS < 300)}`],
   ];
   const lines = [
