@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { basename } from 'node:path';
 import { errorMessage, type Logger } from '../log.js';
 import { DATA_FILES } from './data-folder.js';
@@ -27,6 +27,8 @@ export class SessionWatcher {
   /** Resolves once the folder is watched. */
   async start(): Promise<void> {
     await this.folder.prepare();
+    // Loaded here, not with the plugin: a set-up with a doorbell access token never follows session.json.
+    const { watch } = await import('chokidar');
     // Homebridge may shut down while the folder is being prepared: a watcher made after stop() would
     // never be closed, and would keep the process alive.
     if (this.stopped) {
