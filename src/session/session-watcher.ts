@@ -1,56 +1,68 @@
-import type { FSWatcher } from 'chokidar';
-import { basename } from 'node:path';
+import { unwatchFile, watchFile, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import { errorMessage, type Logger } from '../log.js';
 import { DATA_FILES } from './data-folder.js';
 import type { PrivateFolder } from './private-folder.js';
 import type { SessionStore, StoredSession } from './session-store.js';
+
+/**
+ * How often session.json is looked at: one stat a second costs nothing, and a sign-in on the settings
+ * page is followed well within the 5 s a user waits for it.
+ */
+const POLL_INTERVAL_MS = 1_000;
 
 /** Changes come in bursts (a temp file, then the rename): one read once the burst is over. */
 const DEBOUNCE_MS = 300;
 
 /**
  * Tells its listener what session.json holds after every change on disk, whoever made it: the
- * Homebridge UI's plugin server signing in or out, or this process. Within a second of the change.
+ * Homebridge UI's plugin server signing in or out, or this process. It polls the file's status with
+ * Node's own watchFile rather than waiting for file system events: one file needs nothing more, and
+ * polling also works where events never come (a Homebridge in Docker on a bind mount, a network share).
  */
 export class SessionWatcher {
-  private watcher: FSWatcher | undefined;
   private debounce: NodeJS.Timeout | undefined;
+  private watching = false;
   private stopped = false;
+  private readonly path: string;
+  private readonly onStat = (current: Stats, previous: Stats): void => {
+    // A write in place moves the modification time; a rename over it or a removal changes the inode.
+    // Only the access or status-change time moving (a read, a chmod) changes nothing in the file.
+    if (!this.stopped && (current.mtimeMs !== previous.mtimeMs || current.ino !== previous.ino)) {
+      clearTimeout(this.debounce);
+      this.debounce = setTimeout(() => void this.report(), DEBOUNCE_MS);
+    }
+  };
 
   constructor(
     private readonly folder: PrivateFolder,
     private readonly store: SessionStore,
     private readonly log: Logger,
     private readonly onChange: (session: StoredSession | undefined) => void,
-  ) {}
+  ) {
+    this.path = join(folder.path, DATA_FILES.session);
+  }
 
-  /** Resolves once the folder is watched. */
+  /** Resolves once the file is watched. */
   async start(): Promise<void> {
     await this.folder.prepare();
-    // Loaded here, not with the plugin: a set-up with a doorbell access token never follows session.json.
-    const { watch } = await import('chokidar');
-    // Homebridge may shut down while the folder is being prepared: a watcher made after stop() would
-    // never be closed, and would keep the process alive.
+    // Homebridge may shut down while the folder is being prepared: nothing is watched after stop().
     if (this.stopped) {
       return;
     }
-    const watcher = watch(this.folder.path, { ignoreInitial: true, depth: 0 });
-    this.watcher = watcher;
-    watcher.on('all', (_event, path) => {
-      if (!this.stopped && basename(path) === DATA_FILES.session) {
-        clearTimeout(this.debounce);
-        this.debounce = setTimeout(() => void this.report(), DEBOUNCE_MS);
-      }
-    });
-    // A watcher that failed must not take Homebridge down; the plugin then follows on the next restart.
-    watcher.on('error', (error) => this.log.warn(`Watching ${this.folder.path} failed: ${errorMessage(error)}`));
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    // Not persistent: the watch never keeps Homebridge's process alive on its way out.
+    watchFile(this.path, { interval: POLL_INTERVAL_MS, persistent: false }, this.onStat);
+    this.watching = true;
   }
 
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.debounce);
-    await this.watcher?.close();
+    if (this.watching) {
+      unwatchFile(this.path, this.onStat);
+      this.watching = false;
+    }
+    return Promise.resolve();
   }
 
   private async report(): Promise<void> {

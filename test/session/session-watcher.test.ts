@@ -10,8 +10,8 @@ import { createTestLogger } from '../support/homebridge-api.js';
 import { pollUntil } from '../support/poll.js';
 import { sampleSession } from './fixtures/sample-session.js';
 
-/** Longer than the watcher's debounce and a file system event's way to chokidar. */
-const QUIET_MS = 1_000;
+/** Longer than the watcher's poll and debounce. */
+const QUIET_MS = 2_500;
 
 let root: string;
 let storagePath: string;
