@@ -1,7 +1,7 @@
-import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { errorMessage, type Logger } from '../log.js';
 import { DATA_FILES } from './data-folder.js';
+import { fileVersion } from './json-file.js';
 import type { PrivateFolder } from './private-folder.js';
 import type { SessionStore, StoredSession } from './session-store.js';
 
@@ -11,28 +11,27 @@ import type { SessionStore, StoredSession } from './session-store.js';
  */
 const POLL_INTERVAL_MS = 1_000;
 
-/** Changes come in bursts (a temp file, then the rename): one read once the burst is over. */
-const DEBOUNCE_MS = 300;
+/** What fileVersion says of a file that is not there. */
+const ABSENT = 'unreadable:ENOENT';
 
 /**
  * Tells its listener what session.json holds after every change on disk, whoever made it: the
- * Homebridge UI's plugin server signing in or out, or this process. It polls the file's status with
- * Node's own watchFile rather than waiting for file system events: one file needs nothing more, and
- * polling also works where events never come (a Homebridge in Docker on a bind mount, a network share).
+ * Homebridge UI's plugin server signing in or out, or this process. It polls the file's status rather
+ * than waiting for file system events: one file needs nothing more, and polling also works where events
+ * never come (a Homebridge in Docker on a bind mount, a network share). The store replaces the file by a
+ * rename, so a poll never sees half a write.
+ *
+ * A missing file is reported at every poll, not only when it went missing: a session written and
+ * removed between two polls (this process signs in with a code, the settings page signs out a moment
+ * later) leaves the file's status unchanged, yet the listener may be holding that session. The listener
+ * ignores a report that changes nothing for it.
  */
 export class SessionWatcher {
-  private debounce: NodeJS.Timeout | undefined;
-  private watching = false;
+  private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private polling = false;
+  private version: string | undefined;
   private readonly path: string;
-  private readonly onStat = (current: Stats, previous: Stats): void => {
-    // A write in place moves the modification time; a rename over it or a removal changes the inode.
-    // Only the access or status-change time moving (a read, a chmod) changes nothing in the file.
-    if (!this.stopped && (current.mtimeMs !== previous.mtimeMs || current.ino !== previous.ino)) {
-      clearTimeout(this.debounce);
-      this.debounce = setTimeout(() => void this.report(), DEBOUNCE_MS);
-    }
-  };
 
   constructor(
     private readonly folder: PrivateFolder,
@@ -43,33 +42,44 @@ export class SessionWatcher {
     this.path = join(folder.path, DATA_FILES.session);
   }
 
-  /** Resolves once the file is watched. */
+  /** Resolves once the file is watched: what it holds now is the starting point, not a change. */
   async start(): Promise<void> {
     await this.folder.prepare();
+    const version = await fileVersion(this.path);
     // Homebridge may shut down while the folder is being prepared: nothing is watched after stop().
     if (this.stopped) {
       return;
     }
-    // Not persistent: the watch never keeps Homebridge's process alive on its way out.
-    watchFile(this.path, { interval: POLL_INTERVAL_MS, persistent: false }, this.onStat);
-    this.watching = true;
+    this.version = version;
+    // Unreferenced: the poll never keeps Homebridge's process alive on its way out.
+    this.timer = setInterval(() => void this.poll(), POLL_INTERVAL_MS).unref();
   }
 
   stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.debounce);
-    if (this.watching) {
-      unwatchFile(this.path, this.onStat);
-      this.watching = false;
-    }
+    clearInterval(this.timer);
     return Promise.resolve();
   }
 
-  private async report(): Promise<void> {
+  private async poll(): Promise<void> {
+    // A slow disk must not stack polls up.
+    if (this.polling) {
+      return;
+    }
+    this.polling = true;
     try {
-      this.onChange(await this.store.readSession());
+      const version = await fileVersion(this.path);
+      if (version !== this.version || version === ABSENT) {
+        this.version = version;
+        const session = await this.store.readSession();
+        if (!this.stopped) {
+          this.onChange(session);
+        }
+      }
     } catch (error) {
       this.log.warn(`Reading the changed session failed: ${errorMessage(error)}`);
+    } finally {
+      this.polling = false;
     }
   }
 }
