@@ -7,6 +7,7 @@ import { parseCommandLine } from '../../simulator/cli.js';
 import { PLUGIN_ENTRY } from '../lib/paths.js';
 import { BenchHomebridge } from './homebridge.js';
 import { matterPhase } from './matter.js';
+import { memoryPhase } from './memory.js';
 import { directPhase, homebridgePhase, relayPhase } from './phases.js';
 import { describeMachine, formatTable, resultsOf, writeResults } from './report.js';
 import { parseSettings, USAGE, type BenchSettings } from './settings.js';
@@ -19,12 +20,14 @@ async function runBench(settings: BenchSettings): Promise<void> {
   const relay = await relayPhase(settings);
   step('the receiver and the burst, in this process');
   const direct = await directPhase(settings);
-  step('memory and HomeKit, real Homebridge');
+  step('start-up and HomeKit, real Homebridge');
   const homebridge = await homebridgePhase(settings);
   step('Matter, real Homebridge in a private network, with a Matter controller');
   const matter = await matterPhase(settings);
+  step(`memory, real Homebridge: ${settings.memoryRuns} run(s)`);
+  const memory = await memoryPhase(settings);
   const durationS = Math.round((performance.now() - startedAt) / 100) / 10;
-  const results = resultsOf(settings, { relay, direct, homebridge, matter }, machine, durationS);
+  const results = resultsOf(settings, { relay, direct, homebridge, matter, memory }, machine, durationS);
   await writeResults(settings.out, results);
   console.log(`\n${formatTable(results)}\n\nWritten to ${settings.out}`);
 }

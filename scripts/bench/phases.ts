@@ -1,12 +1,12 @@
 /**
- * The three set-ups the figures come from, each started, measured and torn down in turn, so that no
- * set-up's work runs while another is measured.
+ * The set-ups the figures come from, each started, measured and torn down in turn, so that no
+ * set-up's work runs while another is measured (the memory figures' own are in memory.ts).
  */
 import { startRelay } from '../../simulator/relay/index.js';
 import { freeLoopbackPort } from '../lib/homebridge-config.js';
-import { delay, temporaryStorage } from '../../test/support/platform-harness.js';
+import { temporaryStorage } from '../../test/support/platform-harness.js';
 import { runBurst, type BurstFigure } from './burst.js';
-import { BenchHomebridge, type MemoryReading } from './homebridge.js';
+import { BenchHomebridge } from './homebridge.js';
 import { homekitLatency } from './homekit.js';
 import { characteristicProbe, launchInProcess, startBenchCloud, stopInProcess, whenAllConfirmed } from './in-process.js';
 import { NotificationSender, pathLatency, type PathLatency } from './latency.js';
@@ -81,39 +81,26 @@ export async function directPhase(settings: BenchSettings): Promise<DirectPhase>
 }
 
 export interface HomebridgePhase {
-  withoutPlugin: MemoryReading;
-  withPlugin: MemoryReading;
   /** The same start-up figure, from a real Homebridge in direct mode, cold. */
   startup: StartupFigure;
   homekitLatency: PathLatency;
 }
 
 /**
- * Real Homebridge 2 child processes on the bridge's doorbells: one without the plugin, read after
- * start-up; then one with it in direct mode, timed through its fresh sign-in and subscriptions, read
- * the same way, then paired with a HomeKit controller for the latency.
+ * A real Homebridge 2 child process with the plugin in direct mode on the bridge's doorbells, timed
+ * through its fresh sign-in and subscriptions, then paired with a HomeKit controller for the latency.
  */
 export async function homebridgePhase(settings: BenchSettings): Promise<HomebridgePhase> {
   const doorbells = doorbellIds(settings.doorbells);
   const sim = await startBenchCloud(doorbells);
-  const bare = await BenchHomebridge.create(undefined);
-  const withPlugin = await BenchHomebridge.create({ sim, doorbells }).catch(async (error: unknown) => {
-    await bare.dispose();
-    throw error;
-  });
+  const withPlugin = await BenchHomebridge.create({ sim, doorbells });
   try {
-    await bare.start();
-    await delay(settings.settleMs);
-    const withoutPluginMemory = await bare.memory();
-    await bare.stop();
     const { launched, ...timing } = await timeCloudStartup(sim, doorbells.length, () => withPlugin.start());
     await launched.waitForLine(new RegExp(`${doorbells.length} of ${doorbells.length} doorbells subscribed`), 10_000);
-    await delay(settings.settleMs);
-    const withPluginMemory = await withPlugin.memory();
     const latency = await homekitLatency(withPlugin, new NotificationSender(sim), doorbells, settings.latencySamples);
-    return { withoutPlugin: withoutPluginMemory, withPlugin: withPluginMemory, startup: startupFigure(timing, doorbells.length), homekitLatency: latency };
+    return { startup: startupFigure(timing, doorbells.length), homekitLatency: latency };
   } finally {
-    await Promise.all([bare.dispose(), withPlugin.dispose()]);
+    await withPlugin.dispose();
     await sim.close();
   }
 }

@@ -6,9 +6,11 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import type { BurstFigure } from './burst.js';
-import { MIB, type LatencyFigure, type PathLatency } from './latency.js';
+import type { LatencyFigure, PathLatency } from './latency.js';
 import type { MatterFigure } from './matter.js';
+import type { MemoryFigure, MemoryPhase, Spread } from './memory.js';
 import type { DirectPhase, HomebridgePhase, RelayPhase } from './phases.js';
+import { NETWORK_ENV } from './private-network.js';
 import { CLOUD_LATENCY_MS, type BenchSettings } from './settings.js';
 
 
@@ -19,6 +21,8 @@ export interface Machine {
   node: string;
   /** The 1, 5 and 15 minute load averages when the run began: other work on the machine shows here. */
   loadAverage: number[];
+  /** True when the benchmark ran in a network namespace of its own, where only its loopback is. */
+  privateNetwork: boolean;
 }
 
 export function describeMachine(): Machine {
@@ -29,6 +33,7 @@ export function describeMachine(): Machine {
     memoryGb: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
     node: process.version,
     loadAverage: loadavg().map((load) => Math.round(load * 100) / 100),
+    privateNetwork: process.env[NETWORK_ENV] === 'private',
   };
 }
 
@@ -46,7 +51,12 @@ const METHODS = {
     'inProcess: direct mode, the characteristic change event in this process; homekit: a real Homebridge 2.1.0 child, the HAP event at a paired hap-controller; ' +
     'relay: in this process, through the loopback ntfy relay',
   burst: 'in this process, direct mode: rings as fast as the sender delivers them (a new connection each), counted at the doorbell service; heap after GC, before and after',
-  memory: 'RSS of real Homebridge 2.1.0 child processes (started with --expose-gc, -D), read after start-up has settled and two GCs, without and with the plugin (direct mode)',
+  memory:
+    'real Homebridge 2.1.0 child processes (--expose-gc, -D), one at a time: without the plugin; with it in the default set-up (relay mode, default doorbells, ' +
+    'signed in on the settings page by its own server code), with 1 doorbell and with all; with all carrying every control; the four again in turn for every run. ' +
+    'Each is read once its heap has settled (two GCs every 500 ms until three readings lie within 64 KiB; at most 30 s): heap used + external, then the RSS ' +
+    'as V8 held it and after a memory-reducing GC that gives back the young generation V8 grew. A run\'s overhead is the plugin\'s reading less the bare Homebridge\'s ' +
+    'of the same run; heap: the median of the runs; RSS: min / median / max',
   matter:
     'a real Homebridge 2.1.0 child with Matter on, in a private network namespace (the Matter tests\' rig), direct mode, occupancy sensors only, commissioned by a matter.js controller; ' +
     'one motion alert per doorbell per round, one at a time. plugin: the plugin\'s own debug line, from the notification accepted (before HomeKit is updated) ' +
@@ -59,13 +69,10 @@ export interface Phases {
   direct: DirectPhase;
   homebridge: HomebridgePhase;
   matter: MatterFigure;
+  memory: MemoryPhase;
 }
 
-export function resultsOf(settings: BenchSettings, { relay, direct, homebridge, matter }: Phases, machine: Machine, durationS: number) {
-  const mb = (bytes: number): number => Math.round((bytes / MIB) * 10) / 10;
-  const { withoutPlugin, withPlugin } = homebridge;
-  const homebridgeRssMb = mb(withoutPlugin.rss);
-  const withPluginRssMb = mb(withPlugin.rss);
+export function resultsOf(settings: BenchSettings, { relay, direct, homebridge, matter, memory }: Phases, machine: Machine, durationS: number) {
   return {
     quick: settings.quick,
     cloudLatencyMs: CLOUD_LATENCY_MS,
@@ -73,18 +80,8 @@ export function resultsOf(settings: BenchSettings, { relay, direct, homebridge, 
     warmRestart: { ...relay.warmRestart, method: METHODS.warmRestart },
     latency: { inProcess: direct.inProcessLatency, homekit: homebridge.homekitLatency, relay: relay.relayLatency, method: METHODS.latency },
     burst: { ...direct.burst, doorbells: settings.doorbells, method: METHODS.burst },
-    memory: {
-      homebridgeRssMb,
-      withPluginRssMb,
-      pluginOverheadMb: Math.round((withPluginRssMb - homebridgeRssMb) * 10) / 10,
-      /** What of the overhead live objects account for, and what V8's larger young generation does. */
-      heapUsedOverheadMb: mb(withPlugin.heapUsed - withoutPlugin.heapUsed),
-      youngGenerationGrowthMb: mb(withPlugin.newSpace - withoutPlugin.newSpace),
-      doorbells: settings.doorbells,
-      collected: withoutPlugin.collected && withPlugin.collected,
-      method: METHODS.memory,
-    },
     matter: { ...matter, method: METHODS.matter },
+    memory: { ...memory, method: METHODS.memory },
     machine,
     durationS,
   };
@@ -109,6 +106,19 @@ function pathText(latency: PathLatency): string {
   );
 }
 
+function spreadText({ min, median, max }: Spread): string {
+  return `${signed(median)} MiB (${signed(min)} to ${signed(max)})`;
+}
+
+const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value}`;
+
+function memoryText({ heapOverheadMb, heapOverheadSpreadMb, rssOverheadMb, rssHeldOverheadMb }: MemoryFigure): string {
+  return (
+    `heap + external ${signed(heapOverheadMb)} MiB (runs within ${heapOverheadSpreadMb} MiB); RSS ${spreadText(rssOverheadMb)}; ` +
+    `RSS before V8 gives back its spare young generation ${spreadText(rssHeldOverheadMb)}`
+  );
+}
+
 function burstText({ sent, accepted, lost, perSecond, heapGrowthMb }: BurstFigure): string {
   return `${sent} sent, ${accepted} accepted, ${lost} lost, ${perSecond}/s, heap ${heapGrowthMb >= 0 ? '+' : ''}${heapGrowthMb} MB`;
 }
@@ -130,17 +140,21 @@ export function formatTable(results: BenchResults): string {
     [`Matter, the plugin's own work, ${matter.doorbells} doorbells`, `motion ${latencyText(matter.plugin)}`, `p99 ≤ 5 ms: ${met(matter.plugin.p99Ms <= 5)}`],
     [`latency through Matter, ${matter.doorbells} doorbells`, `motion ${latencyText(matter.controller)}`, ''],
     [`burst, ${burst.doorbells} doorbells`, burstText(burst), `0 lost, heap ≤ 20 MB: ${met(burst.lost === 0 && burst.heapGrowthMb <= 20)}`],
+    ['memory, Homebridge alone', `heap + external ${memory.homebridge.heapMb} MiB; RSS ${memory.homebridge.rssMb.median} MiB (${memory.homebridge.rssMb.min} to ${memory.homebridge.rssMb.max})`, ''],
+    ['memory added, 1 doorbell', memoryText(memory.n1), ''],
     [
-      `memory (RSS), ${memory.doorbells} doorbells`,
-      `Homebridge ${memory.homebridgeRssMb} MB, with the plugin ${memory.withPluginRssMb} MB: +${memory.pluginOverheadMb} MB ` +
-        `(heap in use +${memory.heapUsedOverheadMb} MB, young generation +${memory.youngGenerationGrowthMb} MB)`,
-      `≤ 25 MB: ${met(memory.pluginOverheadMb <= 25)}`,
+      `memory added, ${memory.n100.doorbells} doorbells`,
+      memoryText(memory.n100),
+      `heap + external ≤ 10 MiB, RSS median ≤ 20 MiB: ${met(memory.n100.heapOverheadMb <= 10 && memory.n100.rssOverheadMb.median <= 20)}`,
     ],
+    ...(memory.everyControl === undefined ? [] : [[`memory added, ${memory.everyControl.doorbells} doorbells with every control`, memoryText(memory.everyControl), ''] as [string, string, string]]),
     ['benchmark run', `${results.durationS} s`, `< 5 min: ${met(results.durationS < 300)}`],
   ];
   const lines = [
     `${results.quick ? 'Quick run (not for comparison): ' : ''}cloud latency ${results.cloudLatencyMs} ms; ${machine.cores} cores (${machine.cpu}), ` +
-      `${machine.memoryGb} GB, Node ${machine.node}, load average ${machine.loadAverage.join(' ')} at the start`,
+      `${machine.memoryGb} GB, Node ${machine.node}, load average ${machine.loadAverage.join(' ')} at the start; ` +
+      `${machine.privateNetwork ? 'in a network namespace of its own' : 'on the machine\'s own network (no private network namespace here)'}; ` +
+      `memory: ${memory.runs} run(s)${memory.settled ? '' : ', some heap still changing at the time limit'}`,
     '',
     '| figure | result | target |',
     '|---|---|---|',

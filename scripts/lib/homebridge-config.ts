@@ -56,13 +56,36 @@ export async function writeHomebridgeConfig(
 
 /** A TCP port that was free on loopback a moment ago. */
 export async function freeLoopbackPort(): Promise<number> {
+  for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
+    const port = randomInt(QUIET_PORTS.from, QUIET_PORTS.to + 1);
+    if ((await listenOnce(port)) !== undefined) {
+      return port;
+    }
+  }
+  return (await listenOnce(0)) ?? 0;
+}
+
+/**
+ * Below Linux's ephemeral range (32768 and up), from which every outgoing connection on the machine
+ * takes its own port: a port the system handed out there could be taken by a connection of another
+ * test between being found free and Homebridge listening on it.
+ */
+const QUIET_PORTS = { from: 20_000, to: 32_767 };
+const PORT_ATTEMPTS = 50;
+
+/** The port listened on and closed again; undefined when it is in use. */
+async function listenOnce(port: number): Promise<number | undefined> {
   const server = createServer();
-  server.listen(0, LOOPBACK);
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  try {
+    server.listen(port, LOOPBACK);
+    await once(server, 'listening');
+  } catch {
+    return undefined;
+  }
+  const { port: bound } = server.address() as AddressInfo;
   server.close();
   await once(server, 'close');
-  return port;
+  return bound;
 }
 
 /**

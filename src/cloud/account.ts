@@ -1,5 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
-import { envelopeShape, field, readEnvelopeData } from './envelope.js';
+import { envelopeShape, readEnvelopeData } from './envelope.js';
+import { loginEnvelope, regionEnvelope } from './envelope-checks.generated.js';
 import { CloudHttp, type CloudHttpOptions, type CloudLogger } from './http.js';
 import type { RetryPolicy } from './retry-policy.js';
 
@@ -63,30 +64,9 @@ export interface AccountClientOptions {
   timeoutMs?: number;
 }
 
-const REGION_SHAPE = envelopeShape<RegionInfo>({ url: field.string, country: field.string, countrycode: field.string }, 'url');
+const REGION_SHAPE = envelopeShape<RegionInfo>(regionEnvelope, 'url');
 
-const LOGIN_SHAPE = envelopeShape<LoginResult>(
-  {
-    avatarurl: field.string,
-    country: field.string,
-    countrycode: field.string,
-    nickname: field.string,
-    region: field.string,
-    rriot: field.object({
-      h: field.string,
-      k: field.string,
-      s: field.string,
-      u: field.string,
-      r: field.object({ a: field.string, l: field.string, m: field.string, r: field.string }),
-    }),
-    rruid: field.string,
-    token: field.string,
-    tokentype: field.string,
-    tuyaDeviceState: field.integer,
-    uid: field.integer,
-  },
-  'token',
-);
+const LOGIN_SHAPE = envelopeShape<LoginResult>(loginEnvelope, 'token');
 
 /** The account service: finds the account's region, then signs in there with a one-time code. */
 export class AccountClient {

@@ -1,13 +1,12 @@
-import type { ErrorObject, SchemaObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { isNonEmptyString } from '../values/json.js';
 import { CloudError } from './errors.js';
-import { ajv, envelopeSchema, parseJsonBody, type CloudResponse, type Envelope } from './response.js';
-
-export { field } from './response.js';
+import type { CompiledCheck } from './envelope-checks.generated.js';
+import { parseJsonBody, type CloudResponse, type EnvelopeCheck } from './response.js';
 
 /** How to read one operation's answer. */
 export interface EnvelopeShape<T> {
-  validate: ValidateFunction<Envelope<T>>;
+  validate: EnvelopeCheck<T>;
   /** The string field of `data` the call cannot do without. */
   required: keyof T & string;
 }
@@ -17,9 +16,13 @@ interface RequestName {
   path: string;
 }
 
-/** Compiles the check of an envelope whose `data` has these properties (all optional, any others allowed). */
-export function envelopeShape<T>(dataProperties: Record<string, SchemaObject>, required: keyof T & string): EnvelopeShape<T> {
-  return { validate: ajv.compile<Envelope<T>>(envelopeSchema(dataProperties)), required };
+/**
+ * How to read an answer, from its compiled check (envelope-checks.generated.js: an envelope whose
+ * `data` has the properties envelope-schemas.ts names, all optional, any others allowed).
+ */
+export function envelopeShape<T>(compiled: CompiledCheck, required: keyof T & string): EnvelopeShape<T> {
+  // The check is the schema's, and T is that schema's type, stated by hand next to it.
+  return { validate: compiled as EnvelopeCheck<T>, required };
 }
 
 /**

@@ -1,5 +1,6 @@
-import axios, { type AxiosInstance, type AxiosResponse, isAxiosError, isCancel } from 'axios';
+import type { AxiosInstance, AxiosResponse } from 'axios';
 import pRetry from 'p-retry';
+import { axios } from './axios.js';
 import { CloudError } from './errors.js';
 import { readServiceAnswer, type CloudResponse } from './response.js';
 import { DEFAULT_RETRY_POLICY, honoursRetryAfter, parseRetryAfter, type RetryPolicy } from './retry-policy.js';
@@ -9,6 +10,8 @@ import { insecureUrlProblem } from '../values/secure-url.js';
 export interface CloudLogger {
   debug(message: string): void;
 }
+
+const { isAxiosError, isCancel } = axios;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 

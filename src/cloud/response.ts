@@ -1,4 +1,4 @@
-import { Ajv, type SchemaObject } from 'ajv';
+import { anyEnvelope as anyEnvelopeCheck, type CompiledCheck } from './envelope-checks.generated.js';
 
 /** What a service answered, body as text, and how to read the `{code, msg, data}` envelope in it. */
 export interface CloudResponse {
@@ -15,27 +15,13 @@ export interface Envelope<T> {
   data?: T | null;
 }
 
-export const ajv = new Ajv();
+/**
+ * A compiled check of an envelope (envelope-checks.generated.js, from envelope-schemas.ts): true
+ * when it fits, otherwise Ajv's errors.
+ */
+export type EnvelopeCheck<T> = ((data: unknown) => data is Envelope<T>) & Pick<CompiledCheck, 'errors'>;
 
-/** JSON schema of a field; every field is optional, present ones must have the type. */
-export const field = {
-  string: { type: 'string' },
-  integer: { type: 'integer' },
-  object: (properties: Record<string, SchemaObject>): SchemaObject => ({ type: 'object', properties }),
-} as const;
-
-export function envelopeSchema(dataProperties: Record<string, SchemaObject>): SchemaObject {
-  return {
-    type: 'object',
-    properties: {
-      code: field.integer,
-      msg: field.string,
-      data: { anyOf: [field.object(dataProperties), { type: 'null' }] },
-    },
-  };
-}
-
-const anyEnvelope = ajv.compile<Envelope<unknown>>(envelopeSchema({}));
+const anyEnvelope = anyEnvelopeCheck as EnvelopeCheck<unknown>;
 
 /** The body as JSON; undefined when it is not JSON. */
 export function parseJsonBody({ body }: CloudResponse): unknown {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type KeywordDefinition, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { accountBlock, platformBlock, type CompiledCheck } from './config-checks.generated.js';
 import {
   type Problem,
   type SettingPath,
@@ -10,13 +11,14 @@ import {
   repeatsDeviceId,
   unknownSetting,
 } from './messages.js';
-import { isListenAddress, isWebAddress } from '../values/address.js';
 import { deviceIdText, isDeviceId } from '../values/device-id.js';
 import { isJsonObject } from '../values/json.js';
 
 /**
  * Checks a platform block against config.schema.json, the very file the Homebridge UI draws its
- * form from, so the UI and the plugin can never disagree on what a valid block is.
+ * form from, so the UI and the plugin can never disagree on what a valid block is. Ajv compiled the
+ * schema's checks when the code was written (config-checks.generated.ts, `npm run validators`), so
+ * the plugin starts without Ajv's compiler; a test fails when they no longer match the schema.
  */
 
 export interface CheckedBlock {
@@ -41,43 +43,14 @@ interface PlatformSchema extends SchemaNode {
   properties: { account: SchemaNode } & Record<string, SchemaNode>;
 }
 
-/** Keywords the Homebridge UI reads from the schema to draw the form; they validate nothing. */
-export const UI_KEYWORDS = ['placeholder', 'condition', 'functionBody', 'titleMap', 'x-schema-form'];
-
-/**
- * `"x-address": "url"` or `"listen"` on a string setting: what a pattern cannot say about an address
- * (see values/address.ts). The Homebridge UI's form ignores keywords it does not know, and still
- * shows the pattern's hint; here the address is checked by the parser later steps use.
- */
-export const ADDRESS_KEYWORD: KeywordDefinition = {
-  keyword: 'x-address',
-  type: 'string',
-  schemaType: 'string',
-  metaSchema: { enum: ['url', 'listen'] },
-  errors: false,
-  validate: (kind: 'url' | 'listen', value: string) => (kind === 'url' ? isWebAddress(value) : isListenAddress(value)),
-};
-
 /** From src/config/ in tests and from dist/config/ when installed, the schema is two folders up. */
 const SCHEMA_FILE = new URL('../../config.schema.json', import.meta.url);
 
 const schema = (JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as { schema: PlatformSchema }).schema;
 
-const ajv = createAjv();
-const validate = ajv.compile(schema);
+const validate = platformBlock;
 /** The account block alone: the settings page's sign-in form sends these fields. */
-const validateAccount = ajv.compile(schema.properties.account);
-
-function createAjv(): Ajv {
-  // Strict mode stays on so that a misspelt keyword in the schema fails the tests instead of
-  // silently checking nothing. strictRequired is the exception: the "account unless
-  // doorbellAccessToken" rule is an if/else whose `required` names properties declared one level up.
-  // useDefaults fills in the schema's defaults, so each is written once, where the UI shows it too.
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false });
-  ajv.addVocabulary(UI_KEYWORDS);
-  ajv.addKeyword(ADDRESS_KEYWORD);
-  return ajv;
-}
+const validateAccount = accountBlock;
 
 /** A block that holds only settings the schema declares (see withoutUnknownSettings). */
 export function checkBlock(block: Record<string, unknown>): CheckedBlock {
@@ -123,7 +96,7 @@ function withDeviceIdsAsStrings(block: Record<string, unknown>): Record<string, 
 }
 
 /** `at`: where in the platform block the checked data sits. */
-function schemaProblems(check: ValidateFunction, data: Record<string, unknown>, at: SettingPath = []): Problem[] {
+function schemaProblems(check: CompiledCheck, data: Record<string, unknown>, at: SettingPath = []): Problem[] {
   if (check(data)) {
     return [];
   }

@@ -1,32 +1,33 @@
+import type { Readable } from 'node:stream';
+
 /**
- * Waiting on a streaming fetch in a way an abort always ends. Passing the signal to fetch is not
- * enough on its own: under garbage-collection pressure Node's fetch can lose the link between the
- * signal it was given and the request it made (docs/architecture.md). The abort then neither
- * settles the request nor ends its body, so a relay stream that fell silent would never be dropped
- * and a shutdown would wait on it for ever. So the abort also ends the waits here, which hold what
- * they wait on themselves.
+ * Waiting on an HTTP answer or stream in a way an abort always ends, whatever the HTTP client does
+ * with the signal it was given too. A client that loses the link between the signal and its request
+ * (Node's fetch can, under garbage-collection pressure: docs/architecture.md) would otherwise leave
+ * a relay stream that fell silent undropped, and a shutdown waiting on it for ever. So the abort also
+ * ends the waits here, which hold what they wait on themselves.
  */
 
 /**
- * The response, or a rejection with the signal's reason as soon as it aborts, whether or not fetch
- * heeds it. A response that still arrives after the abort has its body cancelled, which closes its
- * connection.
+ * The answer, or a rejection with the signal's reason as soon as it aborts, whether or not the client
+ * heeds it. An answer that still arrives after the abort goes to `discard`, which closes its connection.
  */
-export function responseUnlessAborted(request: Promise<Response>, signal: AbortSignal): Promise<Response> {
+export function answerUnlessAborted<T>(request: Promise<T>, signal: AbortSignal, discard: (late: T) => void): Promise<T> {
+  const discardLate = () => void request.then(discard, () => undefined);
   if (signal.aborted) {
-    void request.then(discard, () => undefined);
+    discardLate();
     return Promise.reject(signal.reason as Error);
   }
   return new Promise((resolve, reject) => {
     const onAbort = () => {
-      void request.then(discard, () => undefined);
+      discardLate();
       reject(signal.reason as Error);
     };
     signal.addEventListener('abort', onAbort, { once: true });
     request.then(
-      (response) => {
+      (answer) => {
         signal.removeEventListener('abort', onAbort);
-        resolve(response);
+        resolve(answer);
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
@@ -36,31 +37,30 @@ export function responseUnlessAborted(request: Promise<Response>, signal: AbortS
   });
 }
 
-/**
- * Hands each chunk of `body` to `onChunk` until the body ends. An abort cancels the reader, which
- * this function holds, so the wait ends and the connection closes; it then rejects with the signal's
- * reason.
- */
-export async function readUntilAborted(body: ReadableStream<Uint8Array>, signal: AbortSignal, onChunk: (chunk: Uint8Array) => void): Promise<void> {
-  const reader = body.getReader();
-  const cancel = () => void reader.cancel(signal.reason).catch(() => undefined);
-  signal.addEventListener('abort', cancel, { once: true });
-  try {
-    if (signal.aborted) {
-      cancel();
-      signal.throwIfAborted();
-    }
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      onChunk(chunk.value);
-    }
-    // A cancelled reader reads as the end of the body: it ended because of the abort.
-    signal.throwIfAborted();
-  } finally {
-    signal.removeEventListener('abort', cancel);
-    reader.releaseLock();
-  }
+/** A fetch answer, as the settings page's test motion waits for it; a late one has its body cancelled. */
+export function responseUnlessAborted(request: Promise<Response>, signal: AbortSignal): Promise<Response> {
+  return answerUnlessAborted(request, signal, (response) => void response.body?.cancel().catch(() => undefined));
 }
 
-function discard(response: Response): void {
-  void response.body?.cancel().catch(() => undefined);
+/**
+ * Hands each chunk of the relay's stream until the body ends. An abort destroys the body, which this
+ * function holds, so the wait ends and the connection closes; it then rejects with the signal's reason.
+ */
+export async function readUntilAborted(body: Readable, signal: AbortSignal, onChunk: (chunk: Buffer) => void): Promise<void> {
+  const destroy = () => body.destroy();
+  signal.addEventListener('abort', destroy, { once: true });
+  try {
+    signal.throwIfAborted();
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      onChunk(chunk);
+    }
+  } catch (error) {
+    // A stream destroyed by the abort breaks off reading: the abort is what happened.
+    signal.throwIfAborted();
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', destroy);
+    body.destroy();
+  }
+  signal.throwIfAborted();
 }

@@ -2,7 +2,7 @@ import type { SecretMaskingLogger } from '../log.js';
 import type { PushSecrets } from '../session/push-secrets.js';
 import type { DoorbellNotification } from './notification.js';
 import { directPushToken } from './push-token.js';
-import { PushReceiver } from './receiver.js';
+import type { PushReceiver } from './receiver.js';
 
 export interface DirectSettings {
   host: string;
@@ -60,7 +60,8 @@ export class DirectEndpoint {
 
   private async start(): Promise<string> {
     const { host, port, publicUrl } = this.settings;
-    const { receiverSecret } = await this.secrets();
+    // The receiver is loaded only here, in direct mode: relay mode never has one.
+    const [{ receiverSecret }, { PushReceiver }] = await Promise.all([this.secrets(), import('./receiver.js')]);
     if (this.closed) {
       throw new Error('The push receiver is closed.');
     }

@@ -4,9 +4,10 @@ import { errorMessage, type Logger } from '../log.js';
 import { isAccessRefusal, ReconnectDelays, type ConnectionEnd } from './relay-backoff.js';
 import { CatchUpPoint } from './relay-catch-up.js';
 import { RelayClock } from './relay-clock.js';
-import { readUntilAborted, responseUnlessAborted } from './abortable-stream.js';
+import { answerUnlessAborted, readUntilAborted } from './abortable-stream.js';
 import { LineSplitter, parseRelayLine } from './relay-lines.js';
 import { RelayOutage } from './relay-outage.js';
+import { requestRelayStream } from './relay-stream.js';
 import type { RelayTiming } from './relay-timing.js';
 import { RecentIds } from './recent-ids.js';
 
@@ -126,11 +127,11 @@ export class RelaySubscription {
     }, this.options.timing.aliveMs);
     let openedAt: number | undefined;
     try {
-      const request = fetch(this.streamUrl(), { headers: this.headers(), signal: attempt.signal, redirect: 'error' });
-      const response = await responseUnlessAborted(request, attempt.signal);
-      if (response.status !== 200 || response.body === null) {
-        await response.body?.cancel().catch(() => undefined);
-        const retryAfter = honoursRetryAfter(response.status) ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
+      const request = requestRelayStream(this.streamUrl(), this.headers(), attempt.signal);
+      const response = await answerUnlessAborted(request, attempt.signal, (late) => late.body.destroy());
+      if (response.status !== 200) {
+        response.body.destroy();
+        const retryAfter = honoursRetryAfter(response.status) ? parseRetryAfter(response.retryAfter) : undefined;
         return { kind: 'refused', status: response.status, retryAfterMs: retryAfter, reason: `HTTP ${response.status}` };
       }
       openedAt = this.now();
@@ -239,9 +240,8 @@ export class RelaySubscription {
   }
 }
 
-/** fetch's own message is "fetch failed"; its cause says what happened (ECONNREFUSED, a redirect). */
+/** The system's code for what happened (ECONNREFUSED, ECONNRESET), else the error's message. */
 function describeFailure(error: unknown): string {
-  const cause = (error as { cause?: unknown } | undefined)?.cause;
-  const code = (cause as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : errorMessage(cause ?? error);
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : errorMessage(error);
 }

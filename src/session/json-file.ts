@@ -70,7 +70,7 @@ export class JsonFile<T> {
  * Changes with every write: an atomic write replaces the file, so the inode changes too, and an edit
  * in place changes the modification time. Not the ctime: tightening the mode changes that.
  */
-async function fileVersion(path: string): Promise<string> {
+export async function fileVersion(path: string): Promise<string> {
   try {
     const { ino, size, mtimeMs } = await stat(path);
     return `${ino}:${size}:${mtimeMs}`;

@@ -1,61 +1,85 @@
-import { watch, type FSWatcher } from 'chokidar';
-import { basename } from 'node:path';
+import { join } from 'node:path';
 import { errorMessage, type Logger } from '../log.js';
 import { DATA_FILES } from './data-folder.js';
+import { fileVersion } from './json-file.js';
 import type { PrivateFolder } from './private-folder.js';
 import type { SessionStore, StoredSession } from './session-store.js';
 
-/** Changes come in bursts (a temp file, then the rename): one read once the burst is over. */
-const DEBOUNCE_MS = 300;
+/**
+ * How often session.json is looked at: one stat a second costs nothing, and a sign-in on the settings
+ * page is followed well within the 5 s a user waits for it.
+ */
+const POLL_INTERVAL_MS = 1_000;
+
+/** What fileVersion says of a file that is not there. */
+const ABSENT = 'unreadable:ENOENT';
 
 /**
  * Tells its listener what session.json holds after every change on disk, whoever made it: the
- * Homebridge UI's plugin server signing in or out, or this process. Within a second of the change.
+ * Homebridge UI's plugin server signing in or out, or this process. It polls the file's status rather
+ * than waiting for file system events: one file needs nothing more, and polling also works where events
+ * never come (a Homebridge in Docker on a bind mount, a network share). The store replaces the file by a
+ * rename, so a poll never sees half a write.
+ *
+ * A missing file is reported at every poll, not only when it went missing: a session written and
+ * removed between two polls (this process signs in with a code, the settings page signs out a moment
+ * later) leaves the file's status unchanged, yet the listener may be holding that session. The listener
+ * ignores a report that changes nothing for it.
  */
 export class SessionWatcher {
-  private watcher: FSWatcher | undefined;
-  private debounce: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private polling = false;
+  private version: string | undefined;
+  private readonly path: string;
 
   constructor(
     private readonly folder: PrivateFolder,
     private readonly store: SessionStore,
     private readonly log: Logger,
     private readonly onChange: (session: StoredSession | undefined) => void,
-  ) {}
+  ) {
+    this.path = join(folder.path, DATA_FILES.session);
+  }
 
-  /** Resolves once the folder is watched. */
+  /** Resolves once the file is watched: what it holds now is the starting point, not a change. */
   async start(): Promise<void> {
     await this.folder.prepare();
-    // Homebridge may shut down while the folder is being prepared: a watcher made after stop() would
-    // never be closed, and would keep the process alive.
+    const version = await fileVersion(this.path);
+    // Homebridge may shut down while the folder is being prepared: nothing is watched after stop().
     if (this.stopped) {
       return;
     }
-    const watcher = watch(this.folder.path, { ignoreInitial: true, depth: 0 });
-    this.watcher = watcher;
-    watcher.on('all', (_event, path) => {
-      if (!this.stopped && basename(path) === DATA_FILES.session) {
-        clearTimeout(this.debounce);
-        this.debounce = setTimeout(() => void this.report(), DEBOUNCE_MS);
-      }
-    });
-    // A watcher that failed must not take Homebridge down; the plugin then follows on the next restart.
-    watcher.on('error', (error) => this.log.warn(`Watching ${this.folder.path} failed: ${errorMessage(error)}`));
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    this.version = version;
+    // Unreferenced: the poll never keeps Homebridge's process alive on its way out.
+    this.timer = setInterval(() => void this.poll(), POLL_INTERVAL_MS).unref();
   }
 
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.debounce);
-    await this.watcher?.close();
+    clearInterval(this.timer);
+    return Promise.resolve();
   }
 
-  private async report(): Promise<void> {
+  private async poll(): Promise<void> {
+    // A slow disk must not stack polls up.
+    if (this.polling) {
+      return;
+    }
+    this.polling = true;
     try {
-      this.onChange(await this.store.readSession());
+      const version = await fileVersion(this.path);
+      if (version !== this.version || version === ABSENT) {
+        this.version = version;
+        const session = await this.store.readSession();
+        if (!this.stopped) {
+          this.onChange(session);
+        }
+      }
     } catch (error) {
       this.log.warn(`Reading the changed session failed: ${errorMessage(error)}`);
+    } finally {
+      this.polling = false;
     }
   }
 }

@@ -1,9 +1,9 @@
-import { Ajv, type SchemaObject } from 'ajv';
 import type { SessionLoss } from '../connection/progress.js';
 import type { Logger } from '../log.js';
 import { DATA_FILES } from '../session/data-folder.js';
 import { JsonFile } from '../session/json-file.js';
 import type { PrivateFolder } from '../session/private-folder.js';
+import { deliveryStatus } from './status-check.generated.js';
 import { STATUS_TIMING } from './status-writer.js';
 
 /**
@@ -46,47 +46,9 @@ export interface DeliveryStatus {
   doorbells: DoorbellStatus[];
 }
 
-export const SESSION_STATES: readonly SessionState[] = ['signing-in', 'signed-in', 'token', 'signed-out', 'expired', 'token-refused'];
-
-const time = { type: 'string', format: 'date-time' } as const;
-const timeOrNull = { anyOf: [time, { type: 'null' }] } as const;
-
-const DOORBELL_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['deviceId', 'name', 'subscribed', 'fault', 'lastMotionAt', 'lastRingAt'],
-  properties: {
-    deviceId: { type: 'string', pattern: '^[1-9][0-9]{0,18}$' },
-    name: { type: 'string' },
-    subscribed: { type: 'boolean' },
-    fault: { type: ['string', 'null'] },
-    lastMotionAt: timeOrNull,
-    lastRingAt: timeOrNull,
-  },
-};
-
-/** What the plugin writes; a reader takes other keys too, as a newer plugin may add some. */
-const STATUS_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['pid', 'startedAt', 'updatedAt', 'pushMode', 'registeredAt', 'nextRefreshAt', 'session', 'doorbells'],
-  properties: {
-    pid: { type: 'integer', minimum: 1 },
-    startedAt: time,
-    updatedAt: time,
-    pushMode: { enum: ['relay', 'direct'] },
-    relay: { type: 'object', required: ['connected', 'since'], properties: { connected: { type: 'boolean' }, since: timeOrNull } },
-    receiver: { type: 'object', required: ['listening'], properties: { listening: { type: 'boolean' } } },
-    registeredAt: timeOrNull,
-    nextRefreshAt: timeOrNull,
-    session: { enum: SESSION_STATES },
-    doorbells: { type: 'array', items: DOORBELL_SCHEMA },
-  },
-};
-
-const ajv = new Ajv({ formats: { 'date-time': (text: string) => !Number.isNaN(Date.parse(text)) } });
-const validate = ajv.compile<DeliveryStatus>(STATUS_SCHEMA);
-
+/** Against status-schema.ts, as Ajv compiled it when the code was written (`npm run validators`). */
 export function isDeliveryStatus(value: unknown): value is DeliveryStatus {
-  return validate(value);
+  return deliveryStatus(value);
 }
 
 /** status.json in the data folder, written atomically under the folder's lock like every file there. */

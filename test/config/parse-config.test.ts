@@ -5,7 +5,7 @@ import { Ajv } from 'ajv';
 import { type ConfigResult, parseConfig } from '../../src/config/parse-config.js';
 import { pushAddressWarnings } from '../../src/config/push-settings.js';
 import { EXPECTED } from '../../src/config/messages.js';
-import { ADDRESS_KEYWORD, UI_KEYWORDS } from '../../src/config/schema-check.js';
+import { ADDRESS_KEYWORD, UI_KEYWORDS } from '../../scripts/lib/validators.js';
 import { PLATFORM_NAME } from '../../src/settings.js';
 
 const schemaFile = JSON.parse(readFileSync(new URL('../../config.schema.json', import.meta.url), 'utf8')) as {

@@ -1,9 +1,18 @@
 /**
- * An abort ends the waits on a streaming fetch even when fetch no longer heeds its signal, as Node's
- * fetch can after garbage collection: here the request and the body simply never heed it.
+ * An abort ends the waits on an HTTP answer and on the relay's stream even when the client no longer
+ * heeds its signal, as Node's fetch can after garbage collection: here the request and the body
+ * simply never heed it.
  */
 import { describe, expect, it } from '@jest/globals';
+import { Readable } from 'node:stream';
 import { readUntilAborted, responseUnlessAborted } from '../../src/push/abortable-stream.js';
+
+/** A stream that delivers `chunks`, then neither delivers nor ends, as a relay that fell silent. */
+function stalledStream(chunks: string[] = []): Readable {
+  const stream = new Readable({ read: () => undefined });
+  chunks.forEach((chunk) => stream.push(Buffer.from(chunk)));
+  return stream;
+}
 
 /** A body that delivers `chunks`, then neither delivers nor ends; it records being cancelled. */
 function stalledBody(chunks: string[] = []): { body: ReadableStream<Uint8Array>; cancelled: () => boolean } {
@@ -50,33 +59,34 @@ describe('responseUnlessAborted', () => {
 });
 
 describe('readUntilAborted', () => {
-  it('hands over each chunk, then ends on an abort by cancelling the body, though the body never ends', async () => {
+  it('hands over each chunk, then ends on an abort by destroying the stream, though the stream never ends', async () => {
     const controller = new AbortController();
-    const { body, cancelled } = stalledBody(['a', 'b']);
+    const body = stalledStream(['a', 'b']);
     const chunks: string[] = [];
-    const reading = readUntilAborted(body, controller.signal, (chunk) => chunks.push(new TextDecoder().decode(chunk)));
-    while (chunks.length < 2) {
+    const reading = readUntilAborted(body, controller.signal, (chunk) => chunks.push(chunk.toString()));
+    // A stream may hand over what it holds as one chunk: the text is what counts. Bounded, like every wait.
+    for (let turns = 0; chunks.join('') !== 'ab' && turns < 1_000; turns += 1) {
       await new Promise((resolve) => setImmediate(resolve));
     }
     controller.abort(new Error('nothing arrived'));
     await expect(reading).rejects.toThrow('nothing arrived');
-    expect(chunks).toEqual(['a', 'b']);
-    expect(cancelled()).toBe(true);
+    expect(chunks.join('')).toBe('ab');
+    expect(body.destroyed).toBe(true);
   });
 
-  it('cancels the body at once when the signal aborted before reading began', async () => {
+  it('destroys the stream at once when the signal aborted before reading began', async () => {
     const controller = new AbortController();
     controller.abort(new Error('stopped'));
-    const { body, cancelled } = stalledBody(['a']);
-    const chunks: Uint8Array[] = [];
+    const body = stalledStream(['a']);
+    const chunks: Buffer[] = [];
     await expect(readUntilAborted(body, controller.signal, (chunk) => chunks.push(chunk))).rejects.toThrow('stopped');
     expect(chunks).toEqual([]);
-    expect(cancelled()).toBe(true);
+    expect(body.destroyed).toBe(true);
   });
 
-  it('resolves when the body ends by itself', async () => {
+  it('resolves when the stream ends by itself', async () => {
     const chunks: string[] = [];
-    await readUntilAborted(new Response('line\n').body!, new AbortController().signal, (chunk) => chunks.push(new TextDecoder().decode(chunk)));
+    await readUntilAborted(Readable.from([Buffer.from('line\n')]), new AbortController().signal, (chunk) => chunks.push(chunk.toString()));
     expect(chunks).toEqual(['line\n']);
   });
 });

@@ -10,8 +10,8 @@ import { createTestLogger } from '../support/homebridge-api.js';
 import { pollUntil } from '../support/poll.js';
 import { sampleSession } from './fixtures/sample-session.js';
 
-/** Longer than the watcher's debounce and a file system event's way to chokidar. */
-const QUIET_MS = 1_000;
+/** Longer than the watcher's poll and debounce. */
+const QUIET_MS = 2_500;
 
 let root: string;
 let storagePath: string;
@@ -44,7 +44,7 @@ function watchSessions(): { watcher: SessionWatcher; reports: Array<StoredSessio
   return { watcher, reports };
 }
 
-it('reports a session another process writes, then its removal, each once', async () => {
+it('reports a session another process writes once, then its removal', async () => {
   const { watcher, reports } = watchSessions();
   await watcher.start();
   const other = processStore();
@@ -52,12 +52,28 @@ it('reports a session another process writes, then its removal, each once', asyn
   await other.saveSession(sampleSession());
   await pollUntil(() => reports.length, (count) => count === 1, 5_000, 'the sign-in reported');
   expect(reports[0]?.login.token).toBe('session-token');
+  // An unchanged file is not reported again.
+  await sleep(QUIET_MS);
+  expect(reports).toHaveLength(1);
 
   await other.removeSession();
-  await pollUntil(() => reports.length, (count) => count === 2, 5_000, 'the sign-out reported');
-  expect(reports[1]).toBeUndefined();
+  await pollUntil(() => reports.length, (count) => count >= 2, 5_000, 'the sign-out reported');
+  // While there is no file, every poll says so again; never a session.
   await sleep(QUIET_MS);
-  expect(reports).toHaveLength(2);
+  expect(reports.slice(1).length).toBeGreaterThanOrEqual(2);
+  expect(reports.slice(1).every((session) => session === undefined)).toBe(true);
+});
+
+it('reports no session when one was written and removed between two polls', async () => {
+  const { watcher, reports } = watchSessions();
+  await watcher.start();
+  const other = processStore();
+  // The poll before and the poll after both find no file, as when this process signs in with a code
+  // and the settings page signs out a moment later.
+  await other.saveSession(sampleSession());
+  await other.removeSession();
+  await pollUntil(() => reports.length, (count) => count >= 1, 5_000, 'the missing session reported');
+  expect(reports.every((session) => session === undefined)).toBe(true);
 });
 
 it('watches nothing when stopped while it was still starting', async () => {

@@ -1,24 +1,17 @@
 /**
  * What keeps this process alive, for a test that stops something and must know it let go: sockets,
- * servers, file operations (as Node counts them) and the timers still to fire, each timer known by
- * where it was set.
- *
- * One kind is left out: chokidar (5.0) clears the map of its per-path throttles on close() but not
- * their timers, so a watcher closed just after it saw a change keeps the process up to a second
- * longer. That timer does nothing when it fires; waiting for it would only make every test slow.
+ * servers, file operations (as Node counts them) and the timers still to fire.
  */
 import { createHook } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const SET_BY_CHOKIDAR = /node_modules[\\/]chokidar[\\/]/;
-
-/** Every timer of this process not fired or cleared yet, and whether chokidar set it. */
-const timers = new Map<number, { timer: NodeJS.Timeout; byChokidar: boolean }>();
+/** Every timer of this process not fired or cleared yet. */
+const timers = new Map<number, NodeJS.Timeout>();
 
 createHook({
   init(asyncId, type, _triggerAsyncId, resource) {
     if (type === 'Timeout') {
-      timers.set(asyncId, { timer: resource as NodeJS.Timeout, byChokidar: SET_BY_CHOKIDAR.test(new Error().stack ?? '') });
+      timers.set(asyncId, resource as NodeJS.Timeout);
     }
   },
   destroy(asyncId) {
@@ -31,7 +24,7 @@ const isPending = (timer: NodeJS.Timeout) => !(timer as NodeJS.Timeout & { _dest
 
 /** What this process holds now, by kind: Node's own count, with the timers counted as above. */
 export function heldResources(): string[] {
-  const timersHeld = [...timers.values()].filter(({ timer, byChokidar }) => !byChokidar && isPending(timer)).map(() => 'Timeout');
+  const timersHeld = [...timers.values()].filter(isPending).map(() => 'Timeout');
   return [...process.getActiveResourcesInfo().filter((kind) => kind !== 'Timeout'), ...timersHeld];
 }
 

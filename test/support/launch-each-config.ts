@@ -68,9 +68,11 @@ const isInvalidName = (host: string) => /(^|\.)invalid\.?$/i.test(host);
 const connect = net.Socket.prototype.connect;
 net.Socket.prototype.connect = function countedConnect(this: net.Socket, ...args: unknown[]) {
   const [first, second] = args;
-  const options = (Array.isArray(first) ? first[0] : first) as { host?: unknown; path?: unknown } | undefined;
+  const options = (Array.isArray(first) ? first[0] : first) as { host?: unknown; path?: unknown; port?: unknown } | undefined;
   const host = typeof options === 'object' && options !== null ? options.host : second;
-  if (typeof options !== 'object' || options === null || options.path === undefined) {
+  // A Unix socket has a path and no port; node:http's connections carry the request's path too, with a port.
+  const ipc = typeof options === 'object' && options !== null && options.path !== undefined && options.port === undefined;
+  if (!ipc) {
     activity.connections += 1;
     if (typeof host === 'string' && !isLoopback(host) && !isInvalidName(host)) {
       activity.strays.push(`a connection to ${host}`);
