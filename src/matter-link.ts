@@ -4,6 +4,7 @@ import type { DoorbellSettings } from './config/parse-config.js';
 import { errorMessage, type Logger } from './log.js';
 import type * as MatterRoom from './matter/matter-doorbells.js';
 import type { MatterDoorbells } from './matter/matter-doorbells.js';
+import type { MatterTiming } from './matter/registration-wait.js';
 
 /** The Matter room's code, loaded only for a bridge with Matter on. */
 export type MatterLoader = () => Promise<typeof MatterRoom>;
@@ -22,14 +23,14 @@ export class MatterLink {
     private readonly log: Logger,
   ) {}
 
-  /** Undefined unless the bridge publishes over Matter. */
-  static forBridge(api: API, log: Logger, load: MatterLoader = loadMatterRoom): MatterLink | undefined {
+  /** Undefined unless the bridge publishes over Matter. `timing`: the Matter room's own when absent. */
+  static forBridge(api: API, log: Logger, load: MatterLoader = loadMatterRoom, timing?: MatterTiming): MatterLink | undefined {
     const matter = api.matter;
     if (api.isMatterEnabled?.() !== true || matter === undefined) {
       return undefined;
     }
     const room = load().then(
-      ({ MatterDoorbells }) => new MatterDoorbells(api, matter, log),
+      ({ MatterDoorbells }) => new MatterDoorbells(api, matter, log, timing),
       (error: unknown) => {
         log.warn(`Matter: the doorbells cannot be published over Matter: ${errorMessage(error)}`);
         return undefined;

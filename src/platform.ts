@@ -9,6 +9,7 @@ import type { PushEndpoint } from './connection/push-endpoint.js';
 import { SCHEDULE_TIMING, type ScheduleTiming } from './connection/schedule.js';
 import { errorMessage, SecretMaskingLogger } from './log.js';
 import { MatterLink, type MatterLoader } from './matter-link.js';
+import type { MatterTiming } from './matter/registration-wait.js';
 import { DirectEndpoint } from './push/direct-endpoint.js';
 import type { DoorbellNotification } from './push/notification.js';
 import { RelayEndpoint } from './push/relay-endpoint.js';
@@ -31,6 +32,8 @@ export interface PlatformTiming {
   requestTimeoutMs?: number;
   /** This machine's clock (Date.now when absent): the tests set it wrong to show that relay alerts go by the relay's. */
   now?: () => number;
+  /** How the Matter devices' registration is awaited; the Matter room's own when absent. */
+  matter?: MatterTiming;
 }
 
 export const PRODUCTION_TIMING: PlatformTiming = { schedule: SCHEDULE_TIMING, relay: RELAY_TIMING, relayConnectWaitMs: 30_000 };
@@ -69,7 +72,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   ) {
     this.log = new SecretMaskingLogger(logging);
     this.accessories = new DoorbellAccessories(api, this.log);
-    this.matter = MatterLink.forBridge(api, this.log, loadMatter);
+    this.matter = MatterLink.forBridge(api, this.log, loadMatter, timing.matter);
     const accepted = this.readConfig(config);
     if (accepted === undefined) {
       // Without a usable config, what the cache shows (motion, no fault) would be stale: clear it.
@@ -189,8 +192,12 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     await Promise.all([this.endpoint?.close(), this.sessionWatcher?.stop(), this.status?.stop()]);
   }
 
-  /** HomeKit first: the status only notes the time, and is written later. */
+  /**
+   * HomeKit first: the status only notes the time, and is written later. Called as the notification
+   * is accepted, so that is the time the accessory's changes carry, for whatever follows them.
+   */
   private onNotification(notification: DoorbellNotification): void {
+    const acceptedAt = performance.now();
     const accessory = this.accessories.get(notification.deviceId);
     if (accessory === undefined) {
       this.log.debug(`Ignored a ${notification.kind} notification for doorbell ${notification.deviceId}: not configured`);
@@ -199,7 +206,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     // The accessory decides what each shows, by its switches; the log says what it decided.
     if (notification.kind === 'motion') {
       const { detection } = notification;
-      if (accessory.motionDetected(detection)) {
+      if (accessory.motionDetected(detection, acceptedAt)) {
         this.log.info(`Motion at ${accessory.name}${detection === undefined ? '' : ` (${detection})`}`);
       } else {
         this.log.debug(`Ignored motion at ${accessory.name}: its Motion Alerts switch is off`);

@@ -52,7 +52,7 @@ export function parseSettings(args: string[]): BenchSettings {
   const out = values.out ?? join(REPO_ROOT, 'bench-results.json');
   return quick
     ? { quick, out, doorbells: 5, latencySamples: 50, burstSize: 500, burstConcurrency: 16, memoryRuns: 1, settleMaxMs: 5_000, matterDoorbells: 5, matterRounds: 1 }
-    : { quick, out, doorbells: 100, latencySamples: 1000, burstSize: 10_000, burstConcurrency: 32, memoryRuns: 5, settleMaxMs: 30_000, matterDoorbells: 100, matterRounds: 2 };
+    : { quick, out, doorbells: 100, latencySamples: 1000, burstSize: 10_000, burstConcurrency: 32, memoryRuns: 5, settleMaxMs: 30_000, matterDoorbells: 100, matterRounds: 5 };
 }
 
 /** Doorbell ids of the benchmark: plain seven-digit ids, the same in every run. */

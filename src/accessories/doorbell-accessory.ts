@@ -18,9 +18,13 @@ const DETECTION_SUFFIXES: Readonly<Record<Detection, string>> = { person: 'Perso
 /** What a ring did: chimed (the Doorbell service and the switch), ran automations only (Chime off), or nothing (no button). */
 export type RingOutcome = 'chimed' | 'silent' | 'no-button';
 
-/** A change of the doorbell's state, for whoever shows the doorbell beside HomeKit (and for the log). */
+/**
+ * A change of the doorbell's state, for whoever shows the doorbell beside HomeKit (and for the log).
+ * A motion's `since` is when its cause happened, on `performance.now()`'s clock: the motion alert
+ * accepted, the motion timeout run out, the Motion Alerts switch turned off.
+ */
 export type DoorbellChange =
-  | { type: 'motion'; sensor: 'main' | Detection; detected: boolean }
+  | { type: 'motion'; sensor: 'main' | Detection; detected: boolean; since: number }
   | { type: 'control'; control: Control; on: boolean }
   | { type: 'ring'; outcome: Exclude<RingOutcome, 'no-button'> }
   | { type: 'fault'; faulted: boolean };
@@ -103,15 +107,16 @@ export class DoorbellAccessory {
 
   /**
    * A motion alert: the main sensor turns on, and the detection's own sensor with it. False when
-   * the Motion Alerts switch is off and the alert was ignored.
+   * the Motion Alerts switch is off and the alert was ignored. `acceptedAt`: when the alert was
+   * accepted, on `performance.now()`'s clock, for what follows the change.
    */
-  motionDetected(detection?: Detection): boolean {
+  motionDetected(detection?: Detection, acceptedAt = performance.now()): boolean {
     if (!this.motionAlertsOn) {
       return false;
     }
-    this.sensor.detect();
+    this.sensor.detect(acceptedAt);
     if (detection !== undefined) {
-      this.detections.get(detection)?.detect();
+      this.detections.get(detection)?.detect(acceptedAt);
     }
     return true;
   }
@@ -144,7 +149,7 @@ export class DoorbellAccessory {
   }
 
   private motionSensor(service: Service, settings: DoorbellSettings, sensor: 'main' | Detection): MotionSensor {
-    const notify = (detected: boolean) => this.notify({ type: 'motion', sensor, detected });
+    const notify = (detected: boolean, since: number) => this.notify({ type: 'motion', sensor, detected, since });
     return new MotionSensor(this.api, service, settings.motionTimeout, () => this.statusFault(), notify);
   }
 

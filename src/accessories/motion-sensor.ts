@@ -15,7 +15,8 @@ export class MotionSensor {
     private readonly service: Service,
     private readonly timeoutS: number,
     private readonly statusFault: () => number,
-    private readonly onChange: (detected: boolean) => void,
+    /** `since`: when the change's cause happened, on `performance.now()`'s clock. */
+    private readonly onChange: (detected: boolean, since: number) => void,
   ) {
     const { MotionDetected, StatusFault } = api.hap.Characteristic;
     service.getCharacteristic(MotionDetected).onGet(() => this.detected);
@@ -25,21 +26,21 @@ export class MotionSensor {
     this.showFault();
   }
 
-  /** Motion now; a motion before the timeout ran out extends it. */
-  detect(): void {
+  /** Motion, from an alert accepted at `since`; a motion before the timeout ran out extends it. */
+  detect(since: number): void {
     clearTimeout(this.endTimer);
-    this.endTimer = setTimeout(() => this.set(false), this.timeoutS * 1000);
+    this.endTimer = setTimeout(() => this.set(false, performance.now()), this.timeoutS * 1000);
     // Homebridge's own servers keep the process alive while it runs; a pending end of motion must not
     // hold it open on exit. dispose() clears the timer on an orderly shutdown.
     this.endTimer.unref();
-    this.set(true);
+    this.set(true, since);
   }
 
   /** No motion, at once (motion alerts were turned off). */
   clear(): void {
     clearTimeout(this.endTimer);
     if (this.detected) {
-      this.set(false);
+      this.set(false, performance.now());
     }
   }
 
@@ -51,9 +52,9 @@ export class MotionSensor {
     clearTimeout(this.endTimer);
   }
 
-  private set(detected: boolean): void {
+  private set(detected: boolean, since: number): void {
     this.detected = detected;
     this.service.updateCharacteristic(this.api.hap.Characteristic.MotionDetected, detected);
-    this.onChange(detected);
+    this.onChange(detected, since);
   }
 }

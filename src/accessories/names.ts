@@ -5,12 +5,25 @@
  * cuts a Name longer than 64 characters, with a warning of its own. So every name the plugin gives
  * HomeKit (and, with a shorter limit, Matter) goes through `cleanName` first.
  *
- * Lengths count UTF-16 code units (a string's `length`), as HAP-NodeJS and Homebridge measure them.
+ * HomeKit's lengths count UTF-16 code units (a string's `length`), as HAP-NodeJS and Homebridge
+ * measure them; Matter's count bytes of UTF-8, as the Matter specification does (see `NameUnit`).
  * No Homebridge import: the HomeKit and Matter accessories both use this module.
  */
 
 /** HomeKit's longest Name and ConfiguredName: HAP-NodeJS cuts a longer value. */
 export const HOMEKIT_NAME_LENGTH = 64;
+
+/**
+ * What a name's length counts: `utf16` code units, as HAP-NodeJS does; `utf8` bytes, as the Matter
+ * specification bounds a string (matter.js 0.17 checks only code units, which a name within its
+ * bytes always satisfies, since no code unit takes less than a byte).
+ */
+export type NameUnit = 'utf16' | 'utf8';
+
+const MEASURES: Readonly<Record<NameUnit, (text: string) => number>> = {
+  utf16: (text) => text.length,
+  utf8: (text) => Buffer.byteLength(text, 'utf8'),
+};
 
 /** What may stand between the two ends: HAP-NodeJS's own list. */
 const INNER = String.raw`\p{L}\p{N}\p{Zs}’'&!._:;()/,\-`;
@@ -54,16 +67,18 @@ export function isHomeKitName(name: string): boolean {
  * @param suffix what follows the doorbell's part, kept whole: `' Motion Alerts'`, `' Person'`; empty
  *   or accepted characters ending in a letter or digit
  * @param maxLength the longest whole name: `HOMEKIT_NAME_LENGTH` (64) or Matter's 32
+ * @param unit what `maxLength` counts: UTF-16 code units (HomeKit) or UTF-8 bytes (Matter)
  * @throws RangeError for a suffix HomeKit would not accept or that leaves the doorbell's part fewer
  *   than two characters: a mistake in the plugin's code, never in the user's config
  */
-export function cleanName(configured: string, deviceId: string, suffix = '', maxLength = HOMEKIT_NAME_LENGTH): string {
-  const room = maxLength - suffix.length;
+export function cleanName(configured: string, deviceId: string, suffix = '', maxLength = HOMEKIT_NAME_LENGTH, unit: NameUnit = 'utf16'): string {
+  const measure = MEASURES[unit];
+  const room = maxLength - measure(suffix);
   if (!SUFFIX.test(suffix) || !Number.isInteger(maxLength) || room < 2) {
-    throw new RangeError(`No name fits: suffix ${JSON.stringify(suffix)} with at most ${maxLength} characters`);
+    throw new RangeError(`No name fits: suffix ${JSON.stringify(suffix)} with at most ${maxLength} ${unit === 'utf8' ? 'bytes' : 'characters'}`);
   }
-  const part = cut(clean(configured), room);
-  return (characters(part) >= 2 ? part : cut(clean(`Doorbell ${deviceId}`), room)) + suffix;
+  const part = cut(clean(configured), room, measure);
+  return (characters(part) >= 2 ? part : cut(clean(`Doorbell ${deviceId}`), room, measure)) + suffix;
 }
 
 function clean(name: string): string {
@@ -80,9 +95,19 @@ function clean(name: string): string {
   return kept.replace(LEADING_JUNK, '').replace(TRAILING_JUNK, '');
 }
 
-/** The start of `name` that fits `room` code units, trimmed at its end (half a character included). */
-function cut(name: string, room: number): string {
-  return name.length <= room ? name : name.slice(0, room).replace(TRAILING_JUNK, '');
+/** The longest start of `name`, in whole code points, that `measure`s at most `room`, trimmed at its end. */
+function cut(name: string, room: number, measure: (text: string) => number): string {
+  if (measure(name) <= room) {
+    return name;
+  }
+  let kept = '';
+  for (const character of name) {
+    if (measure(kept + character) > room) {
+      break;
+    }
+    kept += character;
+  }
+  return kept.replace(TRAILING_JUNK, '');
 }
 
 function characters(text: string): number {

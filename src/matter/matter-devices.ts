@@ -3,10 +3,11 @@ import { cleanName } from '../accessories/names.js';
 import { DETECTIONS, type Detection } from '../values/detection.js';
 
 /**
- * A bridged device's node label holds at most 32 characters; matter.js refuses a longer one. Names are
- * cleaned as HomeKit's are, the doorbell's part cut so that the device's suffix survives.
+ * A bridged device's node label holds at most 32 bytes of UTF-8 (matter.js refuses more than 32 code
+ * units, which a label within 32 bytes never has). Names are cleaned as HomeKit's are, the doorbell's
+ * part cut so that the device's suffix survives.
  */
-const MATTER_NAME_LENGTH = 32;
+const MATTER_NAME_BYTES = 32;
 
 /**
  * The Matter devices a doorbell has: `motion`, an occupancy sensor, always; `button`, a generic
@@ -48,7 +49,7 @@ export function matterAccessory(api: API, matter: MatterAPI, context: MatterCont
   const { deviceId, role, doorbellName } = context;
   return {
     UUID: matterUuid(api, deviceId, role),
-    displayName: cleanName(doorbellName, deviceId, SUFFIXES[role], MATTER_NAME_LENGTH),
+    displayName: cleanName(doorbellName, deviceId, SUFFIXES[role], MATTER_NAME_BYTES, 'utf8'),
     deviceType: deviceTypeOf(matter, role),
     serialNumber: deviceId,
     manufacturer: 'Doorbell Motion',
@@ -68,18 +69,51 @@ export function cachedContext(accessory: MatterAccessory): MatterContext | undef
   return known ? { deviceId, role, doorbellName } : undefined;
 }
 
+/** A doorbell's button: momentary, its release reported; no long or multiple presses, which a controller would wait for. */
+const BUTTON_FEATURES = ['MomentarySwitch', 'MomentarySwitchRelease'] as const;
+/** A doorbell's motion detection senses as a passive infrared sensor does. */
+const SENSOR_FEATURES = ['PassiveInfrared'] as const;
+
 /**
  * The device types, with their server cluster and exactly its features. Homebridge 2.1.0's
  * `MotionSensor` and `GenericSwitch` come without their server cluster, and 2.4.0's with more
- * features than a doorbell has (long and multiple presses, which a controller would wait for): both
- * are composed from the requirements the device type itself offers, never from a second copy of
- * matter.js.
+ * features than a doorbell has (a switch with long and multiple presses, a sensor with an occupancy
+ * event): both are composed from the requirements the device type itself offers, never from a second
+ * copy of matter.js.
+ *
+ * Each also has the bridged-device information Homebridge gives every bridged device (taken from its
+ * `BridgedNode` type, and kept as it is when present). Homebridge 2.4 rebuilds a cached device from the
+ * base device type of its name before the plugin registers it, and keeps that device, the base type's
+ * features with it, when the registration has the same behaviours; with this one more, the types
+ * differ, so Homebridge builds the device anew from the plugin's type, under the same UUID (and so
+ * the same endpoint number).
  */
 function deviceTypeOf(matter: MatterAPI, role: MatterRole): MatterAccessory['deviceType'] {
+  const bridged = matter.deviceTypes.BridgedNode.behaviors.bridgedDeviceBasicInformation;
   if (role === 'button') {
     const button = matter.deviceTypes.GenericSwitch;
-    return button.with(button.requirements.server.mandatory.Switch.with('MomentarySwitch', 'MomentarySwitchRelease'));
+    return button.with(button.requirements.server.mandatory.Switch.with(...BUTTON_FEATURES), bridged);
   }
   const sensor = matter.deviceTypes.MotionSensor;
-  return sensor.with(sensor.requirements.server.mandatory.OccupancySensing.with('PassiveInfrared'));
+  return sensor.with(sensor.requirements.server.mandatory.OccupancySensing.with(...SENSOR_FEATURES), bridged);
+}
+
+/** The device's server cluster, as Homebridge names it in `getAccessoryState`. */
+export function serverClusterOf(role: MatterRole): 'switch' | 'occupancySensing' {
+  return role === 'button' ? 'switch' : 'occupancySensing';
+}
+
+/**
+ * Whether a device's server cluster, as Homebridge reads it back (its `featureMap` of named flags,
+ * `momentarySwitch: true`), has other features than the plugin composes for the role: then it is not
+ * the plugin's device (yet), but one Homebridge 2.4 rebuilt from its cache. False when the state
+ * tells nothing of features.
+ */
+export function hasOtherFeatures(role: MatterRole, state: Record<string, unknown> | undefined): boolean {
+  const featureMap = state?.featureMap;
+  if (typeof featureMap !== 'object' || featureMap === null) {
+    return false;
+  }
+  const wanted = new Set<string>((role === 'button' ? BUTTON_FEATURES : SENSOR_FEATURES).map((feature) => feature[0].toLowerCase() + feature.slice(1)));
+  return Object.entries(featureMap).some(([feature, on]) => (on === true) !== wanted.has(feature));
 }

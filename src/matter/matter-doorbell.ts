@@ -22,7 +22,7 @@ export class MatterDoorbell {
     const { motion, button, detections } = this.devices;
     switch (change.type) {
       case 'motion':
-        (change.sensor === 'main' ? motion : detections.get(change.sensor))?.setOccupied(change.detected);
+        (change.sensor === 'main' ? motion : detections.get(change.sensor))?.setOccupied(change.detected, change.since);
         break;
       case 'ring':
         button?.press();

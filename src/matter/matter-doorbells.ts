@@ -5,6 +5,8 @@ import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
 import { cachedContext, matterAccessory, type MatterContext } from './matter-devices.js';
 import { MatterDoorbell } from './matter-doorbell.js';
 import { MatterEndpoint } from './matter-endpoint.js';
+import { Pauses } from './pauses.js';
+import { HOMEBRIDGE_DEVICE_LIMIT, MATTER_TIMING, RegistrationWait, type MatterTiming } from './registration-wait.js';
 
 /**
  * The doorbells' devices on the bridge's Matter side. Homebridge hands back cached Matter accessories
@@ -19,11 +21,15 @@ export class MatterDoorbells {
   private readonly cached = new Map<string, MatterAccessory>();
   private readonly doorbells = new Map<string, MatterDoorbell>();
   private readonly endpoints: MatterEndpoint[] = [];
+  /** Every wait of the Matter devices, ended at shutdown. */
+  private readonly pauses = new Pauses();
+  private wait: RegistrationWait | undefined;
 
   constructor(
     private readonly api: API,
     private readonly matter: MatterAPI,
     private readonly log: Logger,
+    private readonly timing: MatterTiming = MATTER_TIMING,
   ) {}
 
   /** Homebridge hands over each cached Matter accessory before didFinishLaunching. */
@@ -47,8 +53,7 @@ export class MatterDoorbells {
       return !complete && context !== undefined && !configured.has(context.deviceId);
     });
     kept.forEach((accessory) => this.keepUnavailable(accessory));
-    this.log.info(`Publishing ${doorbells.length} doorbell${doorbells.length === 1 ? '' : 's'} over Matter too`);
-    void this.register(removed);
+    void this.register(removed, `Publishing ${doorbells.length} doorbell${doorbells.length === 1 ? '' : 's'} over Matter too`);
   }
 
   /**
@@ -65,16 +70,17 @@ export class MatterDoorbells {
     return this.doorbells.get(deviceId);
   }
 
-  /** Stops every wait for a registration or a confirmation. */
+  /** Stops every wait for a registration or a confirmation: nothing reaches Homebridge's Matter side after this. */
   dispose(): void {
-    this.endpoints.forEach((endpoint) => endpoint.dispose());
+    this.pauses.dispose();
+    this.wait?.dispose();
   }
 
   private endpoint(identity: MatterContext): MatterEndpoint {
     const definition = matterAccessory(this.api, this.matter, identity);
     const cached = this.cached.get(definition.UUID);
     const renamed = cached !== undefined && cached.displayName !== definition.displayName;
-    const endpoint = new MatterEndpoint(this.matter, definition, this.log, renamed);
+    const endpoint = new MatterEndpoint(this.matter, definition, identity.role, this.pauses, this.log, renamed);
     this.endpoints.push(endpoint);
     return endpoint;
   }
@@ -86,8 +92,21 @@ export class MatterDoorbells {
     }
   }
 
-  /** Unregisters `removed`, registers every endpoint, and shows each one's state once it exists. */
-  private async register(removed: readonly MatterAccessory[]): Promise<void> {
+  /**
+   * Unregisters `removed`, registers every endpoint, and shows each one's state once it exists. Homebridge
+   * registers them one after another, in the order given, and answers for each once it has: the wait
+   * asks about one device at a time, the first not registered yet. `announce` is logged once Homebridge
+   * has taken the registration, so a bridge without Matter of its own (which refuses it) logs nothing
+   * about it.
+   */
+  private async register(removed: readonly MatterAccessory[], announce?: string): Promise<void> {
+    const wait = new RegistrationWait(
+      this.endpoints.map(({ name }) => name),
+      this.pauses,
+      this.log,
+      this.timing,
+    );
+    this.wait = wait;
     try {
       if (removed.length > 0) {
         await this.matter.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [...removed]);
@@ -95,12 +114,22 @@ export class MatterDoorbells {
       }
       if (this.endpoints.length > 0) {
         await this.matter.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, this.endpoints.map(({ definition }) => definition));
+        if (announce !== undefined) {
+          this.log.info(announce);
+        }
       }
-      const late = (await Promise.all(this.endpoints.map(async (endpoint) => ((await endpoint.whenRegistered()) ? [] : [endpoint.name])))).flat();
-      if (late.length > 0) {
-        this.log.warn(`Matter: Homebridge did not register ${late.join(', ')} in time; they show nothing over Matter until a restart`);
+      if (this.endpoints.length > HOMEBRIDGE_DEVICE_LIMIT) {
+        this.log.warn(`Matter: the doorbells have ${this.endpoints.length} Matter devices, and Homebridge registers at most ${HOMEBRIDGE_DEVICE_LIMIT} on a bridge`);
+      }
+      for (const endpoint of this.endpoints) {
+        if (!(await wait.until(() => endpoint.isRegistered(), endpoint.name))) {
+          return;
+        }
+        endpoint.showOnceRegistered();
+        wait.progressed();
       }
     } catch (error) {
+      wait.dispose();
       if (ANOTHER_BRIDGES_MATTER.test(errorMessage(error))) {
         // Matter is on for another bridge of this Homebridge (a child bridge), not for this one.
         this.log.debug(`Matter: not on for this bridge, so the doorbells are in HomeKit only: ${errorMessage(error)}`);

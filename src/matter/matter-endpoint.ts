@@ -1,13 +1,7 @@
 import type { MatterAccessory, MatterAPI } from 'homebridge';
 import { errorMessage, type Logger } from '../log.js';
-import { Pauses } from './pauses.js';
-
-/**
- * Homebridge registers Matter devices one after another, each in tens of milliseconds: a few hundred
- * devices on a slow machine fit well within this.
- */
-const REGISTRATION_TIMEOUT_MS = 60_000;
-const REGISTRATION_POLL_MS = 100;
+import { hasOtherFeatures, serverClusterOf, type MatterRole } from './matter-devices.js';
+import type { Pauses } from './pauses.js';
 
 /** Homebridge applies an update on its next turn; one that has not shown after this has failed. */
 const CONFIRM_TIMEOUT_MS = 1_000;
@@ -24,11 +18,11 @@ interface Shown {
 /**
  * One Matter device of the bridge, from its registration on. Homebridge's registration returns before
  * the device exists, and an update sent before then is dropped, so the device keeps what it should
- * show and shows it once Homebridge answers for it. Every update is confirmed by reading it back:
- * Homebridge 2.1.0 resolves a failed update too.
+ * show and shows it once Homebridge answers for it (see MatterDoorbells). Every update is confirmed by
+ * reading it back: Homebridge 2.1.0 resolves a failed update too. Nothing is sent once the plugin
+ * stopped.
  */
 export class MatterEndpoint {
-  private readonly pauses = new Pauses();
   private readonly desired: Shown = { occupied: false, reachable: false };
   private registered = false;
   /** What the plugin put in the context: Homebridge swaps the cached context in at registration. */
@@ -37,6 +31,9 @@ export class MatterEndpoint {
   constructor(
     private readonly matter: MatterAPI,
     readonly definition: MatterAccessory,
+    private readonly role: MatterRole,
+    /** The plugin's pauses, ended when it stops. */
+    private readonly pauses: Pauses,
     private readonly log: Logger,
     /** Renamed in the config since it was cached: its node label is written anew once registered. */
     private readonly renamed = false,
@@ -53,19 +50,22 @@ export class MatterEndpoint {
   }
 
   /**
-   * Waits until Homebridge answers for the device, then shows what it should: a cached device comes
-   * back with its last occupancy, and every registration makes a device reachable again. False when
-   * Homebridge did not register it in time; true too when the plugin stopped meanwhile.
+   * Whether Homebridge answers for the device as the plugin registered it. Homebridge 2.4 also answers
+   * for a device it brought back from its cache, built from the base device type of its name, until
+   * the plugin's registration replaces it: that one has other features (see matter-devices.ts).
    */
-  async whenRegistered(): Promise<boolean> {
-    const deadline = performance.now() + REGISTRATION_TIMEOUT_MS;
-    while ((await this.matter.getAccessoryState(this.uuid, 'bridgedDeviceBasicInformation')) === undefined) {
-      if (performance.now() > deadline) {
-        return false;
-      }
-      if (!(await this.pauses.pause(REGISTRATION_POLL_MS))) {
-        return true;
-      }
+  async isRegistered(): Promise<boolean> {
+    const state = await this.stateOf(serverClusterOf(this.role));
+    return state !== undefined && !hasOtherFeatures(this.role, state);
+  }
+
+  /**
+   * Homebridge answers for the device: it shows what it should. A cached device comes back with its
+   * last occupancy, and every registration makes a device reachable again.
+   */
+  showOnceRegistered(): void {
+    if (this.pauses.disposed) {
+      return;
     }
     this.registered = true;
     // Homebridge keeps the cached context object, which it saves with its cache: written into, it
@@ -79,11 +79,10 @@ export class MatterEndpoint {
       // Homebridge 2.4 keeps a cached device's endpoint, node label included, when it is registered again.
       void this.update('bridgedDeviceBasicInformation', { nodeLabel: this.name }, (state) => state.nodeLabel === this.name);
     }
-    return true;
   }
 
-  /** `since`: when the alert that caused it was accepted, for the debug line's timing. */
-  setOccupied(occupied: boolean, since = performance.now()): void {
+  /** `since`: when what caused it happened (a motion alert accepted, say), for the debug line's timing. */
+  setOccupied(occupied: boolean, since: number): void {
     if (this.desired.occupied !== occupied) {
       this.desired.occupied = occupied;
       void this.showOccupied(since);
@@ -99,18 +98,11 @@ export class MatterEndpoint {
 
   /** A single press: pressed, then released, at position 1. A press before registration has nowhere to go. */
   press(): void {
-    if (!this.registered) {
-      this.log.debug(`Matter: ${this.name} is not registered yet; a ring is not shown there`);
+    if (!this.registered || this.pauses.disposed) {
+      this.log.debug(`Matter: ${this.name} is not registered${this.registered ? ' any more' : ' yet'}; a ring is not shown there`);
       return;
     }
-    // Both are sent at once: Homebridge applies them in order, and the switch reports each.
-    void Promise.all([this.matter.switch.emit(this.uuid, 'press'), this.matter.switch.emit(this.uuid, 'release')]).catch((error: unknown) =>
-      this.log.debug(`Matter: a ring at ${this.name} could not be shown: ${errorMessage(error)}`),
-    );
-  }
-
-  dispose(): void {
-    this.pauses.dispose();
+    void this.emitPress();
   }
 
   private async showOccupied(since: number): Promise<void> {
@@ -120,7 +112,8 @@ export class MatterEndpoint {
       return occupancy?.occupied === occupied;
     });
     if (shown && occupied === this.desired.occupied) {
-      this.log.debug(`Matter: ${this.name} ${occupied ? 'occupied' : 'clear'}, ${(performance.now() - since).toFixed(1)} ms after the change`);
+      const after = occupied ? 'the motion alert was accepted' : 'the change';
+      this.log.debug(`Matter: ${this.name} ${occupied ? 'occupied' : 'clear'}, ${(performance.now() - since).toFixed(1)} ms after ${after}`);
     }
   }
 
@@ -129,9 +122,28 @@ export class MatterEndpoint {
     await this.update('bridgedDeviceBasicInformation', { reachable }, (state) => state.reachable === reachable);
   }
 
+  private async emitPress(): Promise<void> {
+    try {
+      // Both are sent at once: Homebridge applies them in order, and the switch reports each.
+      await Promise.all([this.matter.switch.emit(this.uuid, 'press'), this.matter.switch.emit(this.uuid, 'release')]);
+    } catch (error) {
+      this.log.debug(`Matter: a ring at ${this.name} could not be shown: ${errorMessage(error)}`);
+    }
+  }
+
+  /** Homebridge's state of a cluster of the device; undefined when it has none, or the read failed. */
+  private async stateOf(cluster: string): Promise<Record<string, unknown> | undefined> {
+    try {
+      return await this.matter.getAccessoryState(this.uuid, cluster);
+    } catch (error) {
+      this.log.debug(`Matter: reading ${this.name}'s ${cluster} failed: ${errorMessage(error)}`);
+      return undefined;
+    }
+  }
+
   /** True once the device shows the update; false when it was not registered yet, failed, or the plugin stopped. */
   private async update(cluster: string, attributes: Record<string, unknown>, shows: (state: Record<string, unknown>) => boolean): Promise<boolean> {
-    if (!this.registered) {
+    if (!this.registered || this.pauses.disposed) {
       return false;
     }
     try {

@@ -300,6 +300,9 @@ describe('the detection sensors', () => {
   });
 });
 
+/** When a motion alert was accepted: a moment well before the test ran, so that it cannot pass for "now". */
+const ACCEPTED_AT = 12.5;
+
 describe('changes, as seen from outside HomeKit', () => {
   it('reports motion per sensor, switches and rings', async () => {
     const accessory = newAccessory();
@@ -307,20 +310,28 @@ describe('changes, as seen from outside HomeKit', () => {
     const changes: DoorbellChange[] = [];
     doorbell.onChange((change) => changes.push(change));
 
-    doorbell.motionDetected('person');
+    // The alert's accepted time is carried as it is, from before HomeKit was updated.
+    doorbell.motionDetected('person', ACCEPTED_AT);
     await write(accessory, 'chime', false);
     doorbell.rang();
+    // The fake clock moves on, within the motion timeout, so that the switch's moment is its own.
+    jest.advanceTimersByTime(1_000);
+    const switchedAt = performance.now();
     await write(accessory, 'motion-alerts', false);
 
     expect(changes).toEqual([
-      { type: 'motion', sensor: 'main', detected: true },
-      { type: 'motion', sensor: 'person', detected: true },
+      { type: 'motion', sensor: 'main', detected: true, since: ACCEPTED_AT },
+      { type: 'motion', sensor: 'person', detected: true, since: ACCEPTED_AT },
       { type: 'control', control: 'chime', on: false },
       { type: 'ring', outcome: 'silent' },
-      { type: 'motion', sensor: 'main', detected: false },
-      { type: 'motion', sensor: 'person', detected: false },
+      { type: 'motion', sensor: 'main', detected: false, since: expect.any(Number) },
+      { type: 'motion', sensor: 'person', detected: false, since: expect.any(Number) },
       { type: 'control', control: 'motion-alerts', on: false },
     ]);
+    // Turned off by the switch: since then, not since the alert.
+    const offSince = changes.flatMap((change) => (change.type === 'motion' && !change.detected ? [change.since] : []));
+    expect(offSince).toEqual([switchedAt, switchedAt]);
+    expect(switchedAt).toBeGreaterThan(ACCEPTED_AT);
     expect(await readBoth(switchOf(accessory, 'chime'))).toEqual([false, false]);
     expect([doorbell.chimeOn, doorbell.motionAlertsOn]).toEqual([false, false]);
   });

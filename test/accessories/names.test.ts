@@ -1,12 +1,19 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
-import { cleanName, HOMEKIT_NAME_LENGTH, isHomeKitName } from '../../src/accessories/names.js';
+import { cleanName, HOMEKIT_NAME_LENGTH, isHomeKitName, type NameUnit } from '../../src/accessories/names.js';
 import { hap } from '../support/hap.js';
 import { propertyRuns } from '../support/property-runs.js';
 
-/** The suffixes the plugin's services use, and the two limits: HomeKit's and Matter's. */
+/** The suffixes the plugin's services use, and the two limits: HomeKit's in code units, Matter's in bytes. */
 const SUFFIXES = ['', ' Motion Alerts', ' Chime', ' Doorbell', ' Person', ' Vehicle', ' Other Motion'];
-const LIMITS = [HOMEKIT_NAME_LENGTH, 32];
+const LIMITS: ReadonlyArray<readonly [number, NameUnit]> = [
+  [HOMEKIT_NAME_LENGTH, 'utf16'],
+  [32, 'utf8'],
+];
+
+function lengthIn(unit: NameUnit, text: string): number {
+  return unit === 'utf8' ? new TextEncoder().encode(text).length : text.length;
+}
 
 /**
  * What HAP-NodeJS itself says of a name given to a service, its Name and its ConfiguredName: the
@@ -91,6 +98,19 @@ describe('cleanName', () => {
     expect(cleanName('🚪', '9223372036854775807', ' Other Motion', 32)).toBe('Doorbell 9223372036 Other Motion');
   });
 
+  it('counts bytes of UTF-8 for Matter: a letter beyond ASCII takes two or more, and is never cut in half', () => {
+    // 32 code units, 33 bytes: ü takes two.
+    const configured = 'Garagentür an der Einfahrt zum Hof';
+    expect(cleanName(configured, '1', '', 32)).toBe('Garagentür an der Einfahrt zum H');
+    expect(cleanName(configured, '1', '', 32, 'utf8')).toBe('Garagentür an der Einfahrt zum');
+    expect(cleanName(configured, '1', ' Doorbell', 32, 'utf8')).toBe('Garagentür an der Einf Doorbell');
+    // Three bytes each: 23 bytes left by the suffix hold seven of them, not eight.
+    expect(cleanName('玄関ドア玄関ドア玄関ドア', '1', ' Doorbell', 32, 'utf8')).toBe('玄関ドア玄関ド Doorbell');
+    // Four bytes, two code units: 𠀋 fits whole or not at all.
+    expect(cleanName('𠀋'.repeat(10), '1', ' Person', 32, 'utf8')).toBe(`${'𠀋'.repeat(6)} Person`);
+    expect(cleanName('Front Door', '1', ' Other Motion', 32, 'utf8')).toBe('Front Door Other Motion');
+  });
+
   it('reads only the first 1,000 characters, so that no name, however long or odd, holds up the start', () => {
     for (const pasted of ['()'.repeat(500_000), `a${'('.repeat(500_000)}b${')'.repeat(500_000)}`, `(x)${'!'.repeat(1_000_000)}a`]) {
       const started = performance.now();
@@ -118,12 +138,12 @@ describe('cleanName', () => {
 describe('cleanName, for any input', () => {
   it('gives a name HAP-NodeJS accepts without a warning, within the limit, ending in the suffix', () => {
     fc.assert(
-      fc.property(names, deviceIds, fc.constantFrom(...SUFFIXES), fc.constantFrom(...LIMITS), (configured, deviceId, suffix, limit) => {
-        const name = cleanName(configured, deviceId, suffix, limit);
+      fc.property(names, deviceIds, fc.constantFrom(...SUFFIXES), fc.constantFrom(...LIMITS), (configured, deviceId, suffix, [limit, unit]) => {
+        const name = cleanName(configured, deviceId, suffix, limit, unit);
         expect(isHomeKitName(name)).toBe(true);
         // The doorbell's part alone too: the suffix hides nothing.
         expect(isHomeKitName(name.slice(0, name.length - suffix.length))).toBe(true);
-        expect(name.length).toBeLessThanOrEqual(limit);
+        expect(lengthIn(unit, name)).toBeLessThanOrEqual(limit);
         expect(name.endsWith(suffix)).toBe(true);
         expect(hapWarnings(name)).toEqual([]);
       }),
@@ -133,11 +153,11 @@ describe('cleanName, for any input', () => {
 
   it('is idempotent: a cleaned name, given again, comes back unchanged', () => {
     fc.assert(
-      fc.property(names, deviceIds, fc.constantFrom(...SUFFIXES), fc.constantFrom(...LIMITS), (configured, deviceId, suffix, limit) => {
-        const once = cleanName(configured, deviceId, '', limit);
-        expect(cleanName(once, deviceId, '', limit)).toBe(once);
-        const withSuffix = cleanName(configured, deviceId, suffix, limit);
-        expect(cleanName(withSuffix.slice(0, withSuffix.length - suffix.length), deviceId, suffix, limit)).toBe(withSuffix);
+      fc.property(names, deviceIds, fc.constantFrom(...SUFFIXES), fc.constantFrom(...LIMITS), (configured, deviceId, suffix, [limit, unit]) => {
+        const once = cleanName(configured, deviceId, '', limit, unit);
+        expect(cleanName(once, deviceId, '', limit, unit)).toBe(once);
+        const withSuffix = cleanName(configured, deviceId, suffix, limit, unit);
+        expect(cleanName(withSuffix.slice(0, withSuffix.length - suffix.length), deviceId, suffix, limit, unit)).toBe(withSuffix);
       }),
       propertyRuns(5_000),
     );
@@ -155,14 +175,14 @@ describe('cleanName, for any input', () => {
 
   it('loses no letter or digit but to the cut: they are the configured name’s, or its first ones', () => {
     fc.assert(
-      fc.property(names, deviceIds, fc.constantFrom(...SUFFIXES), fc.constantFrom(...LIMITS), (configured, deviceId, suffix, limit) => {
-        const part = cleanName(configured, deviceId, suffix, limit).slice(0, -suffix.length || undefined);
+      fc.property(names, deviceIds, fc.constantFrom(...SUFFIXES), fc.constantFrom(...LIMITS), (configured, deviceId, suffix, [limit, unit]) => {
+        const part = cleanName(configured, deviceId, suffix, limit, unit).slice(0, -suffix.length || undefined);
         const all = lettersOf(configured);
-        if (part === cleanName(`Doorbell ${deviceId}`, deviceId, '', limit - suffix.length)) {
+        if (part === cleanName(`Doorbell ${deviceId}`, deviceId, '', limit - suffix.length, unit)) {
           return;
         }
         expect(all.startsWith(lettersOf(part))).toBe(true);
-        if (configured.normalize('NFC').length <= limit - suffix.length) {
+        if (lengthIn(unit, configured.normalize('NFC')) <= limit - suffix.length) {
           expect(lettersOf(part)).toBe(all);
         }
       }),

@@ -4,6 +4,7 @@
  * installed from the npm registry into a folder of the git-ignored `.cache/`, once.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,10 +20,34 @@ const execFileAsync = promisify(execFile);
 export interface CachedInstall {
   /** The folder under `.cache/`, e.g. `homebridge-1`. */
   folder: string;
-  /** What to install, as `name@version`; the first is the one whose version decides whether to reinstall. */
+  /** What to install, as `name@version`. */
   packages: readonly [string, ...string[]];
   /** npm `overrides`: a version for a dependency deep in the tree, where the one asked for is not in the registry. */
   overrides?: Readonly<Record<string, string>>;
+}
+
+/** Written into an install's folder: what it was made from. */
+const RECIPE_FILE = 'cached-install.json';
+
+function recipeOf({ packages, overrides }: CachedInstall): string {
+  return `${JSON.stringify({ packages, overrides: overrides ?? {} }, null, 2)}\n`;
+}
+
+/** Notes in `prefix` that it holds an install of exactly `install`'s packages and overrides. */
+export async function markInstalled(prefix: string, install: CachedInstall): Promise<void> {
+  await writeFile(join(prefix, RECIPE_FILE), recipeOf(install));
+}
+
+/**
+ * What `prefix` holds: `install` exactly (its packages and overrides), nothing, or something `other`
+ * (other packages or overrides, or an install from before installs were noted). Any change installs anew.
+ */
+export async function installIn(prefix: string, install: CachedInstall): Promise<'this' | 'nothing' | 'other'> {
+  try {
+    return (await readFile(join(prefix, RECIPE_FILE), 'utf8')) === recipeOf(install) ? 'this' : 'other';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(prefix) ? 'nothing' : 'other';
+  }
 }
 
 /** The folder of an installed package inside a cached install. */
@@ -30,16 +55,15 @@ export function cachedPackageRoot(install: CachedInstall, name: string): string 
   return join(CACHE_DIR, install.folder, 'node_modules', name);
 }
 
-/** Installs unless the first package is there in its version; resolves with the install's prefix. */
+/** Installs unless the folder holds exactly this install already; resolves with the install's prefix. */
 export async function ensureCachedInstall(install: CachedInstall): Promise<string> {
   const prefix = join(CACHE_DIR, install.folder);
-  const { name, version } = splitSpec(install.packages[0]);
-  const installed = await readVersion(cachedPackageRoot(install, name));
-  if (installed !== version) {
-    if (installed !== undefined) {
+  const held = await installIn(prefix, install);
+  if (held !== 'this') {
+    if (held === 'other') {
       await rm(prefix, { recursive: true, force: true });
     }
-    await installInto(prefix, install, async () => (await readVersion(cachedPackageRoot(install, name))) === version);
+    await installInto(prefix, install, async () => (await installIn(prefix, install)) === 'this');
   }
   return prefix;
 }
@@ -49,7 +73,8 @@ export async function ensureCachedInstall(install: CachedInstall): Promise<strin
  * nor an install cut short by the timeout leaves a half-filled cache behind. Install scripts stay
  * off: nothing the tests use needs a native build.
  */
-async function installInto(prefix: string, { packages, overrides }: CachedInstall, installedMeanwhile: () => Promise<boolean>): Promise<void> {
+async function installInto(prefix: string, install: CachedInstall, installedMeanwhile: () => Promise<boolean>): Promise<void> {
+  const { packages, overrides } = install;
   await mkdir(CACHE_DIR, { recursive: true });
   const staging = await mkdtemp(`${prefix}-staging-`);
   try {
@@ -59,6 +84,7 @@ async function installInto(prefix: string, { packages, overrides }: CachedInstal
     }
     const npmArgs = ['install', '--prefix', staging, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts'];
     await execFileAsync('npm', [...npmArgs, ...packages], { timeout: INSTALL_TIMEOUT_MS });
+    await markInstalled(staging, install);
     await rename(staging, prefix).catch(async (error: unknown) => {
       if (!(await installedMeanwhile())) {
         throw error;
@@ -66,19 +92,5 @@ async function installInto(prefix: string, { packages, overrides }: CachedInstal
     });
   } finally {
     await rm(staging, { recursive: true, force: true });
-  }
-}
-
-function splitSpec(spec: string): { name: string; version: string } {
-  const at = spec.lastIndexOf('@');
-  return { name: spec.slice(0, at), version: spec.slice(at + 1) };
-}
-
-/** The version in a package's package.json; undefined when it is not installed. */
-export async function readVersion(packageRoot: string): Promise<string | undefined> {
-  try {
-    return (JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return undefined;
   }
 }

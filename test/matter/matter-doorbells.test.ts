@@ -1,0 +1,163 @@
+/**
+ * The doorbells' Matter devices against a stand-in for Homebridge's `api.matter` (test/support/fake-matter.ts),
+ * for what a real Homebridge does too rarely or too slowly to test end to end: a registration that takes
+ * long or stops part way, a removed doorbell, a plugin stopping while it waits, an alert's timing.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { MatterAccessory } from 'homebridge';
+import type { DoorbellSettings } from '../../src/config/parse-config.js';
+import { matterAccessory } from '../../src/matter/matter-devices.js';
+import { MatterDoorbells } from '../../src/matter/matter-doorbells.js';
+import type { MatterTiming } from '../../src/matter/registration-wait.js';
+import { FakeMatter, type FakeMatterOptions } from '../support/fake-matter.js';
+import { createTestApi, createTestLogger, type TestLogger } from '../support/homebridge-api.js';
+import { pollUntil } from '../support/poll.js';
+
+/** Each with every device a doorbell can have over Matter: five. */
+function doorbells(count: number): DoorbellSettings[] {
+  return Array.from({ length: count }, (_, index) => ({
+    deviceId: String(1000 + index),
+    name: `Door ${index + 1}`,
+    motionTimeout: 60,
+    button: true,
+    motionSwitch: false,
+    chimeSwitch: false,
+    detections: ['person', 'vehicle', 'other'],
+  }));
+}
+
+/** No warning before a registration is this slow, unless a test says otherwise. */
+const PATIENT: MatterTiming = { firstCheckMs: 10, longestCheckMs: 200, slowAfterMs: 30_000 };
+const IMPATIENT: MatterTiming = { ...PATIENT, slowAfterMs: 300 };
+
+interface Running {
+  matter: FakeMatter;
+  devices: MatterDoorbells;
+  log: TestLogger;
+  api: ReturnType<typeof createTestApi>['api'];
+}
+
+let running: Running | undefined;
+
+afterEach(() => {
+  running?.devices.dispose();
+  running?.matter.dispose();
+  running = undefined;
+});
+
+function start(options: FakeMatterOptions, timing = PATIENT): Running {
+  const { api } = createTestApi({ storagePath: '/nonexistent' });
+  const matter = new FakeMatter(options);
+  matter.install(api);
+  const log = createTestLogger();
+  const devices = new MatterDoorbells(api, api.matter!, log, timing);
+  running = { matter, devices, log, api };
+  return running;
+}
+
+/** Until Homebridge has registered all `count` devices and each shows the plugin's state (unreachable: no subscription yet). */
+async function allShown({ matter }: Running, count: number, timeoutMs = 5_000): Promise<void> {
+  await pollUntil(
+    () => [...matter.registered.values()].filter(({ clusters }) => clusters.bridgedDeviceBasicInformation.reachable === false).length,
+    (shown) => shown === count,
+    timeoutMs,
+    `${count} devices registered and shown`,
+    10,
+  );
+}
+
+function linesAt(log: TestLogger, level: string): string[] {
+  return log.lines.filter((line) => line.level === level).map(({ message }) => message);
+}
+
+describe('waiting for Homebridge to register the devices', () => {
+  it('asks about one device at a time, the first not registered yet, less and less often: no flood of reads', async () => {
+    // 25 devices; Homebridge takes a second before the first, as a bridge busy starting does.
+    const run = start({ firstAfterMs: 1_000, eachAfterMs: 5 });
+    run.devices.publish(doorbells(5), { complete: true });
+    await allShown(run, 25);
+
+    const firstUuid = run.matter.calls.find(({ method }) => method === 'getAccessoryState')?.uuid;
+    const beforeFirst = run.matter.calls.slice(0, run.matter.calls.findIndex(({ answered }) => answered === true));
+    expect(new Set(beforeFirst.filter(({ method }) => method === 'getAccessoryState').map(({ uuid }) => uuid))).toEqual(new Set([firstUuid]));
+    // Backing off from 10 ms, a second's wait takes a handful of reads; then about one per device.
+    expect(run.matter.unansweredReads).toBeLessThanOrEqual(25 + 15);
+    expect(linesAt(run.log, 'warn')).toEqual([]);
+  });
+
+  it('warns once when Homebridge stops part way, as at its device limit, and still shows the rest once it goes on', async () => {
+    const run = start({ limit: 3 }, IMPATIENT);
+    run.devices.publish(doorbells(2), { complete: true });
+    await pollUntil(() => linesAt(run.log, 'warn'), (warnings) => warnings.length > 0, 5_000, 'a warning', 10);
+
+    expect(linesAt(run.log, 'warn')).toEqual([
+      expect.stringMatching(/^Matter: Homebridge has registered 3 of the doorbells' 10 Matter devices in \d+ s, none for \d+ s; Door 1 Vehicle and those after it show nothing over Matter until it does\. If Homebridge's log says the bridge has reached its limit of 1000 Matter devices, give some doorbells a child bridge of their own$/),
+    ]);
+    run.matter.resume();
+    await allShown(run, 10);
+    await pollUntil(() => linesAt(run.log, 'info'), (lines) => lines.some((line) => line.startsWith('Matter: Homebridge has registered all 10 devices')), 1_000, 'the all-clear', 10);
+    expect(linesAt(run.log, 'warn')).toHaveLength(1);
+  });
+
+  it('warns of a slow registration as slow, once, and keeps waiting', async () => {
+    const run = start({ eachAfterMs: 40 }, IMPATIENT);
+    run.devices.publish(doorbells(4), { complete: true });
+    await allShown(run, 20);
+
+    expect(linesAt(run.log, 'warn')).toEqual([expect.stringMatching(/^Matter: Homebridge has registered \d+ of the doorbells' 20 Matter devices in \d+ s, slowly; the others show over Matter as it registers them$/)]);
+    expect(linesAt(run.log, 'info')).toContainEqual(expect.stringMatching(/^Matter: Homebridge has registered all 20 devices of the doorbells, after \d+ s$/));
+  });
+});
+
+describe('after the plugin stopped', () => {
+  it('sends Homebridge nothing more: no update, no press, no read', async () => {
+    const run = start({});
+    run.devices.publish(doorbells(1), { complete: true });
+    await allShown(run, 5);
+    const callsBefore = run.matter.calls.length;
+
+    run.devices.dispose();
+    const doorbell = run.devices.doorbell('1000');
+    doorbell?.follow({ type: 'motion', sensor: 'main', detected: true, since: performance.now() });
+    doorbell?.follow({ type: 'ring', outcome: 'chimed' });
+    doorbell?.follow({ type: 'fault', faulted: false });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    expect(doorbell).toBeDefined();
+    expect(run.matter.calls.slice(callsBefore)).toEqual([]);
+  });
+});
+
+describe('a doorbell removed from the config', () => {
+  it('has its cached devices unregistered, and only those', async () => {
+    const run = start({});
+    const [kept, removed] = doorbells(2);
+    const cached: MatterAccessory[] = (['motion', 'button', 'person'] as const).map((role) =>
+      matterAccessory(run.api, run.api.matter!, { deviceId: removed.deviceId, doorbellName: removed.name, role }),
+    );
+    cached.forEach((accessory) => run.devices.restore(accessory));
+    run.devices.publish([kept], { complete: true });
+    await allShown(run, 5);
+
+    expect(run.matter.calls.filter(({ method }) => method === 'unregistered').map(({ uuid }) => uuid)).toEqual(cached.map(({ UUID }) => UUID));
+    expect(linesAt(run.log, 'info')).toContain('Removed Door 2, Door 2 Doorbell, Door 2 Person from Matter: no longer configured');
+  });
+});
+
+describe('timing', () => {
+  it('times an occupancy from when the motion alert was accepted, not from when it reached Matter', async () => {
+    const run = start({});
+    run.devices.publish(doorbells(1), { complete: true });
+    await allShown(run, 5);
+
+    run.devices.doorbell('1000')?.follow({ type: 'motion', sensor: 'main', detected: true, since: performance.now() - 40 });
+    const [line] = await pollUntil(
+      () => linesAt(run.log, 'debug').filter((message) => message.startsWith('Matter: Door 1 occupied')),
+      (lines) => lines.length > 0,
+      1_000,
+      'the occupancy confirmed',
+      10,
+    );
+    expect(Number(/, ([\d.]+) ms after the motion alert was accepted$/.exec(line)?.[1])).toBeGreaterThanOrEqual(40);
+  });
+});
