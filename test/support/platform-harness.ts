@@ -105,7 +105,9 @@ export function portIsFree(port: number): Promise<boolean> {
 
 export async function temporaryStorage(): Promise<{ path: string; remove: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), 'doorbell-motion-platform-'));
-  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+  // Homebridge's shutdown event does not wait for a plugin: a stopped platform may still be finishing a
+  // write (status.json, under the data folder's lock) while the folder goes, so its removal retries.
+  return { path, remove: () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }) };
 }
 
 
