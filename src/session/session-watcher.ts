@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { errorMessage, type Logger } from '../log.js';
 import { DATA_FILES } from './data-folder.js';
-import { fileVersion } from './json-file.js';
+import { fileVersion, MISSING_FILE_VERSION } from './json-file.js';
 import type { PrivateFolder } from './private-folder.js';
 import type { SessionStore, StoredSession } from './session-store.js';
 
@@ -10,9 +10,6 @@ import type { SessionStore, StoredSession } from './session-store.js';
  * page is followed well within the 5 s a user waits for it.
  */
 const POLL_INTERVAL_MS = 1_000;
-
-/** What fileVersion says of a file that is not there. */
-const ABSENT = 'unreadable:ENOENT';
 
 /**
  * Tells its listener what session.json holds after every change on disk, whoever made it: the
@@ -69,7 +66,7 @@ export class SessionWatcher {
     this.polling = true;
     try {
       const version = await fileVersion(this.path);
-      if (version !== this.version || version === ABSENT) {
+      if (version !== this.version || version === MISSING_FILE_VERSION) {
         this.version = version;
         const session = await this.store.readSession();
         if (!this.stopped) {
