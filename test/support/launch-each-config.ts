@@ -1,18 +1,18 @@
 /**
- * Runs generated platform blocks (config-arbitrary.ts) through the configuration check and a launched
- * platform, one after another in this process: real HAP, `didFinishLaunching`, a moment of running,
- * Homebridge's `shutdown`, each in a storage of its own, removed at the end. A property of fast-check,
- * it fails on anything that escapes: a throw from the check, the constructor, the launch or the
- * shutdown, and every uncaughtException or unhandledRejection of this process while a platform runs or
- * shortly after; on a refused block that publishes or reaches the network; on traffic that would leave
- * this machine; and on a timer or socket still held seconds after the shutdown.
+ * Runs generated platform blocks (test/support/config-arbitrary.ts) through the configuration check
+ * and a launched platform, one after another in this process: real HAP, `didFinishLaunching`, a moment
+ * of running, Homebridge's `shutdown`, each in a storage of its own, removed at the end. A property of
+ * fast-check, it fails on anything that escapes: a throw from the check, the constructor, the launch
+ * or the shutdown, and every uncaughtException or unhandledRejection of this process while a platform
+ * runs or shortly after; on a refused block that publishes or reaches the network; on traffic that
+ * would leave this machine; and on a timer or socket still held seconds after the shutdown.
  *
- * It runs as a process of its own, started by test/config/launched-platform.property.test.ts under
- * tsx with the loopback guard preloaded (every listen on loopback, `.invalid` answered here), because
- * only a process of its own has the real `process` to listen on for what escapes: jest gives a test
- * a stand-in. Its argument is the number of blocks to launch under CI (see property-runs.ts). The
- * last line it prints is `RESULT <json>`: the counts, and on failure fast-check's report with the seed
- * and path that replay it (FC_SEED, FC_PATH).
+ * It runs as a process of its own, started by test/config/launched-platform.property.test.ts under tsx
+ * with the loopback guard preloaded (every listen on loopback, `.invalid` answered here), because only
+ * a process of its own has the real `process` to listen on for what escapes: jest gives a test a
+ * stand-in. Its argument is the number of blocks to launch under CI (see
+ * test/support/property-runs.ts). The last line it prints is `RESULT <json>`: the counts, and on
+ * failure fast-check's report with the seed and path that replay it (FC_SEED, FC_PATH).
  */
 import fc from 'fast-check';
 import dns from 'node:dns';
