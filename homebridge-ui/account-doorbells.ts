@@ -5,6 +5,7 @@ import type { RetryPolicy } from '#plugin/cloud/retry-policy.js';
 import { withoutTrailingSlashes } from '#plugin/config/push-settings.js';
 import type { SecretMaskingLogger } from '#plugin/log.js';
 import { deviceIdText, isDeviceId } from '#plugin/values/device-id.js';
+import { originOf } from '#plugin/values/address.js';
 import { isJsonObject, isNonEmptyString } from '#plugin/values/json.js';
 import { SettingsError } from './settings-error.js';
 
@@ -23,7 +24,7 @@ export interface ListedDoorbell {
   configured: boolean;
 }
 
-export type DoorbellListing =
+type DoorbellListing =
   | { available: true; doorbells: ListedDoorbell[] }
   /** `refused`: the service no longer accepts the token it was asked with. */
   | { available: false; reason: string; refused?: 'session' | 'access-token' };
@@ -31,10 +32,10 @@ export type DoorbellListing =
 /** Where the settings form asks for the doorbell service's address. */
 const SERVER_SETTING = 'Doorbell Server';
 
-export const NOT_OFFERED =
+const NOT_OFFERED =
   "This doorbell service does not offer a list of the account's doorbells: type each doorbell's device id in the settings below.";
 
-export interface ListingRequest {
+interface ListingRequest {
   /** The plugin's platform block as config.json holds it now. */
   block: Record<string, unknown>;
   accessToken: string;
@@ -88,7 +89,7 @@ function configuredDeviceIds(block: Record<string, unknown>): Set<string> {
 }
 
 function describeListFailure(error: unknown, serverUrl: string): string {
-  const origin = URL.parse(serverUrl)?.origin ?? 'the configured address';
+  const origin = originOf(serverUrl);
   const listing = "The account's doorbells could not be listed";
   if (!(error instanceof CloudError)) {
     return `${listing}: something went wrong; see the Homebridge UI log.`;

@@ -98,7 +98,7 @@ export async function deliverTestMotion(push: PushSettings, secrets: PushSecrets
       throw new SettingsError(`${errorMessage(publicFailure)} On this host, too: ${errorMessage(localFailure)}`);
     });
     const advice =
-      `The receiver works here, but your public address ${new URL(address.token).origin} did not answer from inside your network; ` +
+      `The receiver works here, but your public address ${originOf(address.token)} did not answer from inside your network; ` +
       'many routers cannot loop back to their own public address, so try it from outside.';
     return { status, warning: advice };
   }

@@ -74,17 +74,17 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     this.accessories = new DoorbellAccessories(api, this.log);
     this.matter = MatterLink.forBridge(api, this.log, loadMatter, timing.matter);
     const accepted = this.readConfig(config);
+    // Whatever was started, a launch or only what shows a bad config as unavailable, ends here.
+    api.on('shutdown', () => void this.shutdown());
     if (accepted === undefined) {
       // Without a usable config, what the cache shows (motion, no fault) would be stale: clear it.
       api.on('didFinishLaunching', () => {
         this.accessories.showUnavailable();
         this.matter?.showUnavailable();
       });
-      api.on('shutdown', () => this.matter?.dispose());
       return;
     }
     api.on('didFinishLaunching', () => this.launch(accepted));
-    api.on('shutdown', () => void this.shutdown());
   }
 
   configureAccessory(accessory: PlatformAccessory): void {
@@ -155,7 +155,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     connection.start();
     if (settings.doorbellAccessToken === undefined) {
       // The settings page in the Homebridge UI signs in and out by writing session.json.
-      this.sessionWatcher = new SessionWatcher(folder, store, this.log, (session) => connection.followSessionFile(session));
+      this.sessionWatcher = new SessionWatcher(store, this.log, (session) => connection.followSessionFile(session));
       this.sessionWatcher.start().catch((error: unknown) => this.log.warn(`Cannot follow sign-ins from the settings page: ${errorMessage(error)}`));
     }
   }

@@ -15,7 +15,7 @@ import type { MatterLoader } from '../src/matter-link.js';
 import { DoorbellMotionPlatform, type PlatformTiming } from '../src/platform.js';
 import { FakeMatter, type FakeRegistration } from './support/fake-matter.js';
 import { createTestApi, createTestLogger, type TestApi, type TestLogger } from './support/homebridge-api.js';
-import { ACCOUNT, DOORBELLS, FAST, platformConfig, portIsFree, sensorValue, temporaryStorage, waitFor } from './support/platform-harness.js';
+import { ACCOUNT, delay, DOORBELLS, FAST, platformConfig, portIsFree, sensorValue, temporaryStorage, waitFor } from './support/platform-harness.js';
 import { pollUntil } from './support/poll.js';
 
 const BRIDGES: ReadonlyArray<[string, (api: API) => void]> = [
@@ -117,7 +117,7 @@ describe('Homebridge 2 with Matter on for another bridge only (a child bridge), 
     const { test, log } = launch(withMatter('refuses'), platformConfig(sim, pushPort), WITH_MATTER);
     await motionShownWithinMs(test);
     await pollUntil(() => fakeMatter?.countOf('registerPlatformAccessories') ?? 0, (calls) => calls > 0, 1_000, 'a registration tried', 10);
-    await new Promise((resolve) => setTimeout(resolve, SLOW_AFTER_MS + 100));
+    await delay(SLOW_AFTER_MS + 100);
 
     expect(matterLinesAboveDebug(log)).toEqual([]);
     expect(log.lines.filter(({ level, message }) => level === 'debug' && message.includes('Matter: not on for this bridge'))).toHaveLength(1);
@@ -152,7 +152,7 @@ describe('whatever Homebridge\'s Matter side does', () => {
 
     expect(await motionShownWithinMs(test)).toBeLessThan(100);
     await pollUntil(() => matterLinesAboveDebug(log), (lines) => lines.some((line) => warning.test(line)), SLOW_AFTER_MS + 2_000, 'the warning', 10);
-    await new Promise((resolve) => setTimeout(resolve, SLOW_AFTER_MS));
+    await delay(SLOW_AFTER_MS);
     expect(matterLinesAboveDebug(log).filter((line) => line.startsWith('warn'))).toEqual([expect.stringMatching(warning)]);
     expect(unhandled).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import type { API, PlatformAccessory, Service } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
-import { DETECTIONS, type Detection } from '../values/detection.js';
+import { DETECTION_SUFFIXES, DETECTIONS, type Detection } from '../values/detection.js';
 import { ControlSwitch, type Control } from './control-switch.js';
 import { DoorbellButton } from './doorbell-button.js';
 import { MotionSensor } from './motion-sensor.js';
@@ -12,11 +12,8 @@ export function accessoryUuid(api: API, deviceId: string): string {
   return api.hap.uuid.generate(`doorbell-motion:${deviceId}`);
 }
 
-/** How each detection's own motion sensor is named after the doorbell. */
-const DETECTION_SUFFIXES: Readonly<Record<Detection, string>> = { person: 'Person', vehicle: 'Vehicle', other: 'Other Motion' };
-
 /** What a ring did: chimed (the Doorbell service and the switch), ran automations only (Chime off), or nothing (no button). */
-export type RingOutcome = 'chimed' | 'silent' | 'no-button';
+type RingOutcome = 'chimed' | 'silent' | 'no-button';
 
 /**
  * A change of the doorbell's state, for whoever shows the doorbell beside HomeKit (and for the log).

@@ -1,4 +1,5 @@
 import type { API, PlatformAccessory, Service } from 'homebridge';
+import { removeService } from './services.js';
 
 /**
  * A ring as a HomeKit doorbell press on the doorbell's accessory: a Doorbell service, which the Home
@@ -33,10 +34,7 @@ export class DoorbellButton {
   static detach(api: API, accessory: PlatformAccessory): void {
     const { Service } = api.hap;
     for (const type of [Service.Doorbell, Service.StatelessProgrammableSwitch]) {
-      const service = accessory.getService(type);
-      if (service !== undefined) {
-        accessory.removeService(service);
-      }
+      removeService(accessory, type);
     }
   }
 

@@ -6,9 +6,9 @@ import { isJsonObject } from '../values/json.js';
  * hold doorbells are the account's own, those shared with it, and cameras, which send motion alerts
  * the same way. Chimes, and any list the service may add, are not doorbells.
  */
-export const DOORBELL_LISTS = ['doorbots', 'authorized_doorbots', 'stickup_cams'] as const;
+const DOORBELL_LISTS = ['doorbots', 'authorized_doorbots', 'stickup_cams'] as const;
 
-export type DoorbellListName = (typeof DOORBELL_LISTS)[number];
+type DoorbellListName = (typeof DOORBELL_LISTS)[number];
 
 /** One doorbell of the account. */
 export interface AccountDoorbell {

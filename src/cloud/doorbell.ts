@@ -6,7 +6,7 @@ import type { CloudResponse } from './response.js';
 import type { RetryPolicy } from './retry-policy.js';
 
 const DEVICE_PATH = '/clients_api/device';
-export const DEVICE_LIST_PATH = '/clients_api/ring_devices';
+const DEVICE_LIST_PATH = '/clients_api/ring_devices';
 
 /** A service that does not offer the device list answers one of these: the user types device ids instead. */
 const LIST_NOT_OFFERED = new Set([404, 405]);

@@ -48,14 +48,10 @@ const SCHEMA_FILE = new URL('../../config.schema.json', import.meta.url);
 
 const schema = (JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as { schema: PlatformSchema }).schema;
 
-const validate = platformBlock;
-/** The account block alone: the settings page's sign-in form sends these fields. */
-const validateAccount = accountBlock;
-
 /** A block that holds only settings the schema declares (see withoutUnknownSettings). */
 export function checkBlock(block: Record<string, unknown>): CheckedBlock {
   const data = withDeviceIdsAsStrings(block);
-  const problems = schemaProblems(validate, data);
+  const problems = schemaProblems(platformBlock, data);
   return { data, problems: uniqueMessages([...problems, ...deviceIdProblems(data, problems)]) };
 }
 
@@ -65,7 +61,7 @@ export function checkBlock(block: Record<string, unknown>): CheckedBlock {
  */
 export function checkAccount(account: Record<string, unknown>): CheckedBlock {
   const data = structuredClone(knownPart(account, schema.properties.account, ['account'], []) as Record<string, unknown>);
-  return { data, problems: uniqueMessages(schemaProblems(validateAccount, data, ['account'])) };
+  return { data, problems: uniqueMessages(schemaProblems(accountBlock, data, ['account'])) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { API, MatterAccessory, MatterAPI } from 'homebridge';
 import { cleanName } from '../accessories/names.js';
-import { DETECTIONS, type Detection } from '../values/detection.js';
+import { DETECTION_SUFFIXES, DETECTIONS, type Detection } from '../values/detection.js';
 
 /**
  * A bridged device's node label holds at most 32 bytes of UTF-8 (matter.js refuses more than 32 code
@@ -31,7 +31,13 @@ export interface MatterContext {
 }
 
 /** As in HomeKit: the detections' sensors are named as the HomeKit accessory's are. */
-const SUFFIXES: Readonly<Record<MatterRole, string>> = { motion: '', button: ' Doorbell', person: ' Person', vehicle: ' Vehicle', other: ' Other Motion' };
+const SUFFIXES: Readonly<Record<MatterRole, string>> = {
+  motion: '',
+  button: ' Doorbell',
+  person: ` ${DETECTION_SUFFIXES.person}`,
+  vehicle: ` ${DETECTION_SUFFIXES.vehicle}`,
+  other: ` ${DETECTION_SUFFIXES.other}`,
+};
 
 /** A momentary switch rests at position 0 and is pressed at position 1. */
 const SWITCH_POSITIONS = 2;
@@ -40,7 +46,7 @@ const SWITCH_POSITIONS = 2;
 const PIR = 0;
 
 /** Derived from the device id and the role alone, so a renamed doorbell's devices keep their UUIDs. */
-export function matterUuid(api: API, deviceId: string, role: MatterRole): string {
+function matterUuid(api: API, deviceId: string, role: MatterRole): string {
   return api.hap.uuid.generate(role === 'motion' ? `doorbell-motion:matter:${deviceId}` : `doorbell-motion:matter:${deviceId}:${role}`);
 }
 

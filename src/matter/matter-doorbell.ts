@@ -3,7 +3,7 @@ import type { Detection } from '../values/detection.js';
 import type { MatterEndpoint } from './matter-endpoint.js';
 
 /** One doorbell's Matter devices: the main occupancy sensor, the button, a sensor per detection. */
-export interface MatterDoorbellDevices {
+interface MatterDoorbellDevices {
   motion: MatterEndpoint;
   button?: MatterEndpoint;
   detections: ReadonlyMap<Detection, MatterEndpoint>;

@@ -64,14 +64,11 @@ export class MatterEndpoint {
    * last occupancy, and every registration makes a device reachable again.
    */
   showOnceRegistered(): void {
-    if (this.pauses.disposed) {
-      return;
-    }
     this.registered = true;
     // Homebridge keeps the cached context object, which it saves with its cache: written into, it
     // holds the doorbell's current name for a start whose config cannot be used.
     Object.assign(this.definition.context, this.context);
-    if (this.definition.clusters?.occupancySensing !== undefined) {
+    if (serverClusterOf(this.role) === 'occupancySensing') {
       void this.showOccupied(performance.now());
     }
     void this.showReachable();

@@ -66,14 +66,11 @@ export class JsonFile<T> {
   }
 }
 
-/** fileVersion of a file that is not there. */
-export const MISSING_FILE_VERSION = 'unreadable:ENOENT';
-
 /**
  * Changes with every write: an atomic write replaces the file, so the inode changes too, and an edit
  * in place changes the modification time. Not the ctime: tightening the mode changes that.
  */
-export async function fileVersion(path: string): Promise<string> {
+async function fileVersion(path: string): Promise<string> {
   try {
     const { ino, size, mtimeMs } = await stat(path);
     return `${ino}:${size}:${mtimeMs}`;

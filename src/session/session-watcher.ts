@@ -1,8 +1,4 @@
-import { join } from 'node:path';
 import { errorMessage, type Logger } from '../log.js';
-import { DATA_FILES } from './data-folder.js';
-import { fileVersion, MISSING_FILE_VERSION } from './json-file.js';
-import type { PrivateFolder } from './private-folder.js';
 import type { SessionStore, StoredSession } from './session-store.js';
 
 /**
@@ -27,27 +23,23 @@ export class SessionWatcher {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private polling = false;
-  private version: string | undefined;
-  private readonly path: string;
+  /** What the file held at the last look: the store hands back the same object while it is unchanged. */
+  private last: StoredSession | undefined;
 
   constructor(
-    private readonly folder: PrivateFolder,
     private readonly store: SessionStore,
     private readonly log: Logger,
     private readonly onChange: (session: StoredSession | undefined) => void,
-  ) {
-    this.path = join(folder.path, DATA_FILES.session);
-  }
+  ) {}
 
   /** Resolves once the file is watched: what it holds now is the starting point, not a change. */
   async start(): Promise<void> {
-    await this.folder.prepare();
-    const version = await fileVersion(this.path);
+    const session = await this.store.readSession();
     // Homebridge may shut down while the folder is being prepared: nothing is watched after stop().
     if (this.stopped) {
       return;
     }
-    this.version = version;
+    this.last = session;
     // Unreferenced: the poll never keeps Homebridge's process alive on its way out.
     this.timer = setInterval(() => void this.poll(), POLL_INTERVAL_MS).unref();
   }
@@ -65,16 +57,14 @@ export class SessionWatcher {
     }
     this.polling = true;
     try {
-      const version = await fileVersion(this.path);
-      if (version !== this.version || version === MISSING_FILE_VERSION) {
-        this.version = version;
-        const session = await this.store.readSession();
-        if (!this.stopped) {
-          this.onChange(session);
-        }
+      // One stat while the file is unchanged: the store reads it again only when it changed.
+      const session = await this.store.readSession();
+      if ((session !== this.last || session === undefined) && !this.stopped) {
+        this.last = session;
+        this.onChange(session);
       }
     } catch (error) {
-      this.log.warn(`Reading the changed session failed: ${errorMessage(error)}`);
+      this.log.warn(`Reading session.json failed: ${errorMessage(error)}`);
     } finally {
       this.polling = false;
     }

@@ -5,3 +5,6 @@
 export const DETECTIONS = ['person', 'vehicle', 'other'] as const;
 
 export type Detection = (typeof DETECTIONS)[number];
+
+/** What each detection's own sensor is called after the doorbell's name, in HomeKit and over Matter. */
+export const DETECTION_SUFFIXES: Readonly<Record<Detection, string>> = { person: 'Person', vehicle: 'Vehicle', other: 'Other Motion' };

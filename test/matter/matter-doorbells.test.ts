@@ -12,6 +12,7 @@ import type { MatterTiming } from '../../src/matter/registration-wait.js';
 import { FakeMatter, type FakeMatterOptions } from '../support/fake-matter.js';
 import { createTestApi, createTestLogger, type TestLogger } from '../support/homebridge-api.js';
 import { pollUntil } from '../support/poll.js';
+import { delay } from '../support/platform-harness.js';
 
 /** Each with every device a doorbell can have over Matter: five. */
 function doorbells(count: number): DoorbellSettings[] {
@@ -121,7 +122,7 @@ describe('after the plugin stopped', () => {
     doorbell?.follow({ type: 'motion', sensor: 'main', detected: true, since: performance.now() });
     doorbell?.follow({ type: 'ring', outcome: 'chimed' });
     doorbell?.follow({ type: 'fault', faulted: false });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await delay(50);
 
     expect(doorbell).toBeDefined();
     expect(run.matter.calls.slice(callsBefore)).toEqual([]);

@@ -40,7 +40,7 @@ function watchSessions(): { watcher: SessionWatcher; reports: Array<StoredSessio
   const log = createTestLogger();
   const folder = openDataFolder(storagePath, log);
   const reports: Array<StoredSession | undefined> = [];
-  watcher = new SessionWatcher(folder, new SessionStore(folder, log), log, (session) => reports.push(session));
+  watcher = new SessionWatcher(new SessionStore(folder, log), log, (session) => reports.push(session));
   return { watcher, reports };
 }
 

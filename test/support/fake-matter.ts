@@ -12,7 +12,7 @@ import { BridgedNodeEndpoint } from '@matter/node/endpoints/bridged-node';
 import type { API, MatterAccessory, MatterAPI } from 'homebridge';
 
 /** Homebridge's refusal when `api.matter` is there because another bridge of the same Homebridge has Matter on. */
-export const ANOTHER_BRIDGES_REFUSAL =
+const ANOTHER_BRIDGES_REFUSAL =
   "homebridge-doorbell-motion: Cannot register Matter accessories: Matter is not enabled for this bridge. api.matter is available because another bridge uses Matter, but this bridge has no active 'matter' configuration to register against.";
 
 /**

@@ -34,7 +34,7 @@ function recipeOf({ packages, overrides }: CachedInstall): string {
 }
 
 /** Notes in `prefix` that it holds an install of exactly `install`'s packages and overrides. */
-export async function markInstalled(prefix: string, install: CachedInstall): Promise<void> {
+async function markInstalled(prefix: string, install: CachedInstall): Promise<void> {
   await writeFile(join(prefix, RECIPE_FILE), recipeOf(install));
 }
 
@@ -42,7 +42,7 @@ export async function markInstalled(prefix: string, install: CachedInstall): Pro
  * What `prefix` holds: `install` exactly (its packages and overrides), nothing, or something `other`
  * (other packages or overrides, or an install from before installs were noted). Any change installs anew.
  */
-export async function installIn(prefix: string, install: CachedInstall): Promise<'this' | 'nothing' | 'other'> {
+async function installIn(prefix: string, install: CachedInstall): Promise<'this' | 'nothing' | 'other'> {
   try {
     return (await readFile(join(prefix, RECIPE_FILE), 'utf8')) === recipeOf(install) ? 'this' : 'other';
   } catch (error) {

@@ -2,13 +2,13 @@
  * A HomeKit controller for the e2e tests: it pairs with a bridge and talks HAP over IP to it as the
  * Home app does, on 127.0.0.1 and the bridge's port (no mDNS discovery).
  */
-import { EventEmitter } from 'node:events';
 // The transport module itself: the package entry point also loads the Bluetooth stack (noble) and
 // the mDNS browser, neither of which a loopback controller needs.
 import httpClientModule from 'hap-controller/lib/transport/ip/http-client.js';
 import type { ServiceObject } from 'hap-controller/lib/model/service.js';
 import type { PairingData } from 'hap-controller/lib/protocol/pairing-protocol.js';
 import { withTimeout } from '../../../scripts/lib/timeout.js';
+import { ClaimQueue } from './claim-queue.js';
 
 const HttpClient = httpClientModule.default;
 type HttpClient = InstanceType<typeof HttpClient>;
@@ -144,8 +144,7 @@ export interface BridgeAddress {
 
 export class HapTestClient {
   /** Characteristic changes the bridge sent and nextEvent has not handed out yet, oldest first. */
-  private readonly unclaimedEvents: CharacteristicEvent[] = [];
-  private readonly eventArrived = new EventEmitter();
+  private readonly events = new ClaimQueue<CharacteristicEvent>('HAP event');
   private subscribed = false;
 
   private constructor(
@@ -153,8 +152,7 @@ export class HapTestClient {
     private readonly bridge: BridgeAddress,
   ) {
     client.on('event', (body: { characteristics: CharacteristicEvent[] }) => {
-      this.unclaimedEvents.push(...body.characteristics);
-      this.eventArrived.emit('event');
+      this.events.push(...body.characteristics);
     });
   }
 
@@ -228,26 +226,9 @@ export class HapTestClient {
    * `timeoutMs` for one. Events before it that do not match are dropped: each call moves forward.
    */
   nextEvent(matches: (event: CharacteristicEvent) => boolean, timeoutMs: number): Promise<CharacteristicEvent> {
-    return new Promise((resolve, reject) => {
-      const settle = (finish: () => void): void => {
-        clearTimeout(timer);
-        this.eventArrived.off('event', claim);
-        finish();
-      };
-      const claim = (): void => {
-        while (this.unclaimedEvents.length > 0) {
-          const event = this.unclaimedEvents.shift() as CharacteristicEvent;
-          if (matches(event)) {
-            settle(() => resolve(event));
-            return;
-          }
-        }
-      };
-      const timer = setTimeout(() => settle(() => reject(new Error(`No matching HAP event within ${timeoutMs} ms`))), timeoutMs);
-      this.eventArrived.on('event', claim);
-      claim();
-    });
+    return this.events.next(matches, timeoutMs);
   }
+
 
   /**
    * Closes every connection this controller opened: requests, pairing and events. Do it before the

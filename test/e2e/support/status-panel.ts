@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DATA_FILES, dataFolderPath } from '../../../src/session/data-folder.js';
 import type { DeliveryStatus } from '../../../src/status/delivery-status.js';
 import { pollUntil } from '../../support/poll.js';
 import type { SettingsPage } from './settings-page.js';
@@ -20,7 +21,7 @@ export function panelTime(iso: string, now = new Date()): string {
 
 /** status.json as the plugin wrote it in the rig's storage. */
 export async function readStatus(storagePath: string): Promise<DeliveryStatus> {
-  return JSON.parse(await readFile(join(storagePath, 'doorbell-motion', 'status.json'), 'utf8')) as DeliveryStatus;
+  return JSON.parse(await readFile(join(dataFolderPath(storagePath), DATA_FILES.status), 'utf8')) as DeliveryStatus;
 }
 
 /** The panel's text on one line; the narrow space before AM or PM counts as a space. */

@@ -2,9 +2,9 @@
  * The test's side of the Matter controller that runs inside the private network (matter-controller.ts):
  * requests over the host's channel, and every attribute report and event the controller received.
  */
-import { EventEmitter } from 'node:events';
 import type { JsonLinesPeer } from './json-lines.js';
 import type { ControllerSettings, MatterChange, MatterEndpoint } from './matter-controller.js';
+import { ClaimQueue } from '../claim-queue.js';
 
 export type { MatterChange, MatterEndpoint } from './matter-controller.js';
 
@@ -28,10 +28,9 @@ export const MatterDeviceType = {
 
 export class MatterTestClient {
   /** Changes received and not yet handed out by nextChange, oldest first. */
-  private readonly unclaimed: MatterChange[] = [];
+  private readonly unclaimed = new ClaimQueue<MatterChange>('Matter report');
   /** Every change received, for checks over a whole run. */
   readonly changes: MatterChange[] = [];
-  private readonly arrived = new EventEmitter();
 
   constructor(private readonly channel: JsonLinesPeer) {
     channel.onEvent((event, data) => {
@@ -39,7 +38,6 @@ export class MatterTestClient {
         const change = data as MatterChange;
         this.changes.push(change);
         this.unclaimed.push(change);
-        this.arrived.emit('change');
       }
     });
   }
@@ -84,25 +82,7 @@ export class MatterTestClient {
    * one. Changes before it that do not match are dropped: each call moves forward.
    */
   nextChange(matches: (change: MatterChange) => boolean, timeoutMs: number): Promise<MatterChange> {
-    return new Promise((resolve, reject) => {
-      const settle = (finish: () => void): void => {
-        clearTimeout(timer);
-        this.arrived.off('change', claim);
-        finish();
-      };
-      const claim = (): void => {
-        while (this.unclaimed.length > 0) {
-          const change = this.unclaimed.shift() as MatterChange;
-          if (matches(change)) {
-            settle(() => resolve(change));
-            return;
-          }
-        }
-      };
-      const timer = setTimeout(() => settle(() => reject(new Error(`No matching Matter report within ${timeoutMs} ms`))), timeoutMs);
-      this.arrived.on('change', claim);
-      claim();
-    });
+    return this.unclaimed.next(matches, timeoutMs);
   }
 }
 
@@ -119,14 +99,4 @@ export function occupancyOf(endpoint: number, occupied: boolean): (change: Matte
 /** For nextChange: an event of this endpoint's Switch cluster (`initialPress`, `shortRelease`). */
 export function switchEventOf(endpoint: number, name: string): (change: MatterChange) => boolean {
   return (change) => change.kind === 'event' && change.endpoint === endpoint && change.clusterId === MatterCluster.Switch && change.name === name;
-}
-
-/** For nextChange: this endpoint's `reachable` reported as `reachable`. */
-export function reachableOf(endpoint: number, reachable: boolean): (change: MatterChange) => boolean {
-  return (change) =>
-    change.kind === 'attribute' &&
-    change.endpoint === endpoint &&
-    change.clusterId === MatterCluster.BridgedDeviceBasicInformation &&
-    change.name === 'reachable' &&
-    change.value === reachable;
 }

@@ -10,6 +10,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { Socket, type Server } from 'node:net';
 import process from 'node:process';
+import type { HomebridgeCommand } from '../../../../scripts/lib/homebridge-process.js';
 import { withTimeout } from '../../../../scripts/lib/timeout.js';
 import { JsonLinesPeer } from './json-lines.js';
 import { MatterTestController, type ControllerSettings } from './matter-controller.js';
@@ -17,7 +18,7 @@ import { closeServers, tcpToUnix, unixToTcp, type TunnelEnd } from './tunnel.js'
 
 export interface HostOrder {
   /** `env` is added to the host's own environment. */
-  homebridge: { command: string; args: string[]; cwd?: string; env: NodeJS.ProcessEnv };
+  homebridge: HomebridgeCommand;
   /** Servers outside that Homebridge reaches (the simulator): accepted here on loopback. */
   outbound: TunnelEnd[];
   /** Homebridge's servers that the test reaches (HAP, the push receiver): accepted outside. */
