@@ -1,5 +1,5 @@
 import type { API, MatterAccessory } from 'homebridge';
-import type { DoorbellChange } from './accessories/doorbell-accessory.js';
+import type { DoorbellAccessory } from './accessories/doorbell-accessory.js';
 import type { DoorbellSettings } from './config/parse-config.js';
 import { errorMessage, type Logger } from './log.js';
 import type * as MatterRoom from './matter/matter-doorbells.js';
@@ -51,9 +51,9 @@ export class MatterLink {
     this.then((doorbells) => doorbells.showUnavailable());
   }
 
-  /** What follows the doorbell's HomeKit accessory, told of every change it shows. */
-  follower(deviceId: string): (change: DoorbellChange) => void {
-    return (change) => this.then((doorbells) => doorbells.doorbell(deviceId)?.follow(change));
+  /** The doorbell's Matter devices follow its HomeKit accessory: they are told of every change it shows. */
+  follow(accessory: DoorbellAccessory, deviceId: string): void {
+    accessory.onChange((change) => this.then((doorbells) => doorbells.doorbell(deviceId)?.follow(change)));
   }
 
   dispose(): void {

@@ -119,9 +119,12 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   private launch({ settings, complete }: AcceptedConfig): void {
     // A doorbell left out for a bad entry may own a cached accessory: keep them all until it is fixed,
     // but nothing updates those, so they must not go on showing what they were saved with.
-    this.accessories.publish(settings.doorbells, { removeStale: complete, changesTo: (deviceId) => this.matter?.follower(deviceId) });
+    this.accessories.publish(settings.doorbells, { removeStale: complete });
     this.matter?.publish(settings.doorbells, { complete });
-    this.accessories.forEach((accessory) => this.logControlChanges(accessory));
+    this.accessories.forEach((accessory, deviceId) => {
+      this.matter?.follow(accessory, deviceId);
+      this.logControlChanges(accessory);
+    });
     if (!complete) {
       this.accessories.showUnavailable();
     }

@@ -2,14 +2,8 @@ import type { API, PlatformAccessory } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
 import type { Logger } from '../log.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
-import { accessoryUuid, DoorbellAccessory, type DoorbellChange } from './doorbell-accessory.js';
+import { accessoryUuid, DoorbellAccessory } from './doorbell-accessory.js';
 import { cleanName, HOMEKIT_NAME_LENGTH } from './names.js';
-
-export interface PublishOptions {
-  removeStale: boolean;
-  /** What else shows each doorbell (its Matter devices): told of every change its accessory shows. */
-  changesTo?: (deviceId: string) => ((change: DoorbellChange) => void) | undefined;
-}
 
 /**
  * The plugin's accessories on the bridge: those Homebridge restored from its cache, matched to the
@@ -33,7 +27,7 @@ export class DoorbellAccessories {
    * Registers new doorbells, renames changed ones (same UUID, so automations survive) and, with
    * `removeStale`, unregisters cached accessories no doorbell claims.
    */
-  publish(doorbells: readonly DoorbellSettings[], { removeStale, changesTo }: PublishOptions): void {
+  publish(doorbells: readonly DoorbellSettings[], { removeStale }: { removeStale: boolean }): void {
     const fresh: PlatformAccessory[] = [];
     const renamed: PlatformAccessory[] = [];
     for (const doorbell of doorbells) {
@@ -55,12 +49,7 @@ export class DoorbellAccessories {
         renamed.push(accessory);
       }
       this.cached.delete(uuid);
-      const doorbellAccessory = new DoorbellAccessory(this.api, accessory, doorbell);
-      const follower = changesTo?.(doorbell.deviceId);
-      if (follower !== undefined) {
-        doorbellAccessory.onChange(follower);
-      }
-      this.byDeviceId.set(doorbell.deviceId, doorbellAccessory);
+      this.byDeviceId.set(doorbell.deviceId, new DoorbellAccessory(this.api, accessory, doorbell));
     }
     if (fresh.length > 0) {
       this.api.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, fresh);
@@ -81,7 +70,7 @@ export class DoorbellAccessories {
     return this.byDeviceId.get(deviceId);
   }
 
-  forEach(action: (accessory: DoorbellAccessory) => void): void {
+  forEach(action: (accessory: DoorbellAccessory, deviceId: string) => void): void {
     this.byDeviceId.forEach(action);
   }
 
