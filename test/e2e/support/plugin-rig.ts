@@ -255,11 +255,15 @@ export function itEndsCleanly(rig: () => PluginRig): void {
   itLeavesNoTrace(rig);
 }
 
+/** What Homebridge prints for a defect even when everything else works: HAP's warnings, an unhandled rejection, a stack frame. */
+const DEFECT_LINE = /HAP-NodeJS WARNING|generated a warning|unhandled ?(promise ?)?rejection|^\s*at \S.*:\d+:\d+\)?$/i;
+
 /** `moreSecrets`: those the scenario put in config.json beyond the standard block's code. */
 export function itLeavesNoTrace(rig: () => PluginRig, moreSecrets: readonly string[] = []): void {
-  it('sent only valid requests, logged no secret in any line of any run (at debug level), wrote nothing outside its storage', async () => {
+  it('sent only valid requests, logged no secret, HAP warning, unhandled rejection or stack trace in any line of any run (at debug level), wrote nothing outside its storage', async () => {
     expect(rig().simulator.invalidRequests()).toEqual([]);
     expect(rig().linesRevealingSecrets(moreSecrets)).toEqual([]);
+    expect(rig().sandbox.outputLines.filter((line) => DEFECT_LINE.test(line))).toEqual([]);
     expect(await rig().sandbox.writesOutsideStorage()).toEqual([]);
     // Without Matter on the bridge (and on Homebridge 1), nothing about Matter, at any level.
     expect(rig().hasMatter ? [] : rig().sandbox.outputLines.filter((line) => /matter/i.test(line))).toEqual([]);
