@@ -2,7 +2,8 @@
  * The platform in relay mode, the default without a public address, against the simulator and the
  * loopback relay (ntfy protocol): the stream opens before the registration, which goes ahead as soon as
  * the stream is up, motion arrives through it whatever the host clock says, a break shows as a fault
- * only when long, and the topic never reaches the log. Direct mode's start-up warnings, which name
+ * only when long, an address that answers but is no relay is said and never registered, and the topic
+ * never reaches the log. Direct mode's start-up warnings, which name
  * relay mode as the fix, are here too.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
@@ -84,6 +85,29 @@ describe('relay mode', () => {
     await waitFor(() => DOORBELLS.every(({ deviceId }) => sensorValue(platform.test, deviceId, 'StatusFault') === 1), 'the faults');
     relay.refuseSubscriptions({ status: 503, times: 0 });
     await waitFor(() => allConfirmed(platform), 'the faults to clear');
+  });
+
+  it('takes a relayUrl that answers 200 with a web page for no relay: one warning, the fault after faultAfterMs, nothing registered, until a real relay answers', async () => {
+    relay.impersonate('web-page');
+    const started = performance.now();
+    const platform = launchWithRelay();
+    const warnings = (text: string) => platform.log.lines.filter((line) => line.level === 'warn' && line.message.includes(text));
+
+    await waitFor(() => warnings('Push relay unreachable').length === 1, 'the relay fault');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(FAST.relay.faultAfterMs);
+    await waitFor(() => openedStreams() >= 5, 'more answers from the page');
+    expect(DOORBELLS.every(({ deviceId }) => sensorValue(platform.test, deviceId, 'StatusFault') === 1)).toBe(true);
+    expect(warnings('not as an ntfy relay')).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(new RegExp(`^push\\.relayUrl ${relay.url} answered, but not as an ntfy relay \\(`)) }),
+      expect.objectContaining({ message: expect.stringMatching(/^Push relay unreachable for 0 s \(answered, but not as an ntfy relay\)/) }),
+    ]);
+    expect(logged(platform, 'push relay connected')).toBe(false);
+    expect(bed.sim.requestsTo('register')).toEqual([]);
+
+    relay.impersonate(undefined);
+    await waitFor(() => allConfirmed(platform), 'subscriptions once a real relay answers', 5_000);
+    expect(bed.sim.pushToken).toMatch(new RegExp(`^${relay.url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
+    expect(bed.sim.requestsTo('register')).toHaveLength(1);
   });
 
   it('turns a test motion through the relay into MotionDetected with the host clock 5 minutes fast, saying so once', async () => {

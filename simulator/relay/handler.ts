@@ -18,6 +18,8 @@ export interface RelayHandlerContext {
   requests: RelayRequest[];
   access: AccessControl;
   refusals: RefusalSlot;
+  /** Set by the test: subscribe requests are answered by something that is no relay. */
+  impostor(): Reply | StreamStart | undefined;
   subscribe(route: Extract<RelayRoute, { kind: 'subscribe' }>, params: RequestParams): Reply | StreamStart;
   publish(topic: string, body: PeekedBody, unifiedPush: boolean): Reply;
 }
@@ -58,15 +60,15 @@ async function handleRequest(message: IncomingMessage, response: ServerResponse,
 
 /**
  * Checks in ntfy's order: unknown credentials are refused on any path, an unknown path is a 404, a
- * request without credentials is refused once it names a topic. A refusal set by the test comes first,
- * as from a proxy in front of the relay.
+ * request without credentials is refused once it names a topic. A refusal or an impostor set by the
+ * test comes first, as from a proxy in front of the relay.
  */
 function answerRequest(request: RelayRequest, message: IncomingMessage, body: PeekedBody, context: RelayHandlerContext): Reply | StreamStart {
   try {
     const route = matchRelayRoute(request.method, request.path);
-    const refusal = route?.kind === 'subscribe' ? context.refusals.take() : undefined;
-    if (refusal !== undefined) {
-      return refusal;
+    const intercepted = route?.kind === 'subscribe' ? (context.refusals.take() ?? context.impostor()) : undefined;
+    if (intercepted !== undefined) {
+      return intercepted;
     }
     const access = context.access.check(message.headers);
     if (access === 'unknown') {

@@ -5,6 +5,7 @@ import { AccessControl } from './access.js';
 import { MessageCache } from './cache.js';
 import { RelayPublishError } from './errors.js';
 import { createRelayHandler } from './handler.js';
+import { impostorAnswer } from './impostor.js';
 import { peekBody } from './message-body.js';
 import { relaySettings } from './options.js';
 import type { RelaySettings } from './options.js';
@@ -15,7 +16,7 @@ import { RefusalSlot } from './refusals.js';
 import { isTopicName } from './routes.js';
 import { StreamRegistry } from './streams.js';
 import { answerSubscribe } from './subscribe.js';
-import type { Relay, RelayMessage, RelayOptions, RelayRequest, SubscribeRefusal } from './types.js';
+import type { Impostor, Relay, RelayMessage, RelayOptions, RelayRequest, SubscribeRefusal } from './types.js';
 
 export type * from './types.js';
 export { RelayPublishError } from './errors.js';
@@ -39,6 +40,7 @@ class LocalRelay implements Relay {
   private readonly cache: MessageCache;
   private readonly rateVisitors: RateVisitors;
   private readonly refusals = new RefusalSlot();
+  private impostor: Impostor | undefined;
   /** What publishing and subscribing share. */
   private readonly core: PublishContext;
   private server: ListeningServer | undefined;
@@ -64,6 +66,7 @@ class LocalRelay implements Relay {
       requests: this.requests,
       access: new AccessControl(this.settings.tokens),
       refusals: this.refusals,
+      impostor: () => (this.impostor === undefined ? undefined : impostorAnswer(this.impostor, this.streams)),
       subscribe: (route, params) => answerSubscribe(this.core, route, params),
       publish: (topic, body, unifiedPush) => publishReply(publishMessage(this.core, topic, body, unifiedPush)),
     });
@@ -102,6 +105,10 @@ class LocalRelay implements Relay {
 
   refuseSubscriptions(refusal: SubscribeRefusal): void {
     this.refusals.set(refusal);
+  }
+
+  impersonate(impostor: Impostor | undefined): void {
+    this.impostor = impostor;
   }
 
   setSilent(silent: boolean): void {

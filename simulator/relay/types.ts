@@ -58,6 +58,13 @@ export interface RelayRequest {
   status: number;
 }
 
+/**
+ * A server at the relay's address that answers `200` but is no ntfy relay: `'web-page'` an HTML page
+ * (a captive portal, a proxy's error page), then the end of the answer; `'trickle'` a byte that is no
+ * line every keepaliveMs, for as long as the client listens (a stuck proxy).
+ */
+export type Impostor = 'web-page' | 'trickle';
+
 /** The next `times` subscribe requests are answered with this status and ntfy's JSON error body. */
 export interface SubscribeRefusal {
   status: number;
@@ -82,6 +89,8 @@ export interface Relay {
   dropStreams(): void;
   /** Answers the next subscribe requests with an error instead of a stream. */
   refuseSubscriptions(refusal: SubscribeRefusal): void;
+  /** Answers every subscribe request as `impostor` until called with undefined; a refusal comes first. */
+  impersonate(impostor: Impostor | undefined): void;
   /**
    * While silent, open streams get nothing, keepalives and messages included (messages are still
    * cached, and a new stream asking `since=` gets them). Ending the silence resumes keepalives.

@@ -5,6 +5,7 @@ export interface DuplicateFilterOptions {
   windowMs?: number;
   /** The most event ids remembered at once; the oldest is forgotten first. Default 1,000. */
   maxEntries?: number;
+  /** A monotonic clock, in ms (performance.now when absent): a wall clock stepping forward would forget recent ids. */
   now?: () => number;
 }
 
@@ -25,7 +26,7 @@ export class DuplicateFilter {
   constructor(options: DuplicateFilterOptions = {}) {
     this.windowMs = options.windowMs ?? TEN_MINUTES_MS;
     this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => performance.now());
   }
 
   /**

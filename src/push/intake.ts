@@ -19,7 +19,7 @@ export class NotificationIntake {
   constructor(
     private readonly onNotification: (notification: DoorbellNotification) => void,
     private readonly log: Logger,
-    /** Injectable clock for the duplicate window. */
+    /** The duplicate window's monotonic clock (performance.now when absent), for tests. */
     now?: () => number,
   ) {
     this.duplicates = new DuplicateFilter(now === undefined ? {} : { now });

@@ -4,6 +4,7 @@ import type { PushSecrets } from '../session/push-secrets.js';
 import { NotificationIntake } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
 import { relayPushToken } from './push-token.js';
+import { ImpostorWarning } from './relay-impostor.js';
 import { RelaySubscription } from './relay-subscription.js';
 import type { RelayTiming } from './relay-timing.js';
 
@@ -25,7 +26,7 @@ export interface RelayEndpointOptions {
   timing: RelayTiming;
   /** How long an open() waits for the stream before the connection tries again later. */
   connectWaitMs: number;
-  /** This machine's clock. */
+  /** This machine's wall clock, held against the relay's `time` stamps (Date.now when absent). */
   now?: () => number;
 }
 
@@ -55,8 +56,12 @@ export class RelayEndpoint {
   /** Whether the doorbells show the stream's outage: a stream closed on purpose is no outage. */
   private deliveryDown = false;
   private closed = false;
+  /** One for the run: a sign-in after a sign-out does not say again that the address is no relay. */
+  private readonly impostor: ImpostorWarning;
 
-  constructor(private readonly options: RelayEndpointOptions) {}
+  constructor(private readonly options: RelayEndpointOptions) {
+    this.impostor = new ImpostorWarning(options.settings.relayUrl, options.log);
+  }
 
   get description(): string {
     return `the push relay ${this.options.settings.relayUrl}`;
@@ -129,7 +134,7 @@ export class RelayEndpoint {
       throw new Error(STREAM_CLOSED);
     }
     log.addSecrets(relayTopic, settings.relayToken);
-    const intake = new NotificationIntake(this.options.onNotification, log, now);
+    const intake = new NotificationIntake(this.options.onNotification, log);
     const subscription = new RelaySubscription({
       relayUrl: settings.relayUrl,
       topic: relayTopic,
@@ -137,6 +142,7 @@ export class RelayEndpoint {
       log,
       timing,
       now,
+      impostor: this.impostor,
       onMessage: (body) => {
         const verdict = intake.accept(body);
         if (!verdict.accepted) {

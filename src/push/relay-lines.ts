@@ -3,7 +3,9 @@ import { isJsonObject, isNonEmptyString } from '../values/json.js';
 /**
  * The relay's subscribe stream (ntfy's JSON stream): one JSON object per line. `open` and `keepalive`
  * only prove the stream is alive; `message` carries a notification; anything else is ignored. All
- * three carry the relay's `time` (unix seconds), which is how the client learns the relay's clock.
+ * three carry an `id` and the relay's `time` (unix seconds), which is how the client learns the
+ * relay's clock. Only these three events, well formed, are what an ntfy relay writes: a line without
+ * them (a web page's, a proxy's) proves nothing.
  */
 
 /**
@@ -13,16 +15,19 @@ import { isJsonObject, isNonEmptyString } from '../values/json.js';
 export const MAX_LINE_BYTES = 64 * 1024;
 
 export type RelayLine =
-  /** `time`: when the relay wrote the line, by its clock; undefined when a relay leaves it out. */
-  | { kind: 'alive'; time: number | undefined }
+  /** `time`: when the relay wrote the line, by its clock. */
+  | { kind: 'alive'; time: number }
   | { kind: 'message'; id: string; time: number; body: Buffer }
   | { kind: 'ignored' }
   | { kind: 'bad'; reason: string };
 
 const ALIVE_EVENTS = new Set(['open', 'keepalive']);
 
-/** Reads one line; never throws, and a reason never quotes the line. */
-export function parseRelayLine(line: string): RelayLine {
+/** Reads one line (undefined: one too long, see LineSplitter); never throws, and a reason never quotes the line. */
+export function parseRelayLine(line: string | undefined): RelayLine {
+  if (line === undefined) {
+    return { kind: 'bad', reason: 'line too long' };
+  }
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -33,12 +38,19 @@ export function parseRelayLine(line: string): RelayLine {
     return { kind: 'bad', reason: 'line is not an event object' };
   }
   if (ALIVE_EVENTS.has(value.event)) {
-    return { kind: 'alive', time: isUnixTime(value.time) ? value.time : undefined };
+    return isNonEmptyString(value.id) && isUnixTime(value.time)
+      ? { kind: 'alive', time: value.time }
+      : { kind: 'bad', reason: `${value.event} event without an id or a time` };
   }
   if (value.event !== 'message') {
     return { kind: 'ignored' };
   }
   return parseMessage(value);
+}
+
+/** An event only an ntfy relay writes, well formed: proof that the stream is alive. */
+export function isRelayEvent(line: RelayLine): boolean {
+  return line.kind === 'alive' || line.kind === 'message';
 }
 
 function parseMessage(value: Record<string, unknown>): RelayLine {

@@ -4,6 +4,7 @@ export interface RelayOutageOptions {
   /** Down for longer than this, alerts count as unable to arrive. */
   faultAfterMs: number;
   log: Logger;
+  /** A monotonic clock (performance.now): a wall clock set back while down would put the fault off by as much. */
   now: () => number;
   /** Down too long (true), or back after that (false). */
   onDeliveryDown: (down: boolean) => void;

@@ -2,14 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { honoursRetryAfter, parseRetryAfter } from '../cloud/retry-policy.js';
 import { errorMessage, type Logger } from '../log.js';
 import { isAccessRefusal, ReconnectDelays, type ConnectionEnd } from './relay-backoff.js';
-import { CatchUpPoint } from './relay-catch-up.js';
-import { RelayClock } from './relay-clock.js';
 import { answerUnlessAborted, readUntilAborted } from './abortable-stream.js';
-import { LineSplitter, parseRelayLine } from './relay-lines.js';
+import { ConnectWaits } from './connect-waits.js';
+import { ImpostorWarning, NOT_A_RELAY } from './relay-impostor.js';
+import { isRelayEvent, LineSplitter, parseRelayLine } from './relay-lines.js';
+import { RelayMessages } from './relay-messages.js';
 import { RelayOutage } from './relay-outage.js';
 import { requestRelayStream } from './relay-stream.js';
 import type { RelayTiming } from './relay-timing.js';
-import { RecentIds } from './recent-ids.js';
 
 export interface RelaySubscriptionOptions {
   /** No trailing slash. */
@@ -26,10 +26,14 @@ export interface RelaySubscriptionOptions {
   onDeliveryDown: (down: boolean) => void;
   /** The stream is open, each time it opens. */
   onConnected?: () => void;
-  /** This machine's clock; only durations and the clock warning read it, never a message's age. */
+  /** This machine's wall clock (Date.now when absent), held against the relay's `time` stamps only. */
   now?: () => number;
+  /** A monotonic clock (performance.now when absent), for every duration: a wall clock can step. */
+  monotonicNow?: () => number;
   /** 0 to 1, for the jitter. */
   random?: () => number;
+  /** Shared by the run's subscriptions, so an address that is not a relay is said once a run; one of its own when absent. */
+  impostor?: ImpostorWarning;
 }
 
 /** How one connection ended, and why in words for the log. */
@@ -41,29 +45,31 @@ type Outcome = ConnectionEnd & { reason: string };
  * dropped and reopened when it falls silent, with backoff between attempts.
  */
 export class RelaySubscription {
-  /** Lines that were not a relay event, messages that were not a notification, and those dropped as duplicates or stale. */
-  readonly counts = { badLines: 0, rejected: 0, duplicates: 0, stale: 0 };
   private readonly stopping = new AbortController();
-  private readonly seenIds = new RecentIds(1_000);
-  private readonly now: () => number;
+  private readonly monotonicNow: () => number;
+  private readonly impostor: ImpostorWarning;
   private readonly delays: ReconnectDelays;
   private running: Promise<void> | undefined;
   private connected = false;
-  /** Each ends one pending whenConnected, and removes itself. */
-  private readonly waits = new Set<() => void>();
-  private readonly catchUp = new CatchUpPoint();
-  private readonly clock: RelayClock;
+  private readonly waits = new ConnectWaits();
+  private readonly messages: RelayMessages;
   private readonly outage: RelayOutage;
   private lastProblem = 'not connected yet';
-  /** By this machine's clock: how long the stream has been down is a duration, whatever the clock says. */
+  /** On the monotonic clock: how long the stream has been down is a duration, whatever the wall clock says. */
   private lastAliveAt: number | undefined;
 
   constructor(private readonly options: RelaySubscriptionOptions) {
     const { timing, log, onDeliveryDown, random, relayUrl } = options;
-    this.now = options.now ?? Date.now;
+    this.monotonicNow = options.monotonicNow ?? (() => performance.now());
+    this.impostor = options.impostor ?? new ImpostorWarning(relayUrl, log);
     this.delays = new ReconnectDelays(timing, random);
-    this.outage = new RelayOutage({ faultAfterMs: timing.faultAfterMs, log, now: this.now, onDeliveryDown });
-    this.clock = new RelayClock(this.now, relayUrl, (message) => log.warn(message));
+    this.outage = new RelayOutage({ faultAfterMs: timing.faultAfterMs, log, now: this.monotonicNow, onDeliveryDown });
+    this.messages = new RelayMessages({ relayUrl, log, staleMs: timing.staleMs, now: options.now ?? Date.now, onMessage: options.onMessage });
+  }
+
+  /** Lines that were not a relay event, messages that were not a notification, and those dropped as duplicates or stale. */
+  get counts(): Readonly<RelayMessages['counts']> {
+    return this.messages.counts;
   }
 
   start(): void {
@@ -79,15 +85,7 @@ export class RelaySubscription {
     if (this.connected || this.stopping.signal.aborted) {
       return Promise.resolve(this.connected && !this.stopping.signal.aborted);
     }
-    return new Promise((resolve) => {
-      const end = () => {
-        clearTimeout(timer);
-        this.waits.delete(end);
-        resolve(this.connected && !this.stopping.signal.aborted);
-      };
-      const timer = setTimeout(end, timeoutMs);
-      this.waits.add(end);
-    });
+    return this.waits.wait(timeoutMs, () => this.connected && !this.stopping.signal.aborted);
   }
 
   /** How many whenConnected calls are still waiting. */
@@ -99,7 +97,7 @@ export class RelaySubscription {
   async stop(): Promise<void> {
     this.stopping.abort();
     this.outage.stop();
-    this.endWaits();
+    this.waits.endAll();
     await this.running;
   }
 
@@ -120,12 +118,15 @@ export class RelaySubscription {
     const abortOnStop = () => attempt.abort();
     this.stopping.signal.addEventListener('abort', abortOnStop, { once: true });
     let fellSilent = false;
-    // Armed before the request: a relay that never answers is as dead as one that falls silent.
+    // Armed before the request: a relay that never answers is as dead as one that falls silent. Only
+    // an ntfy event puts it off: a server that trickles anything else is as good as silent.
     const watchdog = setTimeout(() => {
       fellSilent = true;
       attempt.abort();
     }, this.options.timing.aliveMs);
-    let openedAt: number | undefined;
+    // What the answer has shown: an ntfy event (`proven`), any bytes at all, or itself to be no relay.
+    const stream = { proven: false, bytes: false, notARelay: false };
+    let openedAt = 0;
     try {
       const request = requestRelayStream(this.streamUrl(), this.headers(), attempt.signal);
       const response = await answerUnlessAborted(request, attempt.signal, (late) => late.body.destroy());
@@ -134,19 +135,35 @@ export class RelaySubscription {
         const retryAfter = honoursRetryAfter(response.status) ? parseRetryAfter(response.retryAfter) : undefined;
         return { kind: 'refused', status: response.status, retryAfterMs: retryAfter, reason: `HTTP ${response.status}` };
       }
-      openedAt = this.now();
-      this.clock.newStream();
+      openedAt = this.monotonicNow();
+      this.messages.newStream();
       const splitter = new LineSplitter();
       await readUntilAborted(response.body, attempt.signal, (chunk) => {
-        watchdog.refresh();
-        this.lastAliveAt = this.now();
-        this.markConnected();
-        splitter.push(chunk).forEach((line) => this.handleLine(line));
+        stream.bytes ||= chunk.length > 0;
+        for (const line of splitter.push(chunk)) {
+          const parsed = parseRelayLine(line);
+          if (isRelayEvent(parsed)) {
+            watchdog.refresh();
+            this.lastAliveAt = this.monotonicNow();
+            stream.proven = true;
+            this.markConnected();
+          } else if (!stream.proven) {
+            // An ntfy relay's first line is its `open` event: whatever else comes first is no relay's.
+            stream.notARelay = true;
+            attempt.abort();
+            return;
+          }
+          this.messages.handle(parsed);
+        }
       });
-      return { kind: 'ended', livedMs: this.now() - openedAt, reason: 'the relay ended the stream' };
+      // An answer that ended without an event was a page, not a stream.
+      stream.notARelay ||= stream.bytes;
+      return this.endOf(stream, 'the relay ended the stream', openedAt);
     } catch (error) {
+      // Bytes for the whole alive timeout and not one event: a server trickling something else.
+      stream.notARelay ||= fellSilent && stream.bytes;
       const reason = fellSilent ? `nothing arrived for ${Math.round(this.options.timing.aliveMs / 1000)} s` : describeFailure(error);
-      return openedAt === undefined ? { kind: 'failed', reason } : { kind: 'ended', livedMs: this.now() - openedAt, reason };
+      return this.endOf(stream, reason, openedAt);
     } finally {
       clearTimeout(watchdog);
       this.stopping.signal.removeEventListener('abort', abortOnStop);
@@ -154,40 +171,26 @@ export class RelaySubscription {
     }
   }
 
-  private handleLine(line: string | undefined): void {
-    const parsed = line === undefined ? { kind: 'bad' as const, reason: 'line too long' } : parseRelayLine(line);
-    if (parsed.kind === 'bad') {
-      this.counts.badLines += 1;
-      this.options.log.debug(`Push relay: ignored a line (${parsed.reason})`);
-      return;
+  /**
+   * How a connection ended. Only one that showed an ntfy event was a stream: one that answered 200 and
+   * then anything else is no relay (said once), and counts as a failed attempt, as one that never
+   * answered does, so the backoff goes on growing and the outage runs on.
+   */
+  private endOf(stream: { proven: boolean; notARelay: boolean }, reason: string, openedAt: number): Outcome {
+    if (stream.proven) {
+      return { kind: 'ended', livedMs: this.monotonicNow() - openedAt, reason };
     }
-    if (parsed.kind === 'alive' && parsed.time !== undefined) {
-      this.clock.alive(parsed.time);
+    if (stream.notARelay && !this.stopping.signal.aborted) {
+      this.impostor.notARelay();
+      return { kind: 'failed', reason: NOT_A_RELAY };
     }
-    if (parsed.kind !== 'message') {
-      return;
-    }
-    const ageMs = this.clock.ageOf(parsed.time);
-    if (this.seenIds.has(parsed.id)) {
-      this.counts.duplicates += 1;
-      return;
-    }
-    this.seenIds.add(parsed.id);
-    this.catchUp.handled(parsed.id);
-    if (ageMs > this.options.timing.staleMs) {
-      this.counts.stale += 1;
-      this.options.log.debug(`Push relay: dropped a message ${Math.round(ageMs / 1000)} s old`);
-      return;
-    }
-    if (!this.options.onMessage(parsed.body)) {
-      this.counts.rejected += 1;
-    }
+    return { kind: 'failed', reason };
   }
 
   /** After a break, asks for what was published meanwhile (see CatchUpPoint). */
   private streamUrl(): string {
     const url = `${this.options.relayUrl}/${this.options.topic}/json`;
-    const since = this.catchUp.since();
+    const since = this.messages.since();
     return since === undefined ? url : `${url}?since=${encodeURIComponent(since)}`;
   }
 
@@ -215,9 +218,10 @@ export class RelaySubscription {
       return;
     }
     this.connected = true;
+    this.impostor.relayAnswered();
     this.options.log.info(`push relay connected: ${this.options.relayUrl}`);
     this.outage.up();
-    this.endWaits();
+    this.waits.endAll();
     this.options.onConnected?.();
   }
 
@@ -230,13 +234,9 @@ export class RelaySubscription {
       return;
     }
     this.connected = false;
-    this.catchUp.broke(this.clock.newest);
-    const downForMs = fellSilent && this.lastAliveAt !== undefined ? this.now() - this.lastAliveAt : 0;
+    this.messages.broke();
+    const downForMs = fellSilent && this.lastAliveAt !== undefined ? this.monotonicNow() - this.lastAliveAt : 0;
     this.outage.down(() => this.lastProblem, downForMs);
-  }
-
-  private endWaits(): void {
-    [...this.waits].forEach((end) => end());
   }
 }
 

@@ -10,9 +10,12 @@ import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay
 
 const sinceOf = (request: { rawQuery: string } | undefined) => new URLSearchParams(request?.rawQuery).get('since');
 
-/** A clock shared by the relay and the subscription, to be moved on as if time had passed. */
-function movableClock(): { now: () => number; offsetMs: number } {
-  const clock = { offsetMs: 0, now: () => Date.now() + clock.offsetMs };
+/**
+ * Clocks shared by the relay and the subscription, to be moved on as if time had passed: the wall
+ * clock and the monotonic one together.
+ */
+function movableClock(): { now: () => number; monotonicNow: () => number; offsetMs: number } {
+  const clock = { offsetMs: 0, now: () => Date.now() + clock.offsetMs, monotonicNow: () => performance.now() + clock.offsetMs };
   return clock;
 }
 
@@ -70,7 +73,7 @@ describe('breaks', () => {
     const clock = movableClock();
     await useRelay({ now: clock.now });
     // The backoff leaves time to end the silence before the stream is reopened.
-    const run = subscribe({ now: clock.now, timing: { faultAfterMs: 2_000, firstReconnectMs: 600, maxReconnectMs: 600 } });
+    const run = subscribe({ ...clock, timing: { faultAfterMs: 2_000, firstReconnectMs: 600, maxReconnectMs: 600 } });
     await connected(run);
 
     relay.setSilent(true);
@@ -85,6 +88,20 @@ describe('breaks', () => {
     expect(run.bodies).toEqual(['{"during":"the silence"}']);
     expect(subscribeRequests(run.topic)).toHaveLength(2);
     expect(run.down).toEqual([true, false]);
+  });
+
+  it('shows the fault when the stream fell silent long enough, even though the wall clock stepped back an hour meanwhile', async () => {
+    const wall = movableClock();
+    const run = subscribe({ now: wall.now });
+    await connected(run);
+
+    relay.setSilent(true);
+    wall.offsetMs = -60 * 60_000;
+    await waitFor(() => run.down.length === 1, 'the fault', TIMING.aliveMs + 1_000);
+    relay.setSilent(false);
+
+    // Silent for the whole alive timeout, longer than the fault delay: the fault comes as the stream is dropped.
+    expect(run.down).toEqual([true]);
   });
 
   it('keeps asking since the first break, however often the stream breaks again before a message arrives', async () => {

@@ -1,17 +1,21 @@
 /**
- * The relay client judges a message's age by the relay's clock (the newest `time` on the stream), never
- * by this machine's, against the project's loopback relay (ntfy protocol): a host clock minutes off
- * drops no fresh alert and gets one warning.
+ * The relay client judges a message's age by the relay's clock (the newest `time` on the stream) and
+ * by this machine's, against the project's loopback relay (ntfy protocol): only a message old by both
+ * is stale, so a host clock minutes off drops no fresh alert (one warning), nor does a relay clock that
+ * jumped ahead, which steps back with its next keepalive (one warning per stream).
  */
 import { describe, expect, it } from '@jest/globals';
 import { delay } from '../support/platform-harness.js';
-import { connected, lines, relay, subscribe, useRelay, waitFor } from './relay-subscription-harness.js';
+import { connected, lines, relay, subscribe, subscribeRequests, useRelay, waitFor } from './relay-subscription-harness.js';
 
 const MINUTES = 60_000;
 
 const messageLine = (id: string, time: number, message: string) => JSON.stringify({ id, time, event: 'message', topic: 't', message });
+const keepaliveLine = (time: number) => JSON.stringify({ id: 'k', time, event: 'keepalive', topic: 't' });
+const sinceOf = (request: { rawQuery: string } | undefined) => new URLSearchParams(request?.rawQuery).get('since');
 
 const clockWarnings = (run: Parameters<typeof lines>[0]) => lines(run, 'warn').filter((line) => line.startsWith("This machine's clock"));
+const stepBackWarnings = (run: Parameters<typeof lines>[0]) => lines(run, 'warn').filter((line) => line.startsWith("The push relay's clock"));
 
 describe("the relay's clock", () => {
   it.each([
@@ -35,22 +39,74 @@ describe("the relay's clock", () => {
     ]);
   });
 
-  it("drops a message more than 120 s older than the relay's clock, though the host clock is slower still", async () => {
-    const run = subscribe({ now: () => Date.now() - 5 * MINUTES });
+  it("drops a message more than 120 s older than the relay's clock and the host's, and a catch-up from half an hour ago", async () => {
+    const run = subscribe({ now: () => Date.now() + 5 * MINUTES });
     await connected(run);
     const relayNow = Math.floor(Date.now() / 1000);
 
     relay.injectLine(run.topic, messageLine('old', relayNow - 125, '{"stale":1}'));
+    relay.injectLine(run.topic, messageLine('catch-up', relayNow - 30 * 60, '{"stale":2}'));
+    // Old by the host clock only, which is 5 minutes fast: fresh.
     relay.injectLine(run.topic, messageLine('recent', relayNow - 100, '{"recent":1}'));
     await waitFor(() => run.bodies.length === 1, 'the recent message');
 
     expect(run.bodies).toEqual(['{"recent":1}']);
-    expect(run.subscription.counts.stale).toBe(1);
+    expect(run.subscription.counts.stale).toBe(2);
     expect(lines(run, 'debug')).toContainEqual(expect.stringMatching(/^Push relay: dropped a message 12\d s old$/));
+    expect(lines(run, 'debug')).toContainEqual(expect.stringMatching(/^Push relay: dropped a message 180\d s old$/));
+  });
+
+  it("hands over a message more than 120 s older than the relay's clock while the host's says it is fresh", async () => {
+    const run = subscribe({ now: () => Date.now() - 5 * MINUTES });
+    await connected(run);
+    const relayNow = Math.floor(Date.now() / 1000);
+
+    relay.injectLine(run.topic, messageLine('old-by-the-relay', relayNow - 125, '{"fresh":1}'));
+    await waitFor(() => run.bodies.length === 1, 'the message');
+
+    expect(run.subscription.counts.stale).toBe(0);
+  });
+
+  it('hands over every message stamped now after a keepalive stamped an hour ahead', async () => {
+    const run = subscribe();
+    await connected(run);
+
+    // Written at once, in this order: no keepalive of the relay's own comes between.
+    relay.injectLine(run.topic, keepaliveLine(Math.floor(Date.now() / 1000) + 60 * 60));
+    for (const kind of ['motion', 'ding', 'motion']) {
+      relay.publish(run.topic, `{"device_id":1,"kind":"${kind}"}`, { unifiedPush: true });
+    }
+    await waitFor(() => run.bodies.length === 3, 'the three messages');
+
+    expect(run.subscription.counts.stale).toBe(0);
+  });
+
+  it("restarts the stream's clock from a keepalive over 60 s older than the newest, warning once per stream, and catches up from there", async () => {
+    const run = subscribe();
+    await connected(run);
+    const aheadBy = (seconds: number) => keepaliveLine(Math.floor(Date.now() / 1000) + seconds);
+
+    relay.injectLine(run.topic, aheadBy(60 * 60));
+    await waitFor(() => stepBackWarnings(run).length === 1, "the relay's next keepalive to step the clock back");
+    relay.injectLine(run.topic, aheadBy(60 * 60));
+    // Keepalives come every 100 ms: several step the clock back again, without another warning.
+    await delay(300);
+    expect(stepBackWarnings(run)).toEqual([`The push relay's clock (${relay.url}) went back 60 minutes: alerts are timed from its new time.`]);
+
+    relay.dropStreams();
+    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reconnect');
+    // Since the relay's true time, not the hour ahead it once showed: nothing published meanwhile is skipped.
+    expect(Number(sinceOf(subscribeRequests(run.topic)[1]))).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+
+    await connected(run);
+    relay.injectLine(run.topic, aheadBy(10 * 60));
+    await waitFor(() => stepBackWarnings(run).length === 2, 'the warning on the new stream');
+    expect(stepBackWarnings(run)[1]).toContain('went back 10 minutes');
   });
 
   it('takes the newest time of any event on the stream as the clock, a message included', async () => {
-    const run = subscribe();
+    // The host clock is 10 minutes fast too, so that only the relay's clock can keep a message fresh.
+    const run = subscribe({ now: () => Date.now() + 10 * MINUTES });
     await connected(run);
     const relayNow = Math.floor(Date.now() / 1000);
 

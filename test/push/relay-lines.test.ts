@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { LineSplitter, MAX_LINE_BYTES, parseRelayLine } from '../../src/push/relay-lines.js';
+import { isRelayEvent, LineSplitter, MAX_LINE_BYTES, parseRelayLine } from '../../src/push/relay-lines.js';
 
 describe('parseRelayLine', () => {
   it("reads open and keepalive as signs of life, with the relay's time", () => {
@@ -7,9 +7,20 @@ describe('parseRelayLine', () => {
     expect(parseRelayLine('{"id":"a2","time":1700000045,"event":"keepalive","topic":"upabc"}')).toEqual({ kind: 'alive', time: 1700000045 });
   });
 
-  it('reads an open or keepalive without a usable time as a sign of life, without a time', () => {
-    expect(parseRelayLine('{"id":"a1","event":"open","topic":"upabc"}')).toEqual({ kind: 'alive', time: undefined });
-    expect(parseRelayLine('{"id":"a2","time":"1700000045","event":"keepalive"}')).toEqual({ kind: 'alive', time: undefined });
+  it('calls an open or keepalive without an id or a numeric time a bad line, no sign of life', () => {
+    expect(parseRelayLine('{"id":"a1","event":"open","topic":"upabc"}')).toEqual({ kind: 'bad', reason: 'open event without an id or a time' });
+    expect(parseRelayLine('{"id":"a2","time":"1700000045","event":"keepalive"}')).toEqual({ kind: 'bad', reason: 'keepalive event without an id or a time' });
+    expect(parseRelayLine('{"time":1700000045,"event":"keepalive"}')).toEqual({ kind: 'bad', reason: 'keepalive event without an id or a time' });
+    expect(parseRelayLine('{"id":"","time":1700000045,"event":"open"}')).toEqual({ kind: 'bad', reason: 'open event without an id or a time' });
+  });
+
+  it('takes only well-formed open, keepalive and message events as proof of a relay', () => {
+    const proof = (line: string | undefined) => isRelayEvent(parseRelayLine(line));
+    expect(proof('{"id":"a1","time":1,"event":"open"}')).toBe(true);
+    expect(proof('{"id":"m1","time":1,"event":"message","message":"x"}')).toBe(true);
+    expect(proof('{"id":"p","time":1,"event":"poll_request"}')).toBe(false);
+    expect(proof('<!DOCTYPE html>')).toBe(false);
+    expect(proof(undefined)).toBe(false);
   });
 
   it('reads a message with its id, time and body, tolerating other keys', () => {

@@ -57,7 +57,16 @@ function newTopic(): string {
   return `up${randomBytes(9).toString('base64url')}`;
 }
 
-export function subscribe(overrides: { token?: string; timing?: Partial<RelayTiming>; now?: () => number; relayUrl?: string } = {}): Running {
+export interface SubscribeOverrides {
+  token?: string;
+  timing?: Partial<RelayTiming>;
+  /** The wall clock. */
+  now?: () => number;
+  monotonicNow?: () => number;
+  relayUrl?: string;
+}
+
+export function subscribe(overrides: SubscribeOverrides = {}): Running {
   const topic = newTopic();
   const bodies: string[] = [];
   const down: boolean[] = [];
@@ -69,6 +78,7 @@ export function subscribe(overrides: { token?: string; timing?: Partial<RelayTim
     log,
     timing: { ...TIMING, ...overrides.timing },
     now: overrides.now,
+    monotonicNow: overrides.monotonicNow,
     onMessage: (body) => {
       const text = body.toString('utf8');
       bodies.push(text);

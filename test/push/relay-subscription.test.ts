@@ -84,6 +84,62 @@ describe('the stream', () => {
   });
 });
 
+describe('an address that answers, but not as an ntfy relay', () => {
+  const notARelay = (run: Parameters<typeof lines>[0]) => lines(run, 'warn').filter((line) => line.includes('answered, but not as an ntfy relay ('));
+
+  it('never counts a 200 web page as connected: one warning naming push.relayUrl, the fault after faultAfterMs, again only after a real relay', async () => {
+    relay.impersonate('web-page');
+    const run = subscribe();
+    await waitFor(() => run.down.length === 1, 'the fault', 2_000);
+    await waitFor(() => subscribeRequests(run.topic).length >= 4, 'more attempts');
+
+    expect(await run.subscription.whenConnected(10)).toBe(false);
+    expect(run.down).toEqual([true]);
+    expect(lines(run, 'info')).toEqual([]);
+    expect(notARelay(run)).toEqual([
+      `push.relayUrl ${relay.url} answered, but not as an ntfy relay (a web page, a captive portal or a proxy's error page?): motion alerts cannot arrive through it. Check push.relayUrl; still trying.`,
+    ]);
+    expect(lines(run, 'warn')).toContainEqual(expect.stringMatching(/^Push relay unreachable for 0 s \(answered, but not as an ntfy relay\)/));
+
+    relay.impersonate(undefined);
+    await connected(run);
+    expect(run.down).toEqual([true, false]);
+    relay.impersonate('web-page');
+    relay.dropStreams();
+    await waitFor(() => notARelay(run).length === 2, 'the warning again, after a real relay answered');
+  });
+
+  it('drops a server that trickles bytes but no event once the alive timeout has passed, and says it is no relay', async () => {
+    relay.impersonate('trickle');
+    const started = performance.now();
+    const run = subscribe();
+    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the second attempt', 2_000);
+
+    expect(performance.now() - started).toBeGreaterThanOrEqual(TIMING.aliveMs);
+    expect(notARelay(run)).toHaveLength(1);
+    expect(run.down).toEqual([true]);
+    expect(lines(run, 'info')).toEqual([]);
+  });
+
+  it('drops a stream that sends only lines that are no event, however often, once the alive timeout has passed', async () => {
+    // Keepalives too rare to keep it: only the injected lines could.
+    await useRelay({ keepaliveMs: 60_000 });
+    const run = subscribe();
+    await connected(run);
+    const junk = setInterval(() => relay.injectLine(run.topic, '<p>not an event</p>'), 20);
+    try {
+      await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reopened stream', 2_000);
+    } finally {
+      clearInterval(junk);
+    }
+
+    expect(lines(run, 'debug')).toContainEqual(expect.stringMatching(/^Push relay: nothing arrived for 0 s; reconnecting/));
+    expect(run.subscription.counts.badLines).toBeGreaterThan(5);
+    // It had shown itself a relay: a relay that goes wrong is not an impostor.
+    expect(notARelay(run)).toEqual([]);
+  });
+});
+
 describe('refusals', () => {
   it('still backs off after Retry-After: 0, instead of asking again at once', async () => {
     relay.refuseSubscriptions({ status: 429, retryAfter: '0', times: 1_000 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PORTAL_PAGE, TRICKLE } from '../../simulator/relay/impostor.js';
 import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay, RelayMessage } from '../../simulator/relay/index.js';
 import { clock, ID, start, START_MS, START_S } from './relay-harness.js';
@@ -388,6 +389,53 @@ describe('relay: knobs', () => {
       '{"event":"message_delete"}',
       '{"event":"message_delete"}',
     ]);
+  });
+});
+
+describe('relay: impostors', () => {
+  it("impersonate('web-page') answers subscribe requests 200 with an HTML page that ends, until withdrawn; a refusal comes first", async () => {
+    const relay = await start();
+    relay.impersonate('web-page');
+
+    const page = await fetch(`${relay.url}/alpha/json`);
+    expect([page.status, page.headers.get('content-type'), await page.text()]).toEqual([200, 'text/html; charset=utf-8', PORTAL_PAGE]);
+    expect(relay.subscriberCount('alpha')).toBe(0);
+    expect((await fetch(`${relay.url}/alpha`, { method: 'POST', body: 'hi' })).status).toBe(200);
+    relay.refuseSubscriptions({ status: 503 });
+    expect((await fetch(`${relay.url}/alpha/json`)).status).toBe(503);
+
+    relay.impersonate(undefined);
+    const stream = await subscribe(relay, '/alpha/json');
+    expect((await stream.reader.nextJson()).event).toBe('open');
+    expect(relay.requests.map((request) => request.status)).toEqual([200, 200, 503, 200]);
+  });
+
+  it("impersonate('trickle') answers 200 and sends a byte that is no line every keepaliveMs, to no topic, until dropped", async () => {
+    const relay = await start({ keepaliveMs: 30 });
+    relay.impersonate('trickle');
+    const response = await fetch(`${relay.url}/alpha/json`);
+    const reader = response.body!.getReader();
+
+    const decoder = new TextDecoder();
+    let received = '';
+    // At most three reads: each brings at least a byte, or the end.
+    for (let reads = 0; reads < 3; reads += 1) {
+      const chunk = await reader.read();
+      received += chunk.done ? '' : decoder.decode(chunk.value);
+    }
+    relay.publish('alpha', 'for subscribers only');
+    relay.injectLine('alpha', 'injected');
+    await sleep(50);
+    relay.dropStreams();
+    // Until the broken connection ends the body, which it does at once.
+    for (let chunk = await reader.read().catch(() => undefined); chunk?.done === false; chunk = await reader.read().catch(() => undefined)) {
+      received += decoder.decode(chunk.value);
+    }
+
+    expect(response.status).toBe(200);
+    expect(received.length).toBeGreaterThanOrEqual(3);
+    expect(received).toBe(TRICKLE.repeat(received.length));
+    expect(relay.subscriberCount('alpha')).toBe(0);
   });
 });
 

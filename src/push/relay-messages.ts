@@ -1,0 +1,79 @@
+import type { Logger } from '../log.js';
+import { CatchUpPoint } from './relay-catch-up.js';
+import { RelayClock } from './relay-clock.js';
+import type { RelayLine } from './relay-lines.js';
+import { RecentIds } from './recent-ids.js';
+
+export interface RelayMessagesOptions {
+  /** Named in the clock warnings; not a secret. */
+  relayUrl: string;
+  log: Logger;
+  /** A message older than this, by the relay's clock and by this machine's, is dropped. */
+  staleMs: number;
+  /** This machine's wall clock, in ms since the epoch. */
+  now: () => number;
+  /** The body of each fresh message, in order; false when it was not a notification. */
+  onMessage: (body: Buffer) => boolean;
+}
+
+/**
+ * What the lines of the relay's streams say, across reconnects: the relay's clock (one per stream),
+ * which messages are news (not seen before, not stale), and where a reopened stream picks up.
+ */
+export class RelayMessages {
+  /** Lines that were not a relay event, messages that were not a notification, and those dropped as duplicates or stale. */
+  readonly counts = { badLines: 0, rejected: 0, duplicates: 0, stale: 0 };
+  private readonly seenIds = new RecentIds(1_000);
+  private readonly catchUp = new CatchUpPoint();
+  private readonly clock: RelayClock;
+
+  constructor(private readonly options: RelayMessagesOptions) {
+    this.clock = new RelayClock(options.now, options.relayUrl, (message) => options.log.warn(message));
+  }
+
+  /** A stream opened: only its own lines set the relay's clock. */
+  newStream(): void {
+    this.clock.newStream();
+  }
+
+  /** A stream that had opened broke: the next one asks for what was published since. */
+  broke(): void {
+    this.catchUp.broke(this.clock.newest);
+  }
+
+  /** The `since` of the next stream (see CatchUpPoint). */
+  since(): string | undefined {
+    return this.catchUp.since();
+  }
+
+  handle(parsed: RelayLine): void {
+    const { log, staleMs, onMessage } = this.options;
+    if (parsed.kind === 'bad') {
+      this.counts.badLines += 1;
+      log.debug(`Push relay: ignored a line (${parsed.reason})`);
+      return;
+    }
+    if (parsed.kind === 'alive') {
+      this.clock.alive(parsed.time);
+    }
+    if (parsed.kind !== 'message') {
+      return;
+    }
+    const ageMs = this.clock.ageOf(parsed.time);
+    if (this.seenIds.has(parsed.id)) {
+      this.counts.duplicates += 1;
+      return;
+    }
+    this.seenIds.add(parsed.id);
+    this.catchUp.handled(parsed.id);
+    // Old by the relay's clock and by this machine's: a catch-up that came too late to be news.
+    if (ageMs > staleMs) {
+      this.counts.stale += 1;
+      log.debug(`Push relay: dropped a message ${Math.round(ageMs / 1000)} s old`);
+      return;
+    }
+    if (!onMessage(parsed.body)) {
+      this.counts.rejected += 1;
+    }
+  }
+}
