@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { errorMessage, type Logger } from '../log.js';
+import { errorMessage, quoteForLog, type Logger } from '../log.js';
 import { isReceiverSecret } from '../session/push-secrets.js';
 import { ConnectionSlots } from './connection-slots.js';
 import { RECEIVER_BOUNDS, serverOptions, type ReceiverBounds } from './receiver-bounds.js';
@@ -27,9 +27,6 @@ export interface PushReceiverOptions {
 export { MAX_BODY_BYTES } from './intake.js';
 
 const PUSH_PATH_PREFIX = '/push/';
-
-/** The longest request path written to the debug log. */
-const MAX_LOGGED_PATH_LENGTH = 80;
 
 /** How one request ends: the status, why (for the debug log) and any extra headers. */
 interface Verdict {
@@ -175,11 +172,10 @@ export class PushReceiver {
 
   private redactPath(path: string): string {
     if (path.startsWith(PUSH_PATH_PREFIX)) {
-      return `${PUSH_PATH_PREFIX}***`;
+      return quoteForLog(`${PUSH_PATH_PREFIX}***`);
     }
     // Any other path is kept for debugging (a publicUrl with a wrong prefix), the secret masked wherever it sits.
-    const masked = path.split(this.options.secret).join('***');
-    return masked.length > MAX_LOGGED_PATH_LENGTH ? `${masked.slice(0, MAX_LOGGED_PATH_LENGTH)}...` : masked;
+    return quoteForLog(path.split(this.options.secret).join('***'));
   }
 }
 
