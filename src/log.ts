@@ -17,6 +17,26 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** How much of a text a sender chose one log line quotes. */
+const MAX_QUOTED_LENGTH = 64;
+
+/**
+ * Characters JSON leaves as they are that a terminal or log viewer may act on: DEL and the C1
+ * controls (some terminals take U+009B for the start of an escape sequence), the line and paragraph
+ * separators, and the marks that reorder the text around them.
+ */
+const UNSAFE_AFTER_JSON = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A text a sender chose (a notification's kind, a request's path), fit for one log line: cut at 64
+ * characters with an ellipsis, then quoted and escaped as a JSON string. No newline, control character
+ * or terminal escape of it reaches the log, so a stranger can neither forge a line nor flood the log.
+ */
+export function quoteForLog(text: string): string {
+  const cut = text.length > MAX_QUOTED_LENGTH ? `${text.slice(0, MAX_QUOTED_LENGTH)}…` : text;
+  return JSON.stringify(cut).replace(UNSAFE_AFTER_JSON, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Every string inside a value, nested ones included: how a credentials object becomes secrets. */
 export function stringsIn(value: unknown): string[] {
   if (typeof value === 'string') {

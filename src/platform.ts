@@ -7,7 +7,7 @@ import { pushAddressWarnings } from './config/push-settings.js';
 import { Connection } from './connection/connection.js';
 import type { PushEndpoint } from './connection/push-endpoint.js';
 import { SCHEDULE_TIMING, type ScheduleTiming } from './connection/schedule.js';
-import { errorMessage, SecretMaskingLogger } from './log.js';
+import { errorMessage, quoteForLog, SecretMaskingLogger } from './log.js';
 import { MatterLink, type MatterLoader } from './matter-link.js';
 import type { MatterTiming } from './matter/registration-wait.js';
 import { DirectEndpoint } from './push/direct-endpoint.js';
@@ -203,7 +203,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     const acceptedAt = performance.now();
     const accessory = this.accessories.get(notification.deviceId);
     if (accessory === undefined) {
-      this.log.debug(`Ignored a ${notification.kind} notification for doorbell ${notification.deviceId}: not configured`);
+      this.log.debug(`Ignored a ${quoteForLog(notification.kind)} notification for doorbell ${notification.deviceId}: not configured`);
       return;
     }
     // The accessory decides what each shows, by its switches; the log says what it decided.
@@ -223,7 +223,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       this.log.info(`Doorbell rang at ${accessory.name}${rang === 'silent' ? ' (Chime off: automations only)' : ''}`);
       this.status?.board.ring(notification.deviceId);
     } else {
-      this.log.debug(`Ignored a ${notification.kind} notification at ${accessory.name}`);
+      this.log.debug(`Ignored a ${quoteForLog(notification.kind)} notification at ${accessory.name}`);
     }
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseConfig } from '../src/config/parse-config.js';
-import { SecretMaskingLogger, stringsIn } from '../src/log.js';
+import { quoteForLog, SecretMaskingLogger, stringsIn } from '../src/log.js';
 import { createTestLogger } from './support/homebridge-api.js';
 import { loopbackPlatformBlock } from '../scripts/lib/platform-block.js';
 
@@ -69,5 +69,26 @@ describe('stringsIn', () => {
   it('collects nested string values and nothing else', () => {
     expect(stringsIn({ h: 'h1', r: { a: 'a1', l: ['l1'] }, n: 4, z: null })).toEqual(['h1', 'a1', 'l1']);
     expect(stringsIn(undefined)).toEqual([]);
+  });
+});
+
+describe('quoteForLog', () => {
+  it('quotes a short text as a JSON string', () => {
+    expect(quoteForLog('motion')).toBe('"motion"');
+    expect(quoteForLog('say "hi" \\o/')).toBe('"say \\"hi\\" \\\\o/"');
+  });
+
+  it('cuts past 64 characters, with an ellipsis', () => {
+    expect(quoteForLog('a'.repeat(64))).toBe(`"${'a'.repeat(64)}"`);
+    expect(quoteForLog('a'.repeat(10_000))).toBe(`"${'a'.repeat(64)}…"`);
+  });
+
+  it('escapes every character a terminal or log viewer may act on', () => {
+    const hostile = 'a\u0000\t\n\r\u001b[31m\u007f\u009b\u2028\u2029\u202e\u2066b';
+    expect(quoteForLog(hostile)).toBe('"a\\u0000\\t\\n\\r\\u001b[31m\\u007f\\u009b\\u2028\\u2029\\u202e\\u2066b"');
+  });
+
+  it('keeps letters of any language and emoji as they are', () => {
+    expect(quoteForLog('Haustür 🚪')).toBe('"Haustür 🚪"');
   });
 });

@@ -40,7 +40,7 @@ describe('the doorbell button', () => {
     expect(accessory.getService(Service.StatelessProgrammableSwitch)).toBeUndefined();
     expect(accessoryOf(platform, BACK).getService(Service.Doorbell)).toBeDefined();
     expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(202);
-    expect(platform.log.lines).toContainEqual({ level: 'debug', message: 'Ignored a ding notification at Front Door' });
+    expect(platform.log.lines).toContainEqual({ level: 'debug', message: 'Ignored a "ding" notification at Front Door' });
   });
 
   it("reads the service's own payload: a person detection is a motion, a ring category a press", async () => {

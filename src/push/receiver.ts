@@ -1,9 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { errorMessage, type Logger } from '../log.js';
+import type { AddressInfo, Socket } from 'node:net';
+import { errorMessage, quoteForLog, type Logger } from '../log.js';
 import { isReceiverSecret } from '../session/push-secrets.js';
+import { ConnectionSlots } from './connection-slots.js';
+import { RECEIVER_BOUNDS, serverOptions, type ReceiverBounds } from './receiver-bounds.js';
 import { MAX_BODY_BYTES, NotificationIntake } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
 import { isJsonContentType, readBody } from './request-body.js';
@@ -18,17 +20,13 @@ export interface PushReceiverOptions {
   onNotification: (notification: DoorbellNotification) => void;
   /** Injectable clock for the duplicate window. */
   now?: () => number;
+  /** Tighter bounds, for tests that cannot wait for the real ones. */
+  bounds?: Partial<ReceiverBounds>;
 }
 
 export { MAX_BODY_BYTES } from './intake.js';
 
 const PUSH_PATH_PREFIX = '/push/';
-
-/** Generous for a small body, short enough that a trickling client cannot hold a socket for minutes. */
-const REQUEST_TIMEOUT_MS = 30_000;
-
-/** The longest request path written to the debug log. */
-const MAX_LOGGED_PATH_LENGTH = 80;
 
 /** How one request ends: the status, why (for the debug log) and any extra headers. */
 interface Verdict {
@@ -45,6 +43,8 @@ export class PushReceiver {
   private readonly intake: NotificationIntake;
   /** Digest of `/push/<secret>`: comparing equal-length digests leaks neither the secret nor its length. */
   private readonly pushPathDigest: Buffer;
+  private readonly bounds: ReceiverBounds;
+  private readonly slots: ConnectionSlots;
   private server: Server | undefined;
   private listening: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
@@ -56,6 +56,8 @@ export class PushReceiver {
     }
     this.intake = new NotificationIntake(options.onNotification, options.log, options.now);
     this.pushPathDigest = sha256(PUSH_PATH_PREFIX + options.secret);
+    this.bounds = { ...RECEIVER_BOUNDS, ...options.bounds };
+    this.slots = new ConnectionSlots(this.bounds.maxConnections);
   }
 
   /** Resolves with the address actually bound (port 0 picks a free port). A receiver starts once. */
@@ -63,8 +65,11 @@ export class PushReceiver {
     if (this.server !== undefined) {
       throw new Error('Push receiver can only be started once');
     }
-    const timeouts = { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS };
-    const server = createServer(timeouts, (req, res) => void this.handle(req, res));
+    const server = createServer(serverOptions(this.bounds), (req, res) => void this.handle(req, res));
+    server.on('connection', (socket: Socket) => this.slots.admit(socket));
+    // An Expect header other than 100-continue would get Node's own 417, which keeps the connection
+    // open; the sender's expectation is ignored instead and the request checked like any other.
+    server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res));
     this.server = server;
     this.listening = this.listen(server);
     await this.listening;
@@ -109,6 +114,8 @@ export class PushReceiver {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = Date.now();
+    const { socket } = req;
+    res.once('close', () => this.slots.answered(socket));
     let verdict: Verdict | undefined;
     try {
       verdict = await this.judge(req);
@@ -143,6 +150,8 @@ export class PushReceiver {
     if (body.kind === 'too-large') {
       return { status: 413, reason: `body is larger than ${MAX_BODY_BYTES} bytes` };
     }
+    // Complete: from now on a newcomer never takes this connection's place.
+    this.slots.answering(req.socket);
     return this.accept(body.body);
   }
 
@@ -163,17 +172,17 @@ export class PushReceiver {
 
   private redactPath(path: string): string {
     if (path.startsWith(PUSH_PATH_PREFIX)) {
-      return `${PUSH_PATH_PREFIX}***`;
+      return quoteForLog(`${PUSH_PATH_PREFIX}***`);
     }
     // Any other path is kept for debugging (a publicUrl with a wrong prefix), the secret masked wherever it sits.
-    const masked = path.split(this.options.secret).join('***');
-    return masked.length > MAX_LOGGED_PATH_LENGTH ? `${masked.slice(0, MAX_LOGGED_PATH_LENGTH)}...` : masked;
+    return quoteForLog(path.split(this.options.secret).join('***'));
   }
 }
 
 /**
- * Every rejection closes the connection: the client starts over, and a body we never read is not
- * drained for it (Node would otherwise read all of it to reuse the connection).
+ * Only an accepted delivery keeps its connection for the next one. Every other answer closes it: the
+ * client starts over, and a body we never read is not drained for it (Node would otherwise read all
+ * of it to reuse the connection).
  */
 function respond(res: ServerResponse, { status, headers }: Verdict): void {
   const body = `${STATUS_CODES[status] ?? 'Error'}\n`;
@@ -181,7 +190,7 @@ function respond(res: ServerResponse, { status, headers }: Verdict): void {
     ...headers,
     'Content-Type': 'text/plain; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
-    ...(status >= 400 ? { Connection: 'close' } : {}),
+    ...(status === 202 ? {} : { Connection: 'close' }),
   });
   res.end(body);
 }
