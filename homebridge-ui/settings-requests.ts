@@ -50,7 +50,11 @@ export type StatusAnswer = (DeliveryStatus & { running: boolean }) | { running: 
  * Someone is waiting at the page, so a sign-in asks twice more at most and soon; the page can always
  * be asked again. The plugin, working in the background, is more patient.
  */
-const WAITING_USER_RETRY: Partial<RetryPolicy> = { retries: 2, minDelayMs: 500, maxDelayMs: 2_000, maxRetryAfterMs: 5_000 };
+const WAITING_USER_RETRY: Partial<RetryPolicy> = {
+  retries: 2,
+  backoff: { firstMs: 500, factor: 2, maxMs: 2_000, jitter: true },
+  maxRetryAfterMs: 5_000,
+};
 
 export class SettingsRequests {
   private readonly log: SecretMaskingLogger;

@@ -19,8 +19,8 @@ const MINUTE_MS = 20;
 
 const TIMING: PlatformTiming = {
   ...FAST,
-  schedule: { firstRetryMs: MINUTE_MS, maxRetryMs: 60 * MINUTE_MS, refreshMs: 60 * 60 * MINUTE_MS },
-  retry: { minDelayMs: 1, maxDelayMs: 4, waitForRetryAfter: async () => undefined },
+  schedule: { retry: { firstMs: MINUTE_MS, factor: 2, maxMs: 60 * MINUTE_MS, jitter: true }, refreshMs: 60 * 60 * MINUTE_MS },
+  retry: { backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true }, waitForRetryAfter: async () => undefined },
   // A stalled request is given up after this, and retried, as after 10 s in production.
   requestTimeoutMs: 100,
 };
@@ -123,16 +123,19 @@ describe('chaos', () => {
     });
   });
 
-  it('retries an outage of every route from 1 minute, doubling to 1 hour, each pass on time and of 1 + 4 attempts, then recovers', async () => {
+  it('retries an outage of every route from 1 minute, doubling to 1 hour, with jitter, each pass on time and of 1 + 4 attempts, then recovers', async () => {
     // The production schedule on a fake clock; sockets, the file system and the simulator run in real time.
     jest.useFakeTimers({ doNotFake: ['Date', 'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate'] });
     try {
-      const announced = ['1 minute', '2 minutes', '4 minutes', '8 minutes', '16 minutes', '32 minutes', '60 minutes', '60 minutes'];
+      // The jitter in the middle of its range takes a quarter off each step of 1, 2, 4 ... 60 minutes;
+      // the log announces each wait rounded to the second below a minute, to the minute from one up.
+      const waitsInSeconds = [45, 90, 180, 360, 720, 1440, 2700, 2700];
+      const announced = ['45 s', '2 minutes', '3 minutes', '6 minutes', '12 minutes', '24 minutes', '45 minutes', '45 minutes'];
       for (const route of ['region', 'login', 'register', 'subscribe'] as const) {
         bed.sim.injectFault(route, { reset: true, times: 100_000 });
       }
       // The clients' own 10 s request timeout: however slow the machine, no answer is given up on.
-      const platform = bed.launch({ doorbells: DOORBELLS, timing: { ...FAST, schedule: SCHEDULE_TIMING } });
+      const platform = bed.launch({ doorbells: DOORBELLS, timing: { ...FAST, schedule: { ...SCHEDULE_TIMING, random: () => 0.5 } } });
       const noticedAt: number[] = [];
       const passes = new Passes(bed.sim, platform, (notices) => {
         noticedAt.push(jest.now());
@@ -145,7 +148,7 @@ describe('chaos', () => {
       for (const [pass, delay] of announced.entries()) {
         await runUntil(() => passes.notices.length > pass, `retry notice ${pass + 1}`, 1);
         expect(passes.notices[pass].message).toMatch(new RegExp(`Trying again in ${delay}\\.$`));
-        const delayMs = Number(delay.split(' ')[0]) * 60_000;
+        const delayMs = waitsInSeconds[pass] * 1000;
         const { requests } = passes.notices[pass];
 
         await jest.advanceTimersByTimeAsync(noticedAt[pass] + delayMs - 1 - jest.now());

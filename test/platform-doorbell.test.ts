@@ -65,7 +65,7 @@ describe('faults, doorbell by doorbell', () => {
   it('clears each doorbell\'s fault as soon as its own subscription succeeds, while one keeps failing', async () => {
     // The failing doorbell's own retries take 4 x 400 ms within the call, as 503s do.
     bed.sim.injectFault('subscribe', { status: 503, deviceId: '1003', times: 1_000 });
-    const timing = { ...FAST, retry: { ...FAST.retry, minDelayMs: 400, maxDelayMs: 400 } };
+    const timing = { ...FAST, retry: { ...FAST.retry, backoff: { firstMs: 400, factor: 2, maxMs: 400, jitter: false } } };
     const platform = bed.launch({ doorbells: FIVE, timing });
     const healthy = FIVE.filter(({ deviceId }) => deviceId !== '1003');
 

@@ -122,8 +122,9 @@ describe('relay mode', () => {
   });
 
   it('registers as soon as a late stream opens, rather than at the next retry', async () => {
-    // The next retry is a minute away: only the stream's opening can start the registration in time.
-    const timing = { ...FAST, schedule: { ...FAST.schedule, firstRetryMs: 60_000, maxRetryMs: 60_000 }, relayConnectWaitMs: 300 };
+    // The next retry is a minute away (the jitter at the top of its range): only the stream's opening can start the registration in time.
+    const retry = { ...FAST.schedule.retry, firstMs: 60_000, maxMs: 60_000 };
+    const timing = { ...FAST, schedule: { ...FAST.schedule, retry, random: () => 1 }, relayConnectWaitMs: 300 };
     relay.refuseSubscriptions({ status: 503, times: 1_000 });
     const platform = bed.launch({ relayUrl: relay.url, timing });
     await waitFor(() => logged(platform, 'did not open a stream within 0.3 s. Trying again as soon as it opens, at the latest in 1 minute.'), 'the failed pass');

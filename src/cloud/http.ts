@@ -3,7 +3,7 @@ import pRetry from 'p-retry';
 import { axios } from './axios.js';
 import { CloudError } from './errors.js';
 import { readServiceAnswer, type CloudResponse } from './response.js';
-import { DEFAULT_RETRY_POLICY, honoursRetryAfter, parseRetryAfter, type RetryPolicy } from './retry-policy.js';
+import { DEFAULT_RETRY_POLICY, honoursRetryAfter, parseRetryAfter, pRetryTimings, type RetryPolicy } from './retry-policy.js';
 import { insecureUrlProblem } from '../values/secure-url.js';
 
 /** Where the cloud layer writes its one debug line per request. */
@@ -92,10 +92,7 @@ export class CloudHttp {
     try {
       return await pRetry(() => this.attempt(request), {
         retries: policy.retries,
-        factor: policy.factor,
-        minTimeout: policy.minDelayMs,
-        maxTimeout: policy.maxDelayMs,
-        randomize: policy.jitter,
+        ...pRetryTimings(policy.backoff),
         signal: request.signal,
         shouldRetry: ({ error }) => this.waitIfRetrying(error, request.signal),
       });

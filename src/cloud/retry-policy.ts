@@ -1,4 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Options as PRetryOptions } from 'p-retry';
+import type { Backoff } from '../values/backoff.js';
 
 /**
  * The one place that says which failures are worth asking again, and how patiently. The HTTP layer
@@ -11,12 +13,8 @@ export type Wait = (ms: number, signal?: AbortSignal) => Promise<void>;
 export interface RetryPolicy {
   /** Retries after the first attempt. */
   retries: number;
-  minDelayMs: number;
-  maxDelayMs: number;
-  /** Growth of the backoff delay from one retry to the next. */
-  factor: number;
-  /** Multiplies each backoff delay by a random 1 to 2, so many clients do not retry in step. */
-  jitter: boolean;
+  /** The waits between the attempts. */
+  backoff: Backoff;
   /**
    * A longer Retry-After is not waited out inside one call: the error surfaces with retryAfterMs and
    * the caller's background schedule tries again.
@@ -28,13 +26,25 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   retries: 4,
-  minDelayMs: 1000,
-  maxDelayMs: 30_000,
-  factor: 2,
-  jitter: true,
+  backoff: Object.freeze({ firstMs: 1000, factor: 2, maxMs: 30_000, jitter: true }),
   maxRetryAfterMs: 60_000,
   waitForRetryAfter: (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }),
 });
+
+/**
+ * The backoff in p-retry's terms, for the waits p-retry makes itself. Its jitter multiplies the step by
+ * a random 1 to 2, so it is given half of each step: each wait then lies in the upper half of the
+ * step, as the backoff says. p-retry caps a wait after the jitter, so one that would pass the cap waits
+ * the cap: still within the step.
+ */
+export function pRetryTimings(backoff: Readonly<Backoff>): Pick<PRetryOptions, 'minTimeout' | 'maxTimeout' | 'factor' | 'randomize'> {
+  return {
+    minTimeout: backoff.jitter ? backoff.firstMs / 2 : backoff.firstMs,
+    maxTimeout: backoff.maxMs,
+    factor: backoff.factor,
+    randomize: backoff.jitter,
+  };
+}
 
 /** Failures that never reached an answer: asking again may well work. */
 const RETRYABLE_TRANSPORT_FAILURES: ReadonlySet<string> = new Set(['network', 'timeout']);

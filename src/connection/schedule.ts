@@ -1,18 +1,21 @@
+import { BackoffDelays, type Backoff } from '../values/backoff.js';
+
 /**
  * When the background work runs next: a retry after a failure (from 1 minute, doubling, up to
- * 1 hour), or the periodic refresh after a success (every 12 hours). It owns the one timer, so at
- * most one run is ever pending, and nothing is left behind once it is stopped.
+ * 1 hour, with jitter), or the periodic refresh after a success (every 12 hours). It owns the one
+ * timer, so at most one run is ever pending, and nothing is left behind once it is stopped.
  */
 
 export interface ScheduleTiming {
-  firstRetryMs: number;
-  maxRetryMs: number;
+  /** The waits between failed runs; the jitter keeps homes that failed in the same outage from retrying together. */
+  retry: Backoff;
   refreshMs: number;
+  /** 0 to 1, for the jitter (Math.random when absent): tests pick where in its range each wait falls. */
+  random?: () => number;
 }
 
 export const SCHEDULE_TIMING: Readonly<ScheduleTiming> = Object.freeze({
-  firstRetryMs: 60_000,
-  maxRetryMs: 60 * 60_000,
+  retry: Object.freeze({ firstMs: 60_000, factor: 2, maxMs: 60 * 60_000, jitter: true }),
   refreshMs: 12 * 60 * 60_000,
 });
 
@@ -21,7 +24,7 @@ export type RunReason = 'start' | 'retry' | 'refresh';
 
 export class Schedule {
   private timer: NodeJS.Timeout | undefined;
-  private failures = 0;
+  private readonly retries: BackoffDelays;
   private stopped = false;
 
   constructor(
@@ -29,25 +32,26 @@ export class Schedule {
     private readonly run: (reason: RunReason) => void,
     /** Told when a retry or the refresh is due (ms since the epoch), and undefined when none is. */
     private readonly onPlanned: (dueAt: number | undefined) => void = () => undefined,
-  ) {}
+  ) {
+    this.retries = new BackoffDelays(timing.retry, timing.random);
+  }
 
   /** Runs at once (on the next turn of the event loop), replacing whatever was pending; the backoff starts over. */
   runNow(): void {
-    this.failures = 0;
+    this.retries.reset();
     this.at(0, 'start');
   }
 
-  /** Schedules a retry with the next backoff delay, and returns that delay. */
+  /** Schedules a retry after the next backoff delay, and returns that delay: the one the timer waits. */
   retryLater(): number {
-    const delayMs = Math.min(this.timing.firstRetryMs * 2 ** this.failures, this.timing.maxRetryMs);
-    this.failures += 1;
+    const delayMs = this.retries.next();
     this.at(delayMs, 'retry');
     return delayMs;
   }
 
   /** Everything succeeded: the backoff starts over, and the refresh is due after its period. */
   refreshLater(): void {
-    this.failures = 0;
+    this.retries.reset();
     this.at(this.timing.refreshMs, 'refresh');
   }
 

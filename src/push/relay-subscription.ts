@@ -208,7 +208,7 @@ export class RelaySubscription {
       log.warn(`Push relay refused access (HTTP ${outcome.status}): check push.relayToken. Trying again in ${Math.round(timing.refusedRetryMs / 60_000)} minutes.`);
     } else {
       this.lastProblem = outcome.reason;
-      log.debug(`Push relay: ${outcome.reason}; reconnecting in ${Math.round(delayMs)} ms`);
+      log.debug(`Push relay: ${outcome.reason}; reconnecting in ${delayMs} ms`);
     }
     return delayMs;
   }

@@ -1,11 +1,11 @@
+import type { Backoff } from '../values/backoff.js';
+
 /** The relay subscription's clock: how long silence, a break or a refusal lasts before what. */
 export interface RelayTiming {
   /** A stream that delivers nothing at all (not even a keepalive) for this long is dropped and reopened. */
   aliveMs: number;
-  /** Reconnects back off from this, doubling, with jitter... */
-  firstReconnectMs: number;
-  /** ...up to this. */
-  maxReconnectMs: number;
+  /** The waits between reconnects; the jitter keeps homes from reconnecting together after the relay restarts. */
+  reconnect: Backoff;
   /** A stream that lived this long starts the backoff over. */
   stableMs: number;
   /** After the relay refused access (401, 403): the token will not fix itself soon. */
@@ -20,8 +20,7 @@ export interface RelayTiming {
 
 export const RELAY_TIMING: Readonly<RelayTiming> = Object.freeze({
   aliveMs: 100_000,
-  firstReconnectMs: 1_000,
-  maxReconnectMs: 60_000,
+  reconnect: Object.freeze({ firstMs: 1_000, factor: 2, maxMs: 60_000, jitter: true }),
   stableMs: 60_000,
   refusedRetryMs: 10 * 60_000,
   maxRetryAfterMs: 10 * 60_000,

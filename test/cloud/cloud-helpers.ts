@@ -46,8 +46,7 @@ export class RecordingLogger {
 export class FastRetry {
   readonly retryAfterWaits: number[] = [];
   readonly policy: Partial<RetryPolicy> = {
-    minDelayMs: 1,
-    maxDelayMs: 4,
+    backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true },
     waitForRetryAfter: async (ms) => {
       this.retryAfterWaits.push(ms);
     },

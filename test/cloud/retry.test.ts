@@ -1,12 +1,32 @@
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_RETRY_POLICY } from '../../src/cloud/retry-policy.js';
+import pRetry from 'p-retry';
+import { DEFAULT_RETRY_POLICY, pRetryTimings } from '../../src/cloud/retry-policy.js';
+import { backoffStep, type Backoff } from '../../src/values/backoff.js';
 import { ACCOUNT, accountClient, cloudFailure, doorbellClient, loginParams, REGISTRATION, registeredDoorbellClient, signIn, useSimulator } from './cloud-helpers.js';
 
 describe('the retry policy', () => {
   const context = useSimulator();
 
   it('is at most 4 retries with exponential backoff and jitter', () => {
-    expect(DEFAULT_RETRY_POLICY).toMatchObject({ retries: 4, factor: 2, jitter: true, maxRetryAfterMs: 60_000 });
+    expect(DEFAULT_RETRY_POLICY).toMatchObject({ retries: 4, backoff: { firstMs: 1000, factor: 2, maxMs: 30_000, jitter: true }, maxRetryAfterMs: 60_000 });
+  });
+
+  it('has p-retry wait within the upper half of each step of the backoff, the cap included', async () => {
+    const backoff: Backoff = { firstMs: 4, factor: 2, maxMs: 16, jitter: true };
+    const waits: number[][] = [];
+    for (let run = 0; run < 10; run += 1) {
+      const waited: number[] = [];
+      const failing = pRetry(
+        () => {
+          throw new Error('fails');
+        },
+        { retries: 6, ...pRetryTimings(backoff), onFailedAttempt: ({ retryDelay }) => void waited.push(retryDelay) },
+      );
+      await expect(failing).rejects.toThrow('fails');
+      waits.push(waited.slice(0, 6));
+    }
+    const outside = waits.flatMap((run) => run.filter((waitMs, failure) => waitMs < backoffStep(backoff, failure) / 2 || waitMs > backoffStep(backoff, failure)));
+    expect(outside).toEqual([]);
   });
 
   it('retries 503 twice, then succeeds, with a new x-mercy-ks on every attempt', async () => {
@@ -167,7 +187,7 @@ describe('aborting', () => {
   it('cancels a pending backoff before the next attempt', async () => {
     context.sim.injectFault('region', { status: 503, times: 10 });
     const controller = new AbortController();
-    const client = accountClient(context, { retry: { minDelayMs: 10_000, maxDelayMs: 10_000 } });
+    const client = accountClient(context, { retry: { backoff: { firstMs: 10_000, factor: 2, maxMs: 10_000, jitter: true } } });
 
     const pending = client.resolveRegion(ACCOUNT.email, { signal: controller.signal });
     setTimeout(() => controller.abort(), 200);
@@ -179,7 +199,7 @@ describe('aborting', () => {
   it('cancels a pending Retry-After wait (the real one)', async () => {
     context.sim.injectFault('region', { status: 429, retryAfter: '30' });
     const controller = new AbortController();
-    const client = accountClient(context, { retry: { minDelayMs: 1, maxDelayMs: 4 } });
+    const client = accountClient(context, { retry: { backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true } } });
     const started = Date.now();
 
     const pending = client.resolveRegion(ACCOUNT.email, { signal: controller.signal });

@@ -65,7 +65,7 @@ describe('Connection', () => {
       log,
       endpoint,
       listener: { subscribed: () => undefined, subscriptionFailed: () => undefined, sessionUnavailable: () => undefined },
-      timing: { firstRetryMs: 10_000, maxRetryMs: 10_000, refreshMs: 60_000 },
+      timing: { retry: { firstMs: 10_000, factor: 2, maxMs: 10_000, jitter: true }, refreshMs: 60_000 },
     });
 
     connection.start();

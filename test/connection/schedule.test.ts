@@ -3,6 +3,10 @@ import { formatDelay, Schedule, SCHEDULE_TIMING, type RunReason } from '../../sr
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+const STEPS_IN_MINUTES = [1, 2, 4, 8, 16, 32, 60, 60, 60];
+
+/** The jitter at the top of its range: each wait is its whole step. */
+const WHOLE_STEP = { ...SCHEDULE_TIMING, random: () => 1 };
 
 describe('Schedule', () => {
   let runs: RunReason[];
@@ -11,7 +15,7 @@ describe('Schedule', () => {
   beforeEach(() => {
     jest.useFakeTimers();
     runs = [];
-    schedule = new Schedule(SCHEDULE_TIMING, (reason) => runs.push(reason));
+    schedule = new Schedule(WHOLE_STEP, (reason) => runs.push(reason));
   });
 
   afterEach(() => {
@@ -27,7 +31,31 @@ describe('Schedule', () => {
 
   it('retries from 1 minute, doubling, up to 1 hour', () => {
     const delays = Array.from({ length: 9 }, () => schedule.retryLater());
-    expect(delays).toEqual([1, 2, 4, 8, 16, 32, 60, 60, 60].map((minutes) => minutes * MINUTE));
+    expect(delays).toEqual(STEPS_IN_MINUTES.map((minutes) => minutes * MINUTE));
+  });
+
+  it('takes up to half off each step, and runs exactly after the wait it returns', () => {
+    schedule.stop();
+    schedule = new Schedule({ ...SCHEDULE_TIMING, random: () => 0 }, (reason) => runs.push(reason));
+    const delays = Array.from({ length: 9 }, () => schedule.retryLater());
+    expect(delays).toEqual(STEPS_IN_MINUTES.map((minutes) => (minutes / 2) * MINUTE));
+
+    jest.advanceTimersByTime(30 * MINUTE - 1);
+    expect(runs).toEqual([]);
+    jest.advanceTimersByTime(1);
+    expect(runs).toEqual(['retry']);
+  });
+
+  it('jitters by default, each wait within the upper half of its step', () => {
+    schedule.stop();
+    schedule = new Schedule(SCHEDULE_TIMING, (reason) => runs.push(reason));
+    const delays = Array.from({ length: 9 }, () => schedule.retryLater());
+    delays.forEach((delayMs, failure) => {
+      expect(delayMs).toBeGreaterThanOrEqual((STEPS_IN_MINUTES[failure] / 2) * MINUTE);
+      expect(delayMs).toBeLessThanOrEqual(STEPS_IN_MINUTES[failure] * MINUTE);
+    });
+    // Math.random lands on the very top of its range nine times in a row practically never.
+    expect(delays).not.toEqual(STEPS_IN_MINUTES.map((minutes) => minutes * MINUTE));
   });
 
   it('keeps one run pending at most: the latest request replaces the earlier one', () => {

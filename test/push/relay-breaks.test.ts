@@ -73,7 +73,7 @@ describe('breaks', () => {
     const clock = movableClock();
     await useRelay({ now: clock.now });
     // The backoff leaves time to end the silence before the stream is reopened.
-    const run = subscribe({ ...clock, timing: { faultAfterMs: 2_000, firstReconnectMs: 600, maxReconnectMs: 600 } });
+    const run = subscribe({ ...clock, timing: { faultAfterMs: 2_000, reconnect: { firstMs: 600, factor: 2, maxMs: 600, jitter: true } } });
     await connected(run);
 
     relay.setSilent(true);

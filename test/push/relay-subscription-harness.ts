@@ -14,8 +14,7 @@ import { pollUntil } from '../support/poll.js';
 
 export const TIMING: RelayTiming = {
   aliveMs: 400,
-  firstReconnectMs: 20,
-  maxReconnectMs: 80,
+  reconnect: { firstMs: 20, factor: 2, maxMs: 80, jitter: true },
   stableMs: 10_000,
   refusedRetryMs: 500,
   maxRetryAfterMs: 1_000,

@@ -227,7 +227,7 @@ describe('stop', () => {
 
   it('stops while reconnecting, without another attempt and without reporting the stream down later', async () => {
     relay.refuseSubscriptions({ status: 503, times: 1_000 });
-    const run = subscribe({ timing: { firstReconnectMs: 600, maxReconnectMs: 600 } });
+    const run = subscribe({ timing: { reconnect: { firstMs: 600, factor: 2, maxMs: 600, jitter: true } } });
     await waitFor(() => subscribeRequests(run.topic).length === 1, 'the first attempt');
 
     await run.subscription.stop();

@@ -18,7 +18,7 @@ import { useSimulator } from '../support/simulator.js';
 
 const EMAIL = 'porch+light@example.com';
 const CODE = '012345';
-const FAST_RETRY = { minDelayMs: 1, maxDelayMs: 2, waitForRetryAfter: async () => undefined };
+const FAST_RETRY = { backoff: { firstMs: 1, factor: 2, maxMs: 2, jitter: true }, waitForRetryAfter: async () => undefined };
 
 let storagePath: string;
 let lines: TestLogger;

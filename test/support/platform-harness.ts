@@ -23,11 +23,10 @@ export const DOORBELLS = [
 
 /** Retries in milliseconds instead of minutes, so background recovery is observable in a test. */
 export const FAST: PlatformTiming = {
-  schedule: { firstRetryMs: 40, maxRetryMs: 160, refreshMs: 60 * 60_000 },
+  schedule: { retry: { firstMs: 40, factor: 2, maxMs: 160, jitter: true }, refreshMs: 60 * 60_000 },
   relay: {
     aliveMs: 2_000,
-    firstReconnectMs: 20,
-    maxReconnectMs: 200,
+    reconnect: { firstMs: 20, factor: 2, maxMs: 200, jitter: true },
     stableMs: 1_000,
     refusedRetryMs: 500,
     maxRetryAfterMs: 500,
@@ -35,7 +34,7 @@ export const FAST: PlatformTiming = {
     staleMs: 120_000,
   },
   relayConnectWaitMs: 2_000,
-  retry: { minDelayMs: 1, maxDelayMs: 4, waitForRetryAfter: async () => undefined },
+  retry: { backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true }, waitForRetryAfter: async () => undefined },
 };
 
 export interface RunningPlatform {

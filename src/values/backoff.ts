@@ -1,0 +1,60 @@
+/**
+ * How patiently something that failed is tried again, as data. The plugin waits in three places (a
+ * cloud call's retries, the background retries of the connection, the relay's reconnects) and all
+ * three follow this one rule, each with its own numbers.
+ *
+ * The n-th failure in a row (counted from 0) has a step of `firstMs × factor^n`, at most `maxMs`.
+ * With `jitter`, the wait is a random point in the upper half of its step ("equal jitter"): many homes
+ * that failed together, in a cloud or relay outage, do not all come back at the same instant, while no
+ * wait is shorter than half its step. The cap is jittered too, or the homes would fall back in step
+ * there.
+ */
+export interface Backoff {
+  /** The first step, in milliseconds. */
+  firstMs: number;
+  /** How much each step grows over the one before. */
+  factor: number;
+  /** The largest step, in milliseconds. */
+  maxMs: number;
+  /** Take a random part, up to half, off each step. */
+  jitter: boolean;
+}
+
+/** The step after `failures` failures in a row before this one, in whole milliseconds. */
+export function backoffStep(backoff: Readonly<Backoff>, failures: number): number {
+  return Math.round(Math.min(backoff.firstMs * backoff.factor ** failures, backoff.maxMs));
+}
+
+/**
+ * The wait after `failures` failures in a row before this one, in whole milliseconds (a timer counts
+ * no finer, and what the log announces is then what is waited). `random` gives 0 to 1: half the step
+ * at 0, the whole step at 1.
+ */
+export function backoffDelay(backoff: Readonly<Backoff>, failures: number, random: () => number = Math.random): number {
+  const stepMs = backoffStep(backoff, failures);
+  return backoff.jitter ? Math.round((stepMs / 2) * (1 + random())) : stepMs;
+}
+
+/** The failures in a row and the wait each asks for; it stops counting at the cap, where the step no longer grows. */
+export class BackoffDelays {
+  private failures = 0;
+
+  constructor(
+    private readonly backoff: Readonly<Backoff>,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** Counts one more failure and returns the wait before the next attempt. */
+  next(): number {
+    const delayMs = backoffDelay(this.backoff, this.failures, this.random);
+    if (backoffStep(this.backoff, this.failures) < this.backoff.maxMs) {
+      this.failures += 1;
+    }
+    return delayMs;
+  }
+
+  /** Something succeeded: the next failure waits the first step again. */
+  reset(): void {
+    this.failures = 0;
+  }
+}
