@@ -127,15 +127,14 @@ describe('chaos', () => {
     // The production schedule on a fake clock; sockets, the file system and the simulator run in real time.
     jest.useFakeTimers({ doNotFake: ['Date', 'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate'] });
     try {
-      // The jitter in the middle of its range takes a quarter off each step of 1, 2, 4 ... 60 minutes;
-      // the log announces each wait rounded to the second below a minute, to the minute from one up.
-      const waitsInSeconds = [45, 90, 180, 360, 720, 1440, 2700, 2700];
-      const announced = ['45 s', '2 minutes', '3 minutes', '6 minutes', '12 minutes', '24 minutes', '45 minutes', '45 minutes'];
+      // The jitter at the bottom of its range takes half off each step of 2, 4 ... 64 minutes, capped at 60.
+      const waitsInMinutes = [1, 2, 4, 8, 16, 30, 30, 30];
+      const announced = ['1 minute', '2 minutes', '4 minutes', '8 minutes', '16 minutes', '30 minutes', '30 minutes', '30 minutes'];
       for (const route of ['region', 'login', 'register', 'subscribe'] as const) {
         bed.sim.injectFault(route, { reset: true, times: 100_000 });
       }
       // The clients' own 10 s request timeout: however slow the machine, no answer is given up on.
-      const platform = bed.launch({ doorbells: DOORBELLS, timing: { ...FAST, schedule: { ...SCHEDULE_TIMING, random: () => 0.5 } } });
+      const platform = bed.launch({ doorbells: DOORBELLS, timing: { ...FAST, schedule: { ...SCHEDULE_TIMING, random: () => 0 } } });
       const noticedAt: number[] = [];
       const passes = new Passes(bed.sim, platform, (notices) => {
         noticedAt.push(jest.now());
@@ -148,7 +147,7 @@ describe('chaos', () => {
       for (const [pass, delay] of announced.entries()) {
         await runUntil(() => passes.notices.length > pass, `retry notice ${pass + 1}`, 1);
         expect(passes.notices[pass].message).toMatch(new RegExp(`Trying again in ${delay}\\.$`));
-        const delayMs = waitsInSeconds[pass] * 1000;
+        const delayMs = waitsInMinutes[pass] * 60_000;
         const { requests } = passes.notices[pass];
 
         await jest.advanceTimersByTimeAsync(noticedAt[pass] + delayMs - 1 - jest.now());

@@ -26,7 +26,8 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   retries: 4,
-  backoff: Object.freeze({ firstMs: 1000, factor: 2, maxMs: 30_000, jitter: true }),
+  // Waits of 1 to 2 s, then 2 to 4, 4 to 8 and 8 to 16 s: the upper half of each step.
+  backoff: Object.freeze({ firstMs: 2000, factor: 2, maxMs: 30_000, jitter: true }),
   maxRetryAfterMs: 60_000,
   waitForRetryAfter: (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }),
 });

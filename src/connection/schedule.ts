@@ -15,7 +15,9 @@ export interface ScheduleTiming {
 }
 
 export const SCHEDULE_TIMING: Readonly<ScheduleTiming> = Object.freeze({
-  retry: Object.freeze({ firstMs: 60_000, factor: 2, maxMs: 60 * 60_000, jitter: true }),
+  // Steps of 2, 4 ... 64 minutes capped at 60, of which the jitter waits the upper half: the first retry
+  // comes after 1 to 2 minutes, the latest at most an hour apart.
+  retry: Object.freeze({ firstMs: 2 * 60_000, factor: 2, maxMs: 60 * 60_000, jitter: true }),
   refreshMs: 12 * 60 * 60_000,
 });
 

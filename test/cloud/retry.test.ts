@@ -8,7 +8,7 @@ describe('the retry policy', () => {
   const context = useSimulator();
 
   it('is at most 4 retries with exponential backoff and jitter', () => {
-    expect(DEFAULT_RETRY_POLICY).toMatchObject({ retries: 4, backoff: { firstMs: 1000, factor: 2, maxMs: 30_000, jitter: true }, maxRetryAfterMs: 60_000 });
+    expect(DEFAULT_RETRY_POLICY).toMatchObject({ retries: 4, backoff: { firstMs: 2000, factor: 2, maxMs: 30_000, jitter: true }, maxRetryAfterMs: 60_000 });
   });
 
   it('has p-retry wait within the upper half of each step of the backoff, the cap included', async () => {

@@ -3,7 +3,7 @@ import { formatDelay, Schedule, SCHEDULE_TIMING, type RunReason } from '../../sr
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const STEPS_IN_MINUTES = [1, 2, 4, 8, 16, 32, 60, 60, 60];
+const STEPS_IN_MINUTES = [2, 4, 8, 16, 32, 60, 60, 60, 60];
 
 /** The jitter at the top of its range: each wait is its whole step. */
 const WHOLE_STEP = { ...SCHEDULE_TIMING, random: () => 1 };
@@ -29,17 +29,18 @@ describe('Schedule', () => {
     expect(runs).toEqual(['start']);
   });
 
-  it('retries from 1 minute, doubling, up to 1 hour', () => {
+  it('retries after 2 minutes at the most, doubling, up to 1 hour', () => {
     const delays = Array.from({ length: 9 }, () => schedule.retryLater());
     expect(delays).toEqual(STEPS_IN_MINUTES.map((minutes) => minutes * MINUTE));
   });
 
-  it('takes up to half off each step, and runs exactly after the wait it returns', () => {
+  it('retries from 1 minute, taking up to half off each step, and runs exactly after the wait it returns', () => {
     schedule.stop();
     schedule = new Schedule({ ...SCHEDULE_TIMING, random: () => 0 }, (reason) => runs.push(reason));
     const delays = Array.from({ length: 9 }, () => schedule.retryLater());
     expect(delays).toEqual(STEPS_IN_MINUTES.map((minutes) => (minutes / 2) * MINUTE));
 
+    expect(delays[0]).toBe(MINUTE);
     jest.advanceTimersByTime(30 * MINUTE - 1);
     expect(runs).toEqual([]);
     jest.advanceTimersByTime(1);
@@ -71,7 +72,7 @@ describe('Schedule', () => {
     schedule.retryLater();
     schedule.retryLater();
     schedule.refreshLater();
-    expect(schedule.retryLater()).toBe(MINUTE);
+    expect(schedule.retryLater()).toBe(2 * MINUTE);
   });
 
   it('runs nothing while paused, until told to run now', () => {
