@@ -69,8 +69,9 @@ export class SessionStore {
     return usable ? session : undefined;
   }
 
-  async saveSession(session: StoredSession): Promise<void> {
-    await this.sessionFile.update(() => session);
+  /** A new sign-in replaces whatever session.json holds, even a file that cannot be read. */
+  saveSession(session: StoredSession): Promise<void> {
+    return this.sessionFile.replace(session);
   }
 
   /** Keeps the session on disk (for the record) but stops it being reused after a restart. */
