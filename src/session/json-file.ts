@@ -80,6 +80,11 @@ export class JsonFile<T> {
     return this.folder.whileLocked(() => writeJsonFileAtomic(this.path, value));
   }
 
+  /** Removes the file under the lock, whatever it holds and whether or not it can be read. */
+  remove(): Promise<void> {
+    return this.folder.whileLocked(() => rm(this.path, { force: true }));
+  }
+
   /** The content, created and saved first when there is none. Only creating takes the lock. */
   async readOrCreate(create: () => T): Promise<T> {
     return (await this.read()) ?? ((await this.update((current) => current ?? create())) as T);

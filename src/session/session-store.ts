@@ -82,9 +82,12 @@ export class SessionStore {
     );
   }
 
-  /** Signing out: the session is gone; the one-time codes and the installation's identity stay. */
-  async removeSession(): Promise<void> {
-    await this.sessionFile.update(() => undefined);
+  /**
+   * Signing out: the session is gone, whatever the file held or whether it could be read; the one-time
+   * codes and the installation's identity stay.
+   */
+  removeSession(): Promise<void> {
+    return this.sessionFile.remove();
   }
 
   /**
