@@ -5,7 +5,7 @@ import { errorMessage, SecretMaskingLogger, type Logger } from '#plugin/log.js';
 import { openDataFolder } from '#plugin/session/data-folder.js';
 import { PushSecretStore } from '#plugin/session/push-secrets.js';
 import { SessionStore } from '#plugin/session/session-store.js';
-import { describeAccount, signInWithCode } from '#plugin/session/sign-in.js';
+import { describeAccount, SessionNotSavedError, signInWithCode } from '#plugin/session/sign-in.js';
 import { openStatusFile, writerIsRunning, type DeliveryStatus } from '#plugin/status/delivery-status.js';
 import type { JsonFile } from '#plugin/session/json-file.js';
 import { listAccountDoorbells, type ListedDoorbell } from './account-doorbells.js';
@@ -136,8 +136,9 @@ export class SettingsRequests {
         const session = await signInWithCode(account, code, { store: this.store, log: this.log, retry: this.retryPolicy });
         this.log.info(`Signed in as ${describeAccount(session)} from the settings page`);
       } catch (error) {
-        // Whether the page should clear the code field; an unreadable record leaves it as typed.
-        const codeSpent = await this.store.isCodeSpent(code).catch(() => false);
+        // Whether the page should clear the code field; an unreadable record leaves it as typed. A
+        // session that could not be saved had its code answered, whether or not that could be recorded.
+        const codeSpent = error instanceof SessionNotSavedError || (await this.store.isCodeSpent(code).catch(() => false));
         throw new SettingsError(describeSignInFailure(error, account.serverUrl), { codeSpent });
       }
       return accountStateOf(await this.store.readSession());

@@ -3,8 +3,8 @@ import { REGION_PATH } from '#plugin/cloud/account.js';
 import { CloudError } from '#plugin/cloud/errors.js';
 import type { Problem } from '#plugin/config/messages.js';
 import { errorMessage } from '#plugin/log.js';
-import { HOW_TO_SIGN_IN } from '#plugin/session/advice.js';
-import { CodeUnderWayError, SignInError } from '#plugin/session/sign-in.js';
+import { FREE_SPACE, HOW_TO_SIGN_IN } from '#plugin/session/advice.js';
+import { CodeUnderWayError, SessionNotSavedError, SignInError } from '#plugin/session/sign-in.js';
 import { originOf } from '#plugin/values/address.js';
 
 /**
@@ -41,6 +41,9 @@ export function describeFieldProblems(problems: readonly Problem[]): string {
 
 /** Every failure of signInWithCode as one message; `serverUrl` is the account server it was sent to. */
 export function describeSignInFailure(error: unknown, serverUrl: string): string {
+  if (error instanceof SessionNotSavedError) {
+    return `Signed in, but the session could not be saved (${error.reason}), so nothing was kept: ${FREE_SPACE}, then ${HOW_TO_SIGN_IN_HERE}.`;
+  }
   if (error instanceof SignInError || error instanceof CodeUnderWayError) {
     return error.message.replace(HOW_TO_SIGN_IN, HOW_TO_SIGN_IN_HERE);
   }

@@ -53,6 +53,8 @@ export class Connection {
   /** The doorbell service with this session's token; gone when the session is. */
   private client: DoorbellClient | undefined;
   private accessToken: string | undefined;
+  /** The session in use was never written (a full disk): no session.json is no sign-out for it. */
+  private sessionUnsaved = false;
   private registeredAt: number | undefined;
   /** The last pass failed in opening the push endpoint: it runs again once the endpoint is up. */
   private waitingForEndpoint = false;
@@ -96,7 +98,7 @@ export class Connection {
       return;
     }
     if (session === undefined) {
-      if (this.accessToken !== undefined) {
+      if (this.accessToken !== undefined && !this.sessionUnsaved) {
         this.dropSession();
         this.stopUntilSignedIn('signed-out');
         this.options.log.warn(advice.signedOut);
@@ -165,11 +167,12 @@ export class Connection {
 
   private async signIn(signal: AbortSignal): Promise<DoorbellClient> {
     const { settings, store, log, retry, timeoutMs } = this.options;
-    const accessToken = await obtainAccessToken(settings.credentials, { store, log, retry, timeoutMs, signal });
+    const { token: accessToken, unsaved } = await obtainAccessToken(settings.credentials, { store, log, retry, timeoutMs, signal });
     log.addSecrets(accessToken);
     // A session that changed meanwhile (signed out, or in anew on the settings page) is not this pass's to set.
     signal.throwIfAborted();
     this.accessToken = accessToken;
+    this.sessionUnsaved = unsaved;
     return new DoorbellClient({ serverUrl: settings.doorbellServerUrl, accessToken, logger: log, retry, timeoutMs });
   }
 

@@ -1,18 +1,26 @@
 import type { PlatformSettings } from '../config/parse-config.js';
 import { advice } from './advice.js';
-import { describeAccount, rememberLoginSecrets, SignInError, signInWithCode, type SignInContext } from './sign-in.js';
+import { describeAccount, rememberLoginSecrets, SessionNotSavedError, SignInError, signInWithCode, type SignInContext } from './sign-in.js';
 
 /** How the plugin is told to reach the doorbell service: a token of its own, or an account to sign in with. */
 export type Credentials = Pick<PlatformSettings, 'doorbellAccessToken' | 'account'>;
 
+export interface AccessToken {
+  token: string;
+  /** From a sign-in with account.code whose session could not be written: good for this run only. */
+  unsaved: boolean;
+}
+
 /**
  * The doorbell service's bearer token: the configured one, else the stored session of the configured
- * account (no login request), else a sign-in with account.code when that code was never used.
+ * account (no login request), else a sign-in with account.code when that code was never used. A
+ * sign-in whose session cannot be written is not thrown away: its code is spent, so it is used for
+ * this run, and the log says how to keep the next one.
  */
-export async function obtainAccessToken(credentials: Credentials, context: SignInContext): Promise<string> {
+export async function obtainAccessToken(credentials: Credentials, context: SignInContext): Promise<AccessToken> {
   const { store, log } = context;
   if (credentials.doorbellAccessToken !== undefined) {
-    return credentials.doorbellAccessToken;
+    return { token: credentials.doorbellAccessToken, unsaved: false };
   }
   const { account } = credentials;
   if (account === undefined) {
@@ -23,12 +31,20 @@ export async function obtainAccessToken(credentials: Credentials, context: SignI
   if (stored !== undefined) {
     rememberLoginSecrets(log, stored.login);
     log.info(`Signed in as ${describeAccount(stored)} (stored session of ${stored.loggedInAt})`);
-    return stored.login.token;
+    return { token: stored.login.token, unsaved: false };
   }
   if (account.code === undefined) {
     throw new SignInError(advice.notSignedIn(account.email), { notSignedIn: true });
   }
-  const session = await signInWithCode(account, account.code, context);
-  log.info(`Signed in as ${describeAccount(session)}`);
-  return session.login.token;
+  try {
+    const session = await signInWithCode(account, account.code, context);
+    log.info(`Signed in as ${describeAccount(session)}`);
+    return { token: session.login.token, unsaved: false };
+  } catch (error) {
+    if (!(error instanceof SessionNotSavedError)) {
+      throw error;
+    }
+    log.warn(advice.sessionNotSaved(describeAccount(error.session), error.reason));
+    return { token: error.session.login.token, unsaved: true };
+  }
 }

@@ -14,6 +14,9 @@ export const HOW_TO_SIGN_IN =
   "request a new verification code in the doorbell app and sign in with it on the plugin's settings page in the Homebridge UI " +
   '(without the UI: put it in account.code and restart Homebridge)';
 
+/** What makes a session that could not be written (a full disk, read-only storage) writable again. */
+export const FREE_SPACE = "free space on the disk that holds Homebridge's storage (or make that folder writable)";
+
 /** What to do about each code the account service is known to refuse a sign-in with. */
 const WHAT_TO_DO: Readonly<Record<number, string>> = {
   1002: 'Check the e-mail address, the country and the country code.',
@@ -35,6 +38,9 @@ export const advice = {
   sessionRejected: `The doorbell service no longer accepts this session. Sign in again: ${HOW_TO_SIGN_IN}.`,
   tokenRejected: 'The doorbell service no longer accepts doorbellAccessToken: replace it and restart Homebridge.',
   signedOut: 'Signed out on the settings page: every doorbell shows a fault until you sign in again.',
+  sessionNotSaved: (signedIn: string, reason: string): string =>
+    `Signed in as ${signedIn}, but the session could not be saved (${reason}): it is used until Homebridge restarts. ` +
+    `To keep it, ${FREE_SPACE}, then sign in again: ${HOW_TO_SIGN_IN}.`,
   otherAccount: (signedIn: string, configured: string): string =>
     `The settings page signed in as ${signedIn}, but this Homebridge is set up for ${configured}: restart Homebridge to use the new account.`,
 };

@@ -1,27 +1,41 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../log.js';
+import { describeFileError, FileReadError, fileErrorCode } from './file-errors.js';
 import type { PrivateFolder } from './private-folder.js';
 
 const PRIVATE_FILE_MODE = 0o600;
 const GROUP_AND_OTHER_BITS = 0o077;
 
+/** The version of a file that is not there. */
+const MISSING = 'missing';
+
 export type ShapeGuard<T> = (value: unknown) => value is T;
 
-/** What was read, and which version of the file it came from. */
+/** What was read, and which version of the file it came from; no text when the file is missing. */
 interface Snapshot<T> {
   version: string;
+  text: string | undefined;
   value: T | undefined;
 }
 
 /**
  * One JSON file of a PrivateFolder, which another process may change at any time. A read costs one
  * stat while the file is unchanged, and reads it again as soon as it changed. Every change is a
- * read-modify-write of the file's current content under the folder's lock, written atomically.
+ * read-modify-write under the folder's lock of what the file holds at that moment, never of what an
+ * earlier read kept, written atomically.
+ *
+ * Only a missing file is absent. A file that could not be read (too many open files, permission, an
+ * I/O error) throws a FileReadError and is tried again at the next read: taken for absent, it would
+ * have a session dropped or a secret made anew while the file is intact. A corrupt file is absent,
+ * with a warning.
  */
 export class JsonFile<T> {
   private snapshot?: Snapshot<T>;
+  /** A mode that cannot be tightened (a read-only mount, another user's file) is said once. */
+  private modeWarned = false;
 
   constructor(
     private readonly folder: PrivateFolder,
@@ -34,24 +48,25 @@ export class JsonFile<T> {
     return join(this.folder.path, this.name);
   }
 
-  /** The content; undefined when the file is missing, unreadable or broken. */
+  /** The content; undefined when the file is missing or broken. Throws a FileReadError when it cannot be read. */
   async read(): Promise<T | undefined> {
-    await this.folder.prepare();
-    const version = await fileVersion(this.path);
-    if (this.snapshot?.version !== version) {
-      // Read after the stat: should the file change in between, the next read sees a newer version again.
-      this.snapshot = { version, value: await readJsonFile(this.path, this.isShape, this.log) };
+    await this.folder.check();
+    const version = await versionAt(this.path);
+    if (this.snapshot?.version === version) {
+      return this.snapshot.value;
     }
-    return this.snapshot.value;
+    return this.readAgain();
   }
 
   /**
-   * Applies `change` to the current content and saves what it returns; undefined removes the file.
-   * Returning the content it was given writes nothing.
+   * Applies `change` to the file's current content and saves what it returns; undefined removes the
+   * file. Returning the content it was given writes nothing.
    */
   update(change: (current: T | undefined) => T | undefined): Promise<T | undefined> {
     return this.folder.whileLocked(async () => {
-      const current = await this.read();
+      // Read from the file itself: a file replaced within one tick of a coarse clock, by a file of
+      // the same size on a reused inode, has the version of the one before it.
+      const current = await this.readAgain();
       const next = change(current);
       if (next !== current) {
         await (next === undefined ? rm(this.path, { force: true }) : writeJsonFileAtomic(this.path, next));
@@ -60,9 +75,103 @@ export class JsonFile<T> {
     });
   }
 
+  /** Replaces the file under the lock, whatever it holds and whether or not it can be read. */
+  replace(value: T): Promise<void> {
+    return this.folder.whileLocked(() => writeJsonFileAtomic(this.path, value));
+  }
+
+  /** Removes the file under the lock, whatever it holds and whether or not it can be read. */
+  remove(): Promise<void> {
+    return this.folder.whileLocked(() => rm(this.path, { force: true }));
+  }
+
   /** The content, created and saved first when there is none. Only creating takes the lock. */
   async readOrCreate(create: () => T): Promise<T> {
     return (await this.read()) ?? ((await this.update((current) => current ?? create())) as T);
+  }
+
+  /**
+   * Reads the file whatever its version. The same text keeps the same value, the very object: whoever
+   * compares what two reads returned sees a change only when the content changed.
+   */
+  private async readAgain(): Promise<T | undefined> {
+    const { version, text } = await this.load();
+    const kept = this.snapshot;
+    const value = kept !== undefined && kept.text === text ? kept.value : text === undefined ? undefined : this.parse(text);
+    this.snapshot = { version, text, value };
+    return value;
+  }
+
+  /**
+   * The text and the version it has, both from one open file: a file replaced meanwhile is read whole
+   * under its own version. A file whose mode lets others in is tightened to 0600, if it can be.
+   */
+  private async load(): Promise<Omit<Snapshot<T>, 'value'>> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.path, 'r');
+    } catch (error) {
+      if (fileErrorCode(error) === 'ENOENT') {
+        return { version: MISSING, text: undefined };
+      }
+      throw new FileReadError(this.path, error);
+    }
+    try {
+      const stats = await handle.stat();
+      const text = await handle.readFile('utf8');
+      await this.tighten(handle, stats.mode);
+      return { version: versionOf(stats), text };
+    } catch (error) {
+      throw new FileReadError(this.path, error);
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  }
+
+  /** The warnings never quote the content (it may hold secrets), which is why JSON.parse's message, which does quote it, is not passed on. */
+  private parse(text: string): T | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.log.warn(`Ignoring ${this.path}: it is not valid JSON; it is treated as missing and rewritten when needed.`);
+      return undefined;
+    }
+    if (!this.isShape(value)) {
+      this.log.warn(`Ignoring ${this.path}: its content is not what this plugin wrote; it is treated as missing.`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /** Only a mode that is wrong is changed, so storage that cannot be changed is still read. */
+  private async tighten(handle: FileHandle, mode: number): Promise<void> {
+    if ((mode & GROUP_AND_OTHER_BITS) === 0) {
+      return;
+    }
+    try {
+      await handle.chmod(PRIVATE_FILE_MODE);
+    } catch (error) {
+      if (!this.modeWarned) {
+        this.modeWarned = true;
+        this.log.warn(`Could not make ${this.path} private to its owner (${describeFileError(error)}); it is read as it is.`);
+      }
+    }
+  }
+}
+
+/**
+ * The version of what is at `path` now: MISSING when there is nothing; a FileReadError when the stat
+ * itself fails for another reason.
+ */
+async function versionAt(path: string): Promise<string> {
+  try {
+    return versionOf(await stat(path));
+  } catch (error) {
+    if (fileErrorCode(error) === 'ENOENT') {
+      return MISSING;
+    }
+    throw new FileReadError(path, error);
   }
 }
 
@@ -70,58 +179,8 @@ export class JsonFile<T> {
  * Changes with every write: an atomic write replaces the file, so the inode changes too, and an edit
  * in place changes the modification time. Not the ctime: tightening the mode changes that.
  */
-async function fileVersion(path: string): Promise<string> {
-  try {
-    const { ino, size, mtimeMs } = await stat(path);
-    return `${ino}:${size}:${mtimeMs}`;
-  } catch (error) {
-    return `unreadable:${errorCode(error)}`;
-  }
-}
-
-/**
- * Reads and checks a JSON file; never throws. A missing file is silently absent; any other problem is
- * absent with one warning naming the file. The warning never quotes the content (it may hold secrets),
- * which is why JSON.parse's message, which does quote it, is not passed on.
- */
-async function readJsonFile<T>(path: string, isShape: ShapeGuard<T>, log: Logger): Promise<T | undefined> {
-  let text: string;
-  try {
-    text = await readPrivateFile(path);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code !== 'ENOENT') {
-      log.warn(`Ignoring ${path}: it could not be read (${code}); it is treated as missing.`);
-    }
-    return undefined;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    log.warn(`Ignoring ${path}: it is not valid JSON; it is treated as missing and rewritten when needed.`);
-    return undefined;
-  }
-  if (!isShape(value)) {
-    log.warn(`Ignoring ${path}: its content is not what this plugin wrote; it is treated as missing.`);
-    return undefined;
-  }
-  return value;
-}
-
-/** Reads a file and tightens its mode to 0600 if a group or others may access it. */
-async function readPrivateFile(path: string): Promise<string> {
-  const handle = await open(path, 'r');
-  try {
-    const text = await handle.readFile('utf8');
-    const { mode } = await handle.stat();
-    if ((mode & GROUP_AND_OTHER_BITS) !== 0) {
-      await handle.chmod(PRIVATE_FILE_MODE);
-    }
-    return text;
-  } finally {
-    await handle.close();
-  }
+function versionOf({ ino, size, mtimeMs }: Stats): string {
+  return `${ino}:${size}:${mtimeMs}`;
 }
 
 /**
@@ -146,9 +205,4 @@ async function writeJsonFileAtomic(path: string, value: unknown): Promise<void> 
     await rm(tempPath, { force: true });
     throw error;
   }
-}
-
-function errorCode(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' ? code : 'unknown error';
 }

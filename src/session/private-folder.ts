@@ -1,9 +1,12 @@
-import { chmod, mkdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { Logger } from '../log.js';
+import { describeFileError, fileErrorCode } from './file-errors.js';
 
 const PRIVATE_FOLDER_MODE = 0o700;
+const GROUP_AND_OTHER_BITS = 0o077;
 
 /** The lock is a folder proper-lockfile creates inside the data folder; ours are never called this. */
 const LOCK_NAME = '.lock';
@@ -24,6 +27,7 @@ const LOCK_OPTIONS = {
  */
 export class PrivateFolder {
   private prepared?: Promise<void>;
+  private checked?: Promise<void>;
   /** Changes in this process wait their turn here, so they never contend for the lock with each other. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -32,12 +36,25 @@ export class PrivateFolder {
     private readonly log: Logger,
   ) {}
 
-  /** Creates the folder, or tightens an existing one to 0700. A failure is retried on the next call. */
-  prepare(): Promise<void> {
-    this.prepared ??= createPrivateFolder(this.path).catch((error: unknown) => {
-      this.prepared = undefined;
-      throw error;
-    });
+  /**
+   * Before the first read: an existing folder that others may enter is tightened to 0700, and a folder
+   * that cannot be written is said once. Never fails: whatever is there is still read, so storage
+   * that is read-only (a read-only mount, a backup restored by another user) keeps its session and
+   * secrets, and only the writes fail.
+   */
+  check(): Promise<void> {
+    this.checked ??= checkFolder(this.path, this.log);
+    return this.checked;
+  }
+
+  /** Before a write: creates the folder (0700) when it is missing. A failure is retried on the next call. */
+  private prepare(): Promise<void> {
+    this.prepared ??= mkdir(this.path, { recursive: true, mode: PRIVATE_FOLDER_MODE })
+      .then(() => this.check())
+      .catch((error: unknown) => {
+        this.prepared = undefined;
+        throw error;
+      });
     return this.prepared;
   }
 
@@ -51,11 +68,19 @@ export class PrivateFolder {
 
   private async withLock<R>(change: () => Promise<R>): Promise<R> {
     await this.prepare();
-    const release = await lockfile.lock(this.path, {
+    const options = {
       ...LOCK_OPTIONS,
       lockfilePath: join(this.path, LOCK_NAME),
       // The library's default throws from a timer, which would take Homebridge down with it.
-      onCompromised: (error) => this.log.warn(`The lock on ${this.path} was lost while writing: ${error.message}`),
+      onCompromised: (error: Error) => this.log.warn(`The lock on ${this.path} was lost while writing: ${error.message}`),
+    };
+    // The library retries whatever failed; only a lock held by another process is worth waiting for.
+    // A folder that cannot be written (read-only, full) fails at once, not after seconds of retries.
+    const release = await lockfile.lock(this.path, { ...options, retries: 0 }).catch((error: unknown) => {
+      if (fileErrorCode(error) !== 'ELOCKED') {
+        throw error;
+      }
+      return lockfile.lock(this.path, options);
     });
     try {
       return await change();
@@ -65,8 +90,24 @@ export class PrivateFolder {
   }
 }
 
-async function createPrivateFolder(path: string): Promise<void> {
-  await mkdir(path, { recursive: true, mode: PRIVATE_FOLDER_MODE });
-  // mkdir leaves an existing folder as it is, however loose its mode.
-  await chmod(path, PRIVATE_FOLDER_MODE);
+/** mkdir leaves an existing folder as it is, however loose its mode: that is looked at here, and changed only when wrong. */
+async function checkFolder(path: string, log: Logger): Promise<void> {
+  let mode: number;
+  try {
+    ({ mode } = await stat(path));
+  } catch {
+    // A missing folder is made, private, by the first write; any other failure shows in the reads.
+    return;
+  }
+  if ((mode & GROUP_AND_OTHER_BITS) !== 0) {
+    await chmod(path, PRIVATE_FOLDER_MODE).catch((error: unknown) =>
+      log.warn(`Could not make ${path} private to its owner (${describeFileError(error)}); its files are read as they are.`),
+    );
+  }
+  await access(path, constants.W_OK).catch((error: unknown) =>
+    log.warn(
+      `${path} cannot be written (${describeFileError(error)}): the session and push secrets in it are used, ` +
+        'but signing in or out and the status for the settings page cannot be saved until it can.',
+    ),
+  );
 }

@@ -42,6 +42,10 @@ export class PushSecretStore {
     this.file = new JsonFile(folder, DATA_FILES.push, isStoredPushSecrets, log);
   }
 
+  /**
+   * The stored secrets, completed when something is missing. A push.json that cannot be read throws:
+   * new secrets would silently end delivery to the address registered with the old ones.
+   */
   async secrets(): Promise<PushSecrets> {
     const stored = await this.file.read();
     if (stored?.relayTopic !== undefined) {

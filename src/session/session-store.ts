@@ -69,8 +69,9 @@ export class SessionStore {
     return usable ? session : undefined;
   }
 
-  async saveSession(session: StoredSession): Promise<void> {
-    await this.sessionFile.update(() => session);
+  /** A new sign-in replaces whatever session.json holds, even a file that cannot be read. */
+  saveSession(session: StoredSession): Promise<void> {
+    return this.sessionFile.replace(session);
   }
 
   /** Keeps the session on disk (for the record) but stops it being reused after a restart. */
@@ -81,9 +82,12 @@ export class SessionStore {
     );
   }
 
-  /** Signing out: the session is gone; the one-time codes and the installation's identity stay. */
-  async removeSession(): Promise<void> {
-    await this.sessionFile.update(() => undefined);
+  /**
+   * Signing out: the session is gone, whatever the file held or whether it could be read; the one-time
+   * codes and the installation's identity stay.
+   */
+  removeSession(): Promise<void> {
+    return this.sessionFile.remove();
   }
 
   /**

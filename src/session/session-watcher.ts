@@ -23,6 +23,8 @@ export class SessionWatcher {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private polling = false;
+  /** The last read failed: said once, until a read works again. */
+  private failing = false;
   /** What the file held at the last look: the store hands back the same object while it is unchanged. */
   private last: StoredSession | undefined;
 
@@ -32,9 +34,16 @@ export class SessionWatcher {
     private readonly onChange: (session: StoredSession | undefined) => void,
   ) {}
 
-  /** Resolves once the file is watched: what it holds now is the starting point, not a change. */
+  /**
+   * Resolves once the file is watched: what it holds now is the starting point, not a change. A file
+   * that cannot be read yet is watched all the same; its first successful read tells what it holds.
+   */
   async start(): Promise<void> {
-    const session = await this.store.readSession();
+    const session = await this.store.readSession().catch((error: unknown) => {
+      this.log.warn(`${errorMessage(error)} Sign-ins on the settings page are followed once it can be.`);
+      this.failing = true;
+      return undefined;
+    });
     // Homebridge may shut down while the folder is being prepared: nothing is watched after stop().
     if (this.stopped) {
       return;
@@ -63,8 +72,14 @@ export class SessionWatcher {
         this.last = session;
         this.onChange(session);
       }
+      this.failing = false;
     } catch (error) {
-      this.log.warn(`Reading session.json failed: ${errorMessage(error)}`);
+      // No news: a file that could not be read (too many open files, say) may well hold the session in
+      // use, so nothing is reported until a read says what it holds. Said once, not every second.
+      if (!this.failing) {
+        this.log.warn(`${errorMessage(error)} Until then, the session in use is kept.`);
+      }
+      this.failing = true;
     } finally {
       this.polling = false;
     }

@@ -4,6 +4,7 @@ import type { RetryPolicy } from '../cloud/retry-policy.js';
 import type { AccountSettings } from '../config/parse-config.js';
 import { errorMessage, stringsIn, type SecretMaskingLogger } from '../log.js';
 import { advice, describeRefusedSignIn } from './advice.js';
+import { describeFileError } from './file-errors.js';
 import type { CodeState } from './one-time-codes.js';
 import { hashCode, type SessionStore, type StoredSession } from './session-store.js';
 
@@ -32,6 +33,24 @@ export class CodeUnderWayError extends Error {
   override readonly name = 'CodeUnderWayError';
 }
 
+/**
+ * The service signed in, but the session could not be written (a full disk, read-only storage). The
+ * login is good and its code spent, so the session comes with the error: whoever signed in decides
+ * whether to keep it in memory. The message says why, never what the session holds.
+ */
+export class SessionNotSavedError extends Error {
+  override readonly name = 'SessionNotSavedError';
+
+  constructor(
+    readonly session: StoredSession,
+    /** Why it could not be written, in words: "the disk is full (ENOSPC)". */
+    readonly reason: string,
+    options: ErrorOptions,
+  ) {
+    super(`Signed in, but the session could not be saved: ${reason}.`, options);
+  }
+}
+
 /** The account a sign-in is for, as the plugin's settings and the settings page both have it; the code comes apart. */
 export type SignInAccount = Omit<AccountSettings, 'code'>;
 
@@ -48,6 +67,7 @@ export interface SignInContext {
 /**
  * Region, then login at the regional address, with a one-time code; saves and returns the session.
  * The code is spent once the service has answered it, whatever the answer, and is never sent again.
+ * A session that cannot be saved throws a SessionNotSavedError holding it: the login is not lost.
  */
 export async function signInWithCode(account: SignInAccount, code: string, context: SignInContext): Promise<StoredSession> {
   const { store, log } = context;
@@ -67,7 +87,6 @@ export async function signInWithCode(account: SignInAccount, code: string, conte
     const region = await resolveRegionClaimingCode(client, account.email, code, context);
     const login = await loginSpendingCode(client, { ...account, regionUrl: region.url, code }, context);
     rememberLoginSecrets(log, login);
-    await spend(code, context);
     const session = {
       accountServer: account.serverUrl,
       regionUrl: region.url,
@@ -76,7 +95,16 @@ export async function signInWithCode(account: SignInAccount, code: string, conte
       codeHash: hashCode(code),
       login,
     };
-    await store.saveSession(session);
+    // Saved before the code is recorded as spent: a process that ends in between keeps its login,
+    // and the code's claim still keeps anyone from sending it meanwhile.
+    const saveFailure = await store.saveSession(session).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await spend(code, context);
+    if (saveFailure !== undefined) {
+      throw new SessionNotSavedError(session, describeFileError(saveFailure), { cause: saveFailure });
+    }
     return session;
   } catch (error) {
     throw asSignInError(error);
@@ -107,7 +135,7 @@ async function resolveRegionClaimingCode(client: AccountClient, email: string, c
 
 /**
  * The login with a claimed code. A refusal from the service spends it here; a success is spent by the
- * caller, before the session is saved.
+ * caller, once the session is saved or could not be.
  */
 async function loginSpendingCode(
   client: AccountClient,

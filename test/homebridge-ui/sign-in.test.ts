@@ -3,7 +3,7 @@
  * UI's plugin server runs them: the account state, signing in with a code, signing out.
  */
 import { describe, expect, it } from '@jest/globals';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startSimulator } from '../../simulator/index.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
@@ -72,6 +72,15 @@ describe('the settings page: account, sign-in and sign-out', () => {
     expect(await answerOf(page(), page().requests.signOut())).toEqual({ state: 'signed-out' });
     await expect(stat(join(page().storagePath, 'doorbell-motion', 'session.json'))).rejects.toThrow('ENOENT');
     expect(await answerOf(page(), page().requests.account())).toEqual({ state: 'signed-out' });
+  });
+
+  it('signs out whatever session.json holds: a file that is not a session is removed too', async () => {
+    await signIn();
+    const file = join(page().storagePath, 'doorbell-motion', 'session.json');
+    await writeFile(file, '{"token": "half-written by hand');
+
+    expect(await answerOf(page(), page().requests.signOut())).toEqual({ state: 'signed-out' });
+    await expect(stat(file)).rejects.toThrow('ENOENT');
   });
 
   it('says what to do about a wrong code (2018) on this very page, and tells the page the code is spent', async () => {

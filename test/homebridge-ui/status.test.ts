@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
@@ -37,8 +37,10 @@ describe('the settings page: the running plugin\'s status', () => {
     return new SettingsRequests({ storagePath: bed.storagePath, readPlatformBlock: async () => block, log: createTestLogger('UI'), retry: FAST_RETRY });
   }
 
-  const writeStatus = (status: DeliveryStatus | string) =>
-    writeFile(join(dataFolderPath(bed.storagePath), 'status.json'), typeof status === 'string' ? status : JSON.stringify(status), { mode: 0o600 });
+  const writeStatus = async (status: DeliveryStatus | string) => {
+    await mkdir(dataFolderPath(bed.storagePath), { recursive: true, mode: 0o700 });
+    await writeFile(join(dataFolderPath(bed.storagePath), 'status.json'), typeof status === 'string' ? status : JSON.stringify(status), { mode: 0o600 });
+  };
 
   it('answers not running before the plugin ever wrote a status', async () => {
     expect(await settingsRequests().status()).toEqual({ running: false });

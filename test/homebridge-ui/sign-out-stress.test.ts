@@ -1,0 +1,195 @@
+/**
+ * A sign-out on the settings page sticks while the plugin runs on the same data folder: 200 sign-ins
+ * and sign-outs through the page's requests, against the simulator, with a platform in this process
+ * that follows each session it notices, writes its status, and now and then is refused a session and
+ * marks it invalid just as the page signs out. Now and then, too, the page asks for the account while
+ * the process has no file descriptor left (as in a flood of connections): that read fails, and the
+ * sign-out after it must remove the file all the same. session.json is looked at after every step.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SettingsRequests } from '../../homebridge-ui/settings-requests.js';
+import type { RecordedRequest } from '../../simulator/types.js';
+import { DATA_FILES, dataFolderPath } from '../../src/session/data-folder.js';
+import type { StoredSession } from '../../src/session/session-store.js';
+import { withoutFreeDescriptors } from '../support/descriptor-shortage.js';
+import { createTestLogger } from '../support/homebridge-api.js';
+import { ACCOUNT, delay, waitFor } from '../support/platform-harness.js';
+import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
+import { FAST_RETRY } from './settings-page.js';
+
+const CYCLES = 200;
+/**
+ * Twice in every this many cycles the plugin is given time to take up the page's session, which the
+ * service then refuses: once the page signs out as the refusal is sent, once it first reads the
+ * account without a free descriptor.
+ */
+const TAKEN_UP_EVERY = 24;
+/** The whole run: about 20 s on a quiet machine. */
+const RUN_LIMIT_MS = 60_000;
+/** The plugin looks at session.json once a second and then registers with the session it found; a busy machine slows both. */
+const FOLLOW_MS = 10_000;
+
+const noRequestWatch = (): void => undefined;
+
+describe('the settings page: signing out while the plugin runs', () => {
+  let watchRequest: (request: RecordedRequest) => void = noRequestWatch;
+  const bed = usePlatformTestbed(undefined, { onSimulatorRequest: (request) => watchRequest(request) });
+
+  it(
+    'removes session.json at every one of 200 sign-outs before answering, and nothing brings it back',
+    async () => {
+      const platform = bed.launch();
+      await waitFor(() => allConfirmed(platform), 'the plugin signed in with its own code');
+      const pageLog = createTestLogger('UI');
+      const requests = new SettingsRequests({ storagePath: bed.storagePath, readPlatformBlock: async () => undefined, log: pageLog, retry: FAST_RETRY });
+      const sessionPath = join(dataFolderPath(bed.storagePath), DATA_FILES.session);
+      const onDisk = () => readSessionFile(sessionPath);
+      const fields = (code: string) => ({ serverUrl: bed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1', code });
+      // The page asks for the account state while other requests are under way, as an open page does.
+      const reader = keepAsking(() => requests.account());
+      let refusals = 0;
+      let shortageFailures = 0;
+
+      try {
+        for (let cycle = 0; cycle < CYCLES; cycle += 1) {
+          const code = String(100_000 + cycle);
+          bed.sim.addAccount({ email: ACCOUNT.email, code });
+          const step = `cycle ${cycle}`;
+
+          expect([step, (await requests.signIn(fields(code))).state]).toEqual([step, 'signed-in']);
+          const token = bed.sim.issuedTokens.at(-1) as string;
+          expect([step, (await onDisk())?.login.token]).toEqual([step, token]);
+
+          const turn = cycle % TAKEN_UP_EVERY;
+          let shortageAnswer: string | undefined;
+          if (turn === TAKEN_UP_EVERY - 1) {
+            // The service ends this session: the plugin, taking it up, is refused, and marks it invalid
+            // while the page signs out, the moment the refusal is sent.
+            await refusedToPlugin(token);
+          } else if (turn === TAKEN_UP_EVERY / 2 - 1) {
+            // The plugin marks the session invalid, so the file changed since the page last read it;
+            // then the page asks for the account while the process has no descriptor left.
+            await reader.pause();
+            await refusedToPlugin(token);
+            await untilPluginRecordedRefusals(step);
+            expect([step, (await onDisk())?.invalidatedAt]).toEqual([step, expect.any(String)]);
+            shortageAnswer = await withoutFreeDescriptors(() => requests.account().then(JSON.stringify, String));
+            reader.resume();
+          }
+
+          expect([step, await requests.signOut()]).toEqual([step, { state: 'signed-out' }]);
+          expect([step, await onDisk()]).toEqual([step, undefined]);
+          if (shortageAnswer !== undefined) {
+            // The file could not be read, and the page says so; never that there is no session. (A
+            // descriptor another part of this process let go of meanwhile lets the read through.)
+            expect([step, shortageAnswer]).toEqual([step, expect.stringMatching(/too many open files \(EMFILE\)|^\{"state":"expired"/)]);
+            shortageFailures += shortageAnswer.includes('EMFILE') ? 1 : 0;
+          }
+          if (turn === TAKEN_UP_EVERY - 1) {
+            await untilPluginRecordedRefusals(step);
+            expect([step, await onDisk()]).toEqual([step, undefined]);
+          }
+          expect([step, await requests.account()]).toEqual([step, { state: 'signed-out' }]);
+          expect([step, await onDisk()]).toEqual([step, undefined]);
+        }
+        // Long enough for the plugin's next look at the file and its next status write.
+        await delay(1_500);
+        expect(await onDisk()).toBeUndefined();
+        expect(await requests.account()).toEqual({ state: 'signed-out' });
+      } finally {
+        await reader.stop();
+      }
+
+      expect(shortageFailures).toBeGreaterThan(0);
+      expect(reader.failures).toEqual([]);
+      // The one warning of the page: each account state it could not read for want of a descriptor.
+      const pageProblems = pageLog.lines.filter(({ level }) => level !== 'info' && level !== 'debug');
+      expect(pageProblems.filter(({ message }) => !message.includes('too many open files (EMFILE)'))).toEqual([]);
+
+      /** Revokes the page's session at the service, and waits until the plugin, taking it up, is refused. */
+      async function refusedToPlugin(token: string): Promise<void> {
+        bed.sim.revokeToken(token);
+        await refusalOf(token);
+        refusals += 1;
+      }
+
+      /** The plugin logs a refused session once it has marked it invalid in session.json, or found none to mark. */
+      async function untilPluginRecordedRefusals(step: string): Promise<void> {
+        const recorded = () => platform.log.lines.filter(({ message }) => message.startsWith('The doorbell service no longer accepts this session')).length;
+        await waitFor(() => recorded() === refusals, `${step}: the plugin recording the refused session`, FOLLOW_MS);
+      }
+    },
+    RUN_LIMIT_MS,
+  );
+
+  /** Resolves once the simulator has refused a request made with `token`. */
+  function refusalOf(token: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        watchRequest = noRequestWatch;
+        reject(new Error(`the plugin did not use the page's session within ${FOLLOW_MS} ms`));
+      }, FOLLOW_MS);
+      watchRequest = ({ status, headers }) => {
+        if (status === 401 && headers.authorization === `Bearer ${token}`) {
+          clearTimeout(timer);
+          watchRequest = noRequestWatch;
+          resolve();
+        }
+      };
+    });
+  }
+});
+
+/** session.json as it is on disk now; undefined when there is none. */
+async function readSessionFile(path: string): Promise<StoredSession | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as StoredSession;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+interface Asker {
+  failures: string[];
+  /** Resolves once the ask under way has ended; none starts until resume(). */
+  pause(): Promise<void>;
+  resume(): void;
+  stop(): Promise<void>;
+}
+
+/** Calls `ask` again and again until stopped, recording what failed. */
+function keepAsking(ask: () => Promise<unknown>): Asker {
+  const failures: string[] = [];
+  let stopped = false;
+  let paused = false;
+  let asking: Promise<unknown> = Promise.resolve();
+  const running = (async () => {
+    while (!stopped) {
+      if (!paused) {
+        asking = ask().catch((error: unknown) => failures.push(String(error)));
+        await asking;
+      }
+      // A turn of the event loop between asks, so timers and the requests under test run too.
+      await delay(paused ? 5 : 0);
+    }
+  })();
+  return {
+    failures,
+    pause: async () => {
+      paused = true;
+      await asking;
+    },
+    resume: () => {
+      paused = false;
+    },
+    stop: async () => {
+      stopped = true;
+      await running;
+    },
+  };
+}

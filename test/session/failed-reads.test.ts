@@ -1,0 +1,124 @@
+/**
+ * A data file that cannot be read is not a missing file. Here the reads fail for want of a file
+ * descriptor (a real EMFILE: this process's limit on open files lowered while it runs out, as a flood
+ * of connections does to a Homebridge host) just after another process changed the file. Nothing may
+ * conclude "no file" from that, then or once descriptors are free again: the session is kept, the push
+ * secrets and the installation (spent codes) are never made anew.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
+import { FileReadError } from '../../src/session/file-errors.js';
+import { PushSecretStore } from '../../src/session/push-secrets.js';
+import { SessionStore, type StoredSession } from '../../src/session/session-store.js';
+import { SessionWatcher } from '../../src/session/session-watcher.js';
+import { withoutFreeDescriptors } from '../support/descriptor-shortage.js';
+import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
+import { pollUntil } from '../support/poll.js';
+import { sampleSession } from './fixtures/sample-session.js';
+
+/** Longer than a poll of the session watcher (a second). */
+const MORE_THAN_A_POLL_MS = 1_500;
+
+let storagePath: string;
+
+beforeEach(async () => {
+  storagePath = await mkdtemp(join(tmpdir(), 'failed-reads-'));
+});
+
+afterEach(async () => {
+  await rm(storagePath, { recursive: true, force: true });
+});
+
+/** One process's view of the data folder: its own folder, stores and log, as the plugin and the UI server each have. */
+function aProcess(): { store: SessionStore; pushSecrets: PushSecretStore; log: TestLogger } {
+  const log = createTestLogger();
+  const folder = openDataFolder(storagePath, log);
+  return { store: new SessionStore(folder, log), pushSecrets: new PushSecretStore(folder, log), log };
+}
+
+const dataFile = (name: string) => readFile(join(dataFolderPath(storagePath), name), 'utf8');
+
+/** What a promise settled with: its value, or the error it was rejected with. */
+function settled<T>(promise: Promise<T>): Promise<T | unknown> {
+  return promise.then(
+    (value) => value,
+    (error: unknown) => error,
+  );
+}
+
+const emfile = expect.objectContaining({ name: 'FileReadError', code: 'EMFILE', message: expect.stringContaining('too many open files (EMFILE)') });
+
+describe('a file that could not be read', () => {
+  it('is an error, not a missing session, and is read again once it can be', async () => {
+    const plugin = aProcess();
+    const other = aProcess();
+    await other.store.saveSession(sampleSession());
+    await expect(plugin.store.readSession()).resolves.toMatchObject({ login: { token: 'session-token' } });
+    await other.store.saveSession(sampleSession({ login: { token: 'second-token' } }));
+
+    const during = await withoutFreeDescriptors(() => settled(plugin.store.readSession()));
+
+    expect(during).toBeInstanceOf(FileReadError);
+    expect(during).toEqual(emfile);
+    await expect(plugin.store.readSession()).resolves.toMatchObject({ login: { token: 'second-token' } });
+    await expect(plugin.store.findSession(sampleSession().email, sampleSession().accountServer)).resolves.toBeDefined();
+  });
+
+  it('never has push.json made anew: the receiver secret and the relay topic stay those registered', async () => {
+    const other = aProcess();
+    const stored = await other.pushSecrets.secrets();
+    const onDisk = await dataFile(DATA_FILES.push);
+    const plugin = aProcess();
+
+    const during = await withoutFreeDescriptors(() => settled(plugin.pushSecrets.secrets()));
+
+    await expect(plugin.pushSecrets.secrets()).resolves.toEqual(stored);
+    expect(await dataFile(DATA_FILES.push)).toBe(onDisk);
+    expect(during).toEqual(emfile);
+  });
+
+  it('never has installation.json made anew: the client id stays, and a spent code stays spent', async () => {
+    const other = aProcess();
+    const clientId = await other.store.clientIdFor('you@example.com');
+    await other.store.spendCode('111111');
+    const onDisk = await dataFile(DATA_FILES.installation);
+    const plugin = aProcess();
+
+    const during = await withoutFreeDescriptors(async () => [
+      await settled(plugin.store.clientIdFor('you@example.com')),
+      await settled(plugin.store.claimCode('111111')),
+      await settled(plugin.store.codeState('111111')),
+    ]);
+
+    await expect(plugin.store.clientIdFor('you@example.com')).resolves.toBe(clientId);
+    await expect(plugin.store.codeState('111111')).resolves.toBe('spent');
+    expect(await dataFile(DATA_FILES.installation)).toBe(onDisk);
+    expect(during).toEqual([emfile, emfile, emfile]);
+  });
+
+  it('is no news to the session watcher: the session in use is kept, and the new one reported once it can be read', async () => {
+    const plugin = aProcess();
+    const reports: Array<StoredSession | undefined> = [];
+    const watcher = new SessionWatcher(plugin.store, plugin.log, (session) => reports.push(session));
+    const other = aProcess();
+    await other.store.saveSession(sampleSession());
+    await watcher.start();
+    try {
+      // Signed in anew on the settings page: the file changes, and the plugin cannot read it for a while.
+      await other.store.saveSession(sampleSession({ login: { token: 'second-token' } }));
+      await withoutFreeDescriptors(() => sleep(MORE_THAN_A_POLL_MS));
+
+      expect(reports).toEqual([]);
+      await pollUntil(() => reports.length, (count) => count > 0, 5_000, 'the new session reported');
+      expect(reports.map((session) => session?.login.token)).toEqual(['second-token']);
+      const warnings = plugin.log.lines.filter(({ level }) => level === 'warn').map(({ message }) => message);
+      expect(warnings).toEqual([expect.stringMatching(/^Could not read .*session\.json: too many open files \(EMFILE\)\..* the session in use is kept\.$/)]);
+    } finally {
+      await watcher.stop();
+    }
+  });
+});
