@@ -5,14 +5,21 @@ import { describeAccount, rememberLoginSecrets, SignInError, signInWithCode, typ
 /** How the plugin is told to reach the doorbell service: a token of its own, or an account to sign in with. */
 export type Credentials = Pick<PlatformSettings, 'doorbellAccessToken' | 'account'>;
 
+/** The token to call the doorbell service with, and when its session was signed in (none for a configured token). */
+export interface AccessToken {
+  token: string;
+  /** The session's `loggedInAt` as stored: the settings page tells by it whether the plugin uses its sign-in. */
+  signedInAt?: string;
+}
+
 /**
  * The doorbell service's bearer token: the configured one, else the stored session of the configured
  * account (no login request), else a sign-in with account.code when that code was never used.
  */
-export async function obtainAccessToken(credentials: Credentials, context: SignInContext): Promise<string> {
+export async function obtainAccessToken(credentials: Credentials, context: SignInContext): Promise<AccessToken> {
   const { store, log } = context;
   if (credentials.doorbellAccessToken !== undefined) {
-    return credentials.doorbellAccessToken;
+    return { token: credentials.doorbellAccessToken };
   }
   const { account } = credentials;
   if (account === undefined) {
@@ -23,12 +30,12 @@ export async function obtainAccessToken(credentials: Credentials, context: SignI
   if (stored !== undefined) {
     rememberLoginSecrets(log, stored.login);
     log.info(`Signed in as ${describeAccount(stored)} (stored session of ${stored.loggedInAt})`);
-    return stored.login.token;
+    return { token: stored.login.token, signedInAt: stored.loggedInAt };
   }
   if (account.code === undefined) {
     throw new SignInError(advice.notSignedIn(account.email), { notSignedIn: true });
   }
   const session = await signInWithCode(account, account.code, context);
   log.info(`Signed in as ${describeAccount(session)}`);
-  return session.login.token;
+  return { token: session.login.token, signedInAt: session.loggedInAt };
 }
