@@ -43,8 +43,24 @@ export type DoorbellsAnswer =
   | { available: true; doorbells: ListedDoorbell[] }
   | { available: false; reason: string; refused?: true; account?: AccountState };
 
-/** `/status`: status.json as the plugin wrote it, and whether that plugin still runs; only `running` without one. */
-export type StatusAnswer = (DeliveryStatus & { running: boolean }) | { running: false };
+/**
+ * A sign-in made on the page that the running plugin has not taken up: `waiting` for it to, as it
+ * does within seconds; `not-followed` once it has had far longer than that (it was set up for
+ * another account, and its log says to restart Homebridge).
+ */
+export type PageSignIn = 'waiting' | 'not-followed';
+
+/**
+ * `/status`: status.json as the plugin wrote it, and whether that plugin still runs; only `running`
+ * without one. `pageSignIn` when the page's session is not the one the running plugin uses.
+ */
+export type StatusAnswer = (DeliveryStatus & { running: boolean; pageSignIn?: PageSignIn }) | { running: false };
+
+/**
+ * How long after a sign-in on the page the plugin is waited for: it notices session.json within
+ * seconds and writes its status within one more; this leaves room for a slow disk or a busy host.
+ */
+export const FOLLOW_GRACE_MS = 30_000;
 
 /**
  * Someone is waiting at the page, so a sign-in asks twice more at most and soon; the page can always
@@ -114,12 +130,33 @@ export class SettingsRequests {
     });
   }
 
-  /** `/status`: what the running plugin last wrote, and whether it is still running. */
+  /** `/status`: what the running plugin last wrote, whether it is still running, and whether it uses the page's sign-in. */
   status(): Promise<StatusAnswer> {
     return this.guard("Reading the plugin's status", async () => {
       const status = await this.statusFile.read();
-      return status === undefined ? { running: false } : { ...status, running: writerIsRunning(status) };
+      if (status === undefined) {
+        return { running: false };
+      }
+      const running = writerIsRunning(status);
+      const pageSignIn = running ? await this.pageSignInOf(status) : undefined;
+      return { ...status, running, ...(pageSignIn === undefined ? {} : { pageSignIn }) };
     });
+  }
+
+  /**
+   * Whether the page holds a sign-in the running plugin has not taken up: a usable session in
+   * session.json other than the one status.json names. A status without `signedInAt` (an older
+   * plugin) or a set-up with a doorbell access token has nothing to compare.
+   */
+  private async pageSignInOf(status: DeliveryStatus): Promise<PageSignIn | undefined> {
+    if (status.signedInAt === undefined || status.session === 'token' || configuredToken(await this.options.readPlatformBlock()) !== undefined) {
+      return undefined;
+    }
+    const session = await this.store.readSession();
+    if (session === undefined || session.invalidatedAt !== undefined || session.loggedInAt === status.signedInAt) {
+      return undefined;
+    }
+    return Math.abs(Date.now() - Date.parse(session.loggedInAt)) < FOLLOW_GRACE_MS ? 'waiting' : 'not-followed';
   }
 
   /** `/sign-in`: region and login with the code, under the spent-code rule; the code is never stored. */

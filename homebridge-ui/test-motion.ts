@@ -11,6 +11,7 @@ import { deviceIdText, isDeviceId } from '#plugin/values/device-id.js';
 import { isJsonObject } from '#plugin/values/json.js';
 import { SettingsError } from './settings-error.js';
 import { responseUnlessAborted } from '#plugin/push/abortable-stream.js';
+import { expectPublishReply } from './relay-reply.js';
 
 /**
  * A test motion goes where the doorbell service delivers real ones, the push token the plugin
@@ -145,6 +146,10 @@ export async function sendTestMotion(address: PushAddress, deviceId: string, opt
     response = await responseUnlessAborted(request, timeout);
   } catch (error) {
     throw new AddressUnreachable(`The ${answeredBy} could not be reached at ${origin}: ${whyUnreachable(error, timeoutMs, address)}.`);
+  }
+  if (response.ok && answeredBy === 'push relay') {
+    await expectPublishReply(response, address, timeout, timeoutMs);
+    return response.status;
   }
   await response.body?.cancel();
   if (response.ok) {

@@ -69,6 +69,8 @@ describe('status.json', () => {
       registeredAt: expect.any(String),
       nextRefreshAt: expect.any(String),
       session: 'signed-in',
+      // The session's own time of sign-in, as session.json holds it: how the settings page tells it is the one it signed in.
+      signedInAt: (await new SessionStore(openDataFolder(bed.storagePath, createTestLogger('UI')), createTestLogger('UI')).readSession())?.loggedInAt,
       doorbells: [
         { deviceId: FRONT, name: 'Front Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
         { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
@@ -139,6 +141,7 @@ describe('status.json', () => {
     await new SessionStore(openDataFolder(bed.storagePath, log), log).removeSession();
 
     const status = await statusWhere('the sign-out', ({ session }) => session === 'signed-out');
+    expect(status.signedInAt).toBeNull();
     expect(status.registeredAt).toBeNull();
     expect(status.nextRefreshAt).toBeNull();
     expect(status.doorbells.map(({ subscribed, fault }) => [subscribed, fault])).toEqual([

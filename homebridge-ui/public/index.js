@@ -49,7 +49,12 @@ async function start() {
   prefillSignIn(block.account);
   followForm(block);
   homebridge.showSchemaForm();
-  refreshStatus = startStatusPanel({ summary: element('status-summary'), doorbells: element('status-doorbells') });
+  refreshStatus = startStatusPanel({
+    summary: element('status-summary'),
+    doorbells: element('status-doorbells'),
+    outages: element('status-outages'),
+    outageList: element('status-outage-list'),
+  });
   // Edits in the settings form below: the lists of doorbells follow them.
   homebridge.addEventListener('configChanged', (event) => followForm(event.data?.[0] ?? {}));
   element('sign-in-form').addEventListener('submit', (event) => {

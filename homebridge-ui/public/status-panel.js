@@ -13,6 +13,11 @@ const FOLLOW_MS = 6_500;
 
 const NOT_RUNNING = 'Homebridge is not running this plugin.';
 
+const CHECKING = 'Checking…';
+
+/** How many of the outages status.json keeps (newest first) the panel shows. */
+const RECENT_OUTAGES = 5;
+
 /** Where the session stands, when that is why alerts cannot arrive. */
 const SESSION_WORDS = {
   'signing-in': 'Connecting to the doorbell service…',
@@ -26,6 +31,18 @@ const RELAY_WAITS_FOR = {
   'signed-out': 'The push relay connects once you sign in.',
   expired: 'The push relay connects once you sign in again.',
   'token-refused': 'The push relay connects once the doorbell service accepts the access token.',
+};
+
+/** A sign-in on this page that the running plugin has not taken up (the server's `pageSignIn`). */
+const PAGE_SIGN_IN_WORDS = {
+  waiting: 'Signed in above: waiting for the plugin in Homebridge to follow (a few seconds).',
+  'not-followed': 'The plugin in Homebridge has not followed the sign-in above: restart Homebridge to use it (its log says why).',
+};
+
+/** A doorbell's fault meanwhile: its own would say it is not signed in, under the page's "Signed in as". */
+const PAGE_SIGN_IN_FAULTS = {
+  waiting: 'waiting for the plugin to follow the sign-in',
+  'not-followed': 'the plugin has not followed the sign-in',
 };
 
 /**
@@ -46,20 +63,21 @@ export function startStatusPanel(panel) {
       return;
     }
     asking = true;
-    try {
-      showStatus(panel, await homebridge.request('/status'));
-    } catch (error) {
-      showLines(panel, [messageOf(error)], []);
-    }
+    const show = await homebridge.request('/status').then(
+      (status) => () => showStatus(panel, status),
+      (error) => () => showLines(panel, [messageOf(error)], [], []),
+    );
     asking = false;
     if (stopped) {
       return;
     }
     if (changedMeanwhile) {
+      // Asked before the change: the answer could contradict the account the page now shows.
       changedMeanwhile = false;
       void ask(FOLLOW_MS);
       return;
     }
+    show();
     timer = window.setTimeout(() => void ask(REFRESH_MS), nextMs);
   };
   window.addEventListener('pagehide', () => {
@@ -67,16 +85,63 @@ export function startStatusPanel(panel) {
     window.clearTimeout(timer);
   });
   void ask(REFRESH_MS);
-  return () => void ask(FOLLOW_MS);
+  return () => {
+    // What the panel shows was true of the account before the change: gone until the answer after it.
+    showLines(panel, [CHECKING], [], []);
+    void ask(FOLLOW_MS);
+  };
 }
 
 function showStatus(panel, status) {
   if (status.running !== true) {
-    showLines(panel, [NOT_RUNNING, 'Alerts arrive while Homebridge runs it: start Homebridge, or restart it after saving the settings.'], []);
+    showLines(panel, [NOT_RUNNING, 'Alerts arrive while Homebridge runs it: start Homebridge, or restart it after saving the settings.'], [], []);
     return;
   }
-  const lines = [describeDelivery(status), SESSION_WORDS[status.session], describeRegistration(status)].filter(Boolean);
-  showLines(panel, lines, status.doorbells.map(describeDoorbell));
+  const { session, pageSignIn } = status;
+  // The plugin is signed out, but the page above is signed in: the plugin's words for that would contradict it.
+  const behind = PAGE_SIGN_IN_WORDS[pageSignIn] !== undefined && RELAY_WAITS_FOR[session] !== undefined;
+  const lines = behind
+    ? [describeAlerts(status.alerts, { withReason: false }), PAGE_SIGN_IN_WORDS[pageSignIn]]
+    : [describeAlerts(status.alerts, { withReason: true }), describeDelivery(status), PAGE_SIGN_IN_WORDS[pageSignIn] ?? SESSION_WORDS[session], describeRegistration(status)];
+  const doorbells = status.doorbells.map((doorbell) =>
+    behind && doorbell.fault !== null ? { ...describeDoorbell({ ...doorbell, fault: PAGE_SIGN_IN_FAULTS[pageSignIn] }), tone: 'muted' } : describeDoorbell(doorbell),
+  );
+  showLines(panel, lines.filter(Boolean), doorbells, describeOutages(status.outages));
+}
+
+/**
+ * The first line: whether alerts flow, as the plugin's Doorbell Alerts sensor shows it. Left out for a
+ * status without it (written by an older plugin). `withReason: false` leaves out a reason the page
+ * has made old, such as "signed out" just after a sign-in above.
+ */
+function describeAlerts(alerts, { withReason }) {
+  if (typeof alerts?.flowing !== 'boolean') {
+    return undefined;
+  }
+  if (alerts.flowing) {
+    return { text: 'Alerts are flowing.', tone: 'success' };
+  }
+  const at = isTime(alerts.since) ? ` at ${timeOf(alerts.since)}` : '';
+  const reason = withReason && typeof alerts.reason === 'string' && alerts.reason !== '' ? `: ${alerts.reason}` : '';
+  return { text: `Alerts stopped${at}${reason}.`, tone: 'danger' };
+}
+
+/** The newest outages, as "10:02–10:16 (14 min): <reason>"; one still going has no end. */
+function describeOutages(outages) {
+  if (!Array.isArray(outages)) {
+    return [];
+  }
+  return outages
+    .filter((outage) => isTime(outage?.from))
+    .slice(0, RECENT_OUTAGES)
+    .map(({ from, to, reason }) => {
+      const ended = isTime(to);
+      const length = durationOf(Date.parse(ended ? to : new Date().toISOString()) - Date.parse(from));
+      // The end's date only when it differs from the start's.
+      const end = ended && new Date(to).toDateString() === new Date(from).toDateString() ? clockOf(to) : ended ? timeOf(to) : '';
+      const span = ended ? `${timeOf(from)}–${end} (${length})` : `${timeOf(from)}– (${length} so far)`;
+      return typeof reason === 'string' && reason !== '' ? `${span}: ${reason}` : span;
+    });
 }
 
 function describeDelivery({ pushMode, relay, receiver, session }) {
@@ -89,10 +154,14 @@ function describeDelivery({ pushMode, relay, receiver, session }) {
   return receiver?.listening ? 'The push receiver is listening.' : 'The push receiver is not listening yet.';
 }
 
-function describeRegistration({ registeredAt, nextRefreshAt }) {
+/** Nothing while the first registration with a new session is under way: the session's line says it is connecting. */
+function describeRegistration({ registeredAt, nextRefreshAt, session }) {
   const next = nextRefreshAt ? `next refresh ${timeOf(nextRefreshAt)}` : undefined;
   if (registeredAt) {
     return `Registered ${timeOf(registeredAt)}${next ? `, ${next}` : ''}.`;
+  }
+  if (session === 'signing-in' && !nextRefreshAt) {
+    return undefined;
   }
   return `Not registered for alerts yet${nextRefreshAt ? `; next try ${timeOf(nextRefreshAt)}` : ''}.`;
 }
@@ -101,26 +170,35 @@ function describeDoorbell({ name, deviceId, fault, lastMotionAt, lastRingAt }) {
   const state = fault ?? 'subscribed';
   const motion = lastMotionAt ? `last motion ${timeOf(lastMotionAt)}` : 'no motion yet';
   const ring = lastRingAt ? `last ring ${timeOf(lastRingAt)}` : 'no ring yet';
-  return { text: `${name} (${deviceId}): ${state}; ${motion}, ${ring}.`, ok: fault === null };
+  return { text: `${name} (${deviceId}): ${state}; ${motion}, ${ring}.`, tone: fault === null ? undefined : 'danger' };
 }
 
-function showLines(panel, lines, doorbells) {
-  panel.summary.replaceChildren(...lines.map((line) => paragraph(line)));
+/** `lines`: texts, or `{ text, tone }` for a line in a Bootstrap text colour. */
+function showLines(panel, lines, doorbells, outages) {
+  panel.summary.replaceChildren(...lines.map((line) => (typeof line === 'string' ? paragraph(line) : paragraph(line.text, line.tone))));
   panel.doorbells.replaceChildren(
-    ...doorbells.map(({ text, ok }) => {
+    ...doorbells.map(({ text, tone }) => {
       const item = document.createElement('li');
-      item.className = `list-group-item${ok ? '' : ' text-danger'}`;
+      item.className = `list-group-item${tone === undefined ? '' : ` text-${tone}`}`;
       item.textContent = text;
       return item;
     }),
   );
   // An empty list would still draw its border.
   panel.doorbells.hidden = doorbells.length === 0;
+  panel.outageList.replaceChildren(
+    ...outages.map((text) => {
+      const item = document.createElement('li');
+      item.textContent = text;
+      return item;
+    }),
+  );
+  panel.outages.hidden = outages.length === 0;
 }
 
-function paragraph(text) {
+function paragraph(text, tone) {
   const line = document.createElement('p');
-  line.className = 'mb-1';
+  line.className = tone === undefined ? 'mb-1' : `mb-1 fw-semibold text-${tone}`;
   line.textContent = text;
   return line;
 }
@@ -129,6 +207,28 @@ function paragraph(text) {
 function timeOf(iso) {
   const date = new Date(iso);
   const sameDay = date.toDateString() === new Date().toDateString();
-  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return sameDay ? time : `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}, ${time}`;
+  return sameDay ? clockOf(iso) : `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}, ${clockOf(iso)}`;
+}
+
+/** "10:02", whatever the day. */
+function clockOf(iso) {
+  return new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
+function isTime(value) {
+  return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+}
+
+/** "14 min", "2 h 5 min", "3 d 4 h": an outage lasts a minute at least. */
+function durationOf(ms) {
+  const minutes = Math.max(1, Math.round(ms / 60_000));
+  if (minutes < 60) {
+    return `${minutes} min`;
+  }
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) {
+    return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+  }
+  const days = Math.floor(hours / 24);
+  return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
 }

@@ -14,6 +14,11 @@ import { Subscriptions, type SubscribedDoorbell, type SubscriptionListener } fro
 export interface ConnectionListener extends SubscriptionListener, ProgressListener {
   /** No usable session: every doorbell is in fault until the user signs in again. */
   sessionUnavailable(why: SessionLoss): void;
+  /**
+   * A session (or the configured token) is in use from now on, before anything was sent with it:
+   * `signedInAt` is when that session was signed in, undefined for the configured token.
+   */
+  sessionInUse?(signedInAt: string | undefined): void;
 }
 
 export interface ConnectionSettings {
@@ -167,12 +172,13 @@ export class Connection {
 
   private async signIn(signal: AbortSignal): Promise<DoorbellClient> {
     const { settings, store, log, retry, timeoutMs } = this.options;
-    const { token: accessToken, unsaved } = await obtainAccessToken(settings.credentials, { store, log, retry, timeoutMs, signal });
+    const { token: accessToken, signedInAt, unsaved } = await obtainAccessToken(settings.credentials, { store, log, retry, timeoutMs, signal });
     log.addSecrets(accessToken);
     // A session that changed meanwhile (signed out, or in anew on the settings page) is not this pass's to set.
     signal.throwIfAborted();
     this.accessToken = accessToken;
     this.sessionUnsaved = unsaved;
+    this.options.listener.sessionInUse?.(signedInAt);
     return new DoorbellClient({ serverUrl: settings.doorbellServerUrl, accessToken, logger: log, retry, timeoutMs });
   }
 

@@ -5,8 +5,11 @@ import { describeAccount, rememberLoginSecrets, SessionNotSavedError, SignInErro
 /** How the plugin is told to reach the doorbell service: a token of its own, or an account to sign in with. */
 export type Credentials = Pick<PlatformSettings, 'doorbellAccessToken' | 'account'>;
 
+/** The token to call the doorbell service with, and when its session was signed in (none for a configured token). */
 export interface AccessToken {
   token: string;
+  /** The session's `loggedInAt` as stored: the settings page tells by it whether the plugin uses its sign-in. */
+  signedInAt?: string;
   /** From a sign-in with account.code whose session could not be written: good for this run only. */
   unsaved: boolean;
 }
@@ -31,7 +34,7 @@ export async function obtainAccessToken(credentials: Credentials, context: SignI
   if (stored !== undefined) {
     rememberLoginSecrets(log, stored.login);
     log.info(`Signed in as ${describeAccount(stored)} (stored session of ${stored.loggedInAt})`);
-    return { token: stored.login.token, unsaved: false };
+    return { token: stored.login.token, signedInAt: stored.loggedInAt, unsaved: false };
   }
   if (account.code === undefined) {
     throw new SignInError(advice.notSignedIn(account.email), { notSignedIn: true });
@@ -39,12 +42,12 @@ export async function obtainAccessToken(credentials: Credentials, context: SignI
   try {
     const session = await signInWithCode(account, account.code, context);
     log.info(`Signed in as ${describeAccount(session)}`);
-    return { token: session.login.token, unsaved: false };
+    return { token: session.login.token, signedInAt: session.loggedInAt, unsaved: false };
   } catch (error) {
     if (!(error instanceof SessionNotSavedError)) {
       throw error;
     }
     log.warn(advice.sessionNotSaved(describeAccount(error.session), error.reason));
-    return { token: error.session.login.token, unsaved: true };
+    return { token: error.session.login.token, signedInAt: error.session.loggedInAt, unsaved: true };
   }
 }

@@ -43,6 +43,12 @@ export interface DeliveryStatus {
   registeredAt: string | null;
   nextRefreshAt: string | null;
   session: SessionState;
+  /**
+   * When the session the plugin uses was signed in (its `loggedInAt` in session.json), so the settings
+   * page can tell whether the plugin has taken up a sign-in made there; null without one. Absent in a
+   * status written by an older plugin.
+   */
+  signedInAt?: string | null;
   doorbells: DoorbellStatus[];
 }
 

@@ -53,6 +53,10 @@ export class PluginStatus {
         listener.sessionUnavailable(why);
         board.sessionUnavailable(why);
       },
+      sessionInUse: (signedInAt) => {
+        listener.sessionInUse?.(signedInAt);
+        board.sessionInUse(signedInAt);
+      },
       progressed: (progress) => {
         listener.progressed?.(progress);
         board.connectionProgressed(progress);

@@ -29,6 +29,8 @@ const SESSION_FAULTS: Partial<Record<SessionState, string>> = {
 export class StatusBoard {
   private readonly startedAt: number;
   private session: SessionState = 'signing-in';
+  /** When the session in use was signed in, as stored; none while no session is in use, or with the configured token. */
+  private signedInAt: string | undefined;
   private progress: ConnectionProgress = {};
   private relay: { connected: boolean; since?: number } = { connected: false };
   private receiverListening = false;
@@ -50,6 +52,18 @@ export class StatusBoard {
     this.progress = progress;
     if (progress.registeredAt !== undefined) {
       this.session = this.delivery.usesToken ? 'token' : 'signed-in';
+    }
+    this.onChange();
+  }
+
+  /**
+   * The connection took up a session (or the configured token). Until it registers with it, the
+   * plugin is connecting: no longer signed out, so no doorbell's fault says so.
+   */
+  sessionInUse(signedInAt: string | undefined): void {
+    this.signedInAt = signedInAt;
+    if (SESSION_FAULTS[this.session] !== undefined) {
+      this.session = 'signing-in';
     }
     this.onChange();
   }
@@ -92,6 +106,7 @@ export class StatusBoard {
    */
   sessionUnavailable(why: SessionLoss): void {
     this.session = why;
+    this.signedInAt = undefined;
     this.progress = { ...this.progress, registeredAt: undefined };
     this.relay = { connected: false };
     this.doorbells.forEach(({ deviceId }) => this.records.set(deviceId, { ...this.records.get(deviceId), subscribed: false, failure: undefined }));
@@ -119,6 +134,7 @@ export class StatusBoard {
       registeredAt: isoTime(registeredAt),
       nextRefreshAt: isoTime(nextRunAt),
       session: this.session,
+      signedInAt: this.signedInAt ?? null,
       doorbells: this.doorbells.map((doorbell) => this.doorbellStatus(doorbell)),
     };
   }

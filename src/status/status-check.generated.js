@@ -3,7 +3,7 @@ import { isTimestamp } from '../values/time.js';
 
 const formats = { 'date-time': isTimestamp };
 export const deliveryStatus = validate10;
-const schema11 = {"type":"object","required":["pid","startedAt","updatedAt","pushMode","registeredAt","nextRefreshAt","session","doorbells"],"properties":{"pid":{"type":"integer","minimum":1},"startedAt":{"type":"string","format":"date-time"},"updatedAt":{"type":"string","format":"date-time"},"pushMode":{"enum":["relay","direct"]},"relay":{"type":"object","required":["connected","since"],"properties":{"connected":{"type":"boolean"},"since":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}},"receiver":{"type":"object","required":["listening"],"properties":{"listening":{"type":"boolean"}}},"registeredAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"nextRefreshAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"session":{"enum":["signing-in","signed-in","token","signed-out","expired","token-refused"]},"doorbells":{"type":"array","items":{"type":"object","required":["deviceId","name","subscribed","fault","lastMotionAt","lastRingAt"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string"},"subscribed":{"type":"boolean"},"fault":{"type":["string","null"]},"lastMotionAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lastRingAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}}}}};
+const schema11 = {"type":"object","required":["pid","startedAt","updatedAt","pushMode","registeredAt","nextRefreshAt","session","doorbells"],"properties":{"pid":{"type":"integer","minimum":1},"startedAt":{"type":"string","format":"date-time"},"updatedAt":{"type":"string","format":"date-time"},"pushMode":{"enum":["relay","direct"]},"relay":{"type":"object","required":["connected","since"],"properties":{"connected":{"type":"boolean"},"since":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}},"receiver":{"type":"object","required":["listening"],"properties":{"listening":{"type":"boolean"}}},"registeredAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"nextRefreshAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"session":{"enum":["signing-in","signed-in","token","signed-out","expired","token-refused"]},"signedInAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"doorbells":{"type":"array","items":{"type":"object","required":["deviceId","name","subscribed","fault","lastMotionAt","lastRingAt"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string"},"subscribed":{"type":"boolean"},"fault":{"type":["string","null"]},"lastMotionAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lastRingAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}}}}};
 const formats0 = formats["date-time"];
 const pattern0 = new RegExp("^[1-9][0-9]{0,18}$", "u");
 
@@ -411,93 +411,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.doorbells !== undefined){
-let data12 = data.doorbells;
+if(data.signedInAt !== undefined){
+let data12 = data.signedInAt;
 const _errs35 = errors;
-if(errors === _errs35){
-if(Array.isArray(data12)){
-var valid6 = true;
-const len0 = data12.length;
-for(let i0=0; i0<len0; i0++){
-let data13 = data12[i0];
+const _errs36 = errors;
+let valid6 = false;
 const _errs37 = errors;
 if(errors === _errs37){
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-let missing3;
-if(((((((data13.deviceId === undefined) && (missing3 = "deviceId")) || ((data13.name === undefined) && (missing3 = "name"))) || ((data13.subscribed === undefined) && (missing3 = "subscribed"))) || ((data13.fault === undefined) && (missing3 = "fault"))) || ((data13.lastMotionAt === undefined) && (missing3 = "lastMotionAt"))) || ((data13.lastRingAt === undefined) && (missing3 = "lastRingAt"))){
-validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0,schemaPath:"#/properties/doorbells/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
-return false;
-}
-else {
-if(data13.deviceId !== undefined){
-let data14 = data13.deviceId;
-const _errs39 = errors;
-if(errors === _errs39){
-if(typeof data14 === "string"){
-if(!pattern0.test(data14)){
-validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0+"/deviceId",schemaPath:"#/properties/doorbells/items/properties/deviceId/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]{0,18}$"},message:"must match pattern \""+"^[1-9][0-9]{0,18}$"+"\""}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0+"/deviceId",schemaPath:"#/properties/doorbells/items/properties/deviceId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid7 = _errs39 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data13.name !== undefined){
-const _errs41 = errors;
-if(typeof data13.name !== "string"){
-validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0+"/name",schemaPath:"#/properties/doorbells/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid7 = _errs41 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data13.subscribed !== undefined){
-const _errs43 = errors;
-if(typeof data13.subscribed !== "boolean"){
-validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0+"/subscribed",schemaPath:"#/properties/doorbells/items/properties/subscribed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid7 = _errs43 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data13.fault !== undefined){
-let data17 = data13.fault;
-const _errs45 = errors;
-if((typeof data17 !== "string") && (data17 !== null)){
-validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0+"/fault",schemaPath:"#/properties/doorbells/items/properties/fault/type",keyword:"type",params:{type: schema11.properties.doorbells.items.properties.fault.type},message:"must be string,null"}];
-return false;
-}
-var valid7 = _errs45 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data13.lastMotionAt !== undefined){
-let data18 = data13.lastMotionAt;
-const _errs47 = errors;
-const _errs48 = errors;
-let valid8 = false;
-const _errs49 = errors;
-if(errors === _errs49){
-if(errors === _errs49){
-if(typeof data18 === "string"){
-if(!(formats0(data18))){
-const err12 = {instancePath:instancePath+"/doorbells/" + i0+"/lastMotionAt",schemaPath:"#/properties/doorbells/items/properties/lastMotionAt/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(errors === _errs37){
+if(typeof data12 === "string"){
+if(!(formats0(data12))){
+const err12 = {instancePath:instancePath+"/signedInAt",schemaPath:"#/properties/signedInAt/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -508,7 +432,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/doorbells/" + i0+"/lastMotionAt",schemaPath:"#/properties/doorbells/items/properties/lastMotionAt/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/signedInAt",schemaPath:"#/properties/signedInAt/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -519,12 +443,12 @@ errors++;
 }
 }
 }
-var _valid3 = _errs49 === errors;
-valid8 = valid8 || _valid3;
-if(!valid8){
-const _errs51 = errors;
-if(data18 !== null){
-const err14 = {instancePath:instancePath+"/doorbells/" + i0+"/lastMotionAt",schemaPath:"#/properties/doorbells/items/properties/lastMotionAt/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var _valid3 = _errs37 === errors;
+valid6 = valid6 || _valid3;
+if(!valid6){
+const _errs39 = errors;
+if(data12 !== null){
+const err14 = {instancePath:instancePath+"/signedInAt",schemaPath:"#/properties/signedInAt/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -533,11 +457,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-var _valid3 = _errs51 === errors;
-valid8 = valid8 || _valid3;
+var _valid3 = _errs39 === errors;
+valid6 = valid6 || _valid3;
 }
-if(!valid8){
-const err15 = {instancePath:instancePath+"/doorbells/" + i0+"/lastMotionAt",schemaPath:"#/properties/doorbells/items/properties/lastMotionAt/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(!valid6){
+const err15 = {instancePath:instancePath+"/signedInAt",schemaPath:"#/properties/signedInAt/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -549,24 +473,100 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs48;
+errors = _errs36;
 if(vErrors !== null){
-if(_errs48){
-vErrors.length = _errs48;
+if(_errs36){
+vErrors.length = _errs36;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid7 = _errs47 === errors;
+var valid0 = _errs35 === errors;
 }
 else {
-var valid7 = true;
+var valid0 = true;
 }
-if(valid7){
-if(data13.lastRingAt !== undefined){
-let data19 = data13.lastRingAt;
+if(valid0){
+if(data.doorbells !== undefined){
+let data13 = data.doorbells;
+const _errs41 = errors;
+if(errors === _errs41){
+if(Array.isArray(data13)){
+var valid7 = true;
+const len0 = data13.length;
+for(let i0=0; i0<len0; i0++){
+let data14 = data13[i0];
+const _errs43 = errors;
+if(errors === _errs43){
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+let missing3;
+if(((((((data14.deviceId === undefined) && (missing3 = "deviceId")) || ((data14.name === undefined) && (missing3 = "name"))) || ((data14.subscribed === undefined) && (missing3 = "subscribed"))) || ((data14.fault === undefined) && (missing3 = "fault"))) || ((data14.lastMotionAt === undefined) && (missing3 = "lastMotionAt"))) || ((data14.lastRingAt === undefined) && (missing3 = "lastRingAt"))){
+validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0,schemaPath:"#/properties/doorbells/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+if(data14.deviceId !== undefined){
+let data15 = data14.deviceId;
+const _errs45 = errors;
+if(errors === _errs45){
+if(typeof data15 === "string"){
+if(!pattern0.test(data15)){
+validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0+"/deviceId",schemaPath:"#/properties/doorbells/items/properties/deviceId/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]{0,18}$"},message:"must match pattern \""+"^[1-9][0-9]{0,18}$"+"\""}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0+"/deviceId",schemaPath:"#/properties/doorbells/items/properties/deviceId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid8 = _errs45 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data14.name !== undefined){
+const _errs47 = errors;
+if(typeof data14.name !== "string"){
+validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0+"/name",schemaPath:"#/properties/doorbells/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid8 = _errs47 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data14.subscribed !== undefined){
+const _errs49 = errors;
+if(typeof data14.subscribed !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0+"/subscribed",schemaPath:"#/properties/doorbells/items/properties/subscribed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid8 = _errs49 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data14.fault !== undefined){
+let data18 = data14.fault;
+const _errs51 = errors;
+if((typeof data18 !== "string") && (data18 !== null)){
+validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0+"/fault",schemaPath:"#/properties/doorbells/items/properties/fault/type",keyword:"type",params:{type: schema11.properties.doorbells.items.properties.fault.type},message:"must be string,null"}];
+return false;
+}
+var valid8 = _errs51 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data14.lastMotionAt !== undefined){
+let data19 = data14.lastMotionAt;
 const _errs53 = errors;
 const _errs54 = errors;
 let valid9 = false;
@@ -575,7 +575,7 @@ if(errors === _errs55){
 if(errors === _errs55){
 if(typeof data19 === "string"){
 if(!(formats0(data19))){
-const err16 = {instancePath:instancePath+"/doorbells/" + i0+"/lastRingAt",schemaPath:"#/properties/doorbells/items/properties/lastRingAt/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+const err16 = {instancePath:instancePath+"/doorbells/" + i0+"/lastMotionAt",schemaPath:"#/properties/doorbells/items/properties/lastMotionAt/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -586,7 +586,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/doorbells/" + i0+"/lastRingAt",schemaPath:"#/properties/doorbells/items/properties/lastRingAt/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/doorbells/" + i0+"/lastMotionAt",schemaPath:"#/properties/doorbells/items/properties/lastMotionAt/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -602,7 +602,7 @@ valid9 = valid9 || _valid4;
 if(!valid9){
 const _errs57 = errors;
 if(data19 !== null){
-const err18 = {instancePath:instancePath+"/doorbells/" + i0+"/lastRingAt",schemaPath:"#/properties/doorbells/items/properties/lastRingAt/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err18 = {instancePath:instancePath+"/doorbells/" + i0+"/lastMotionAt",schemaPath:"#/properties/doorbells/items/properties/lastMotionAt/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -615,7 +615,7 @@ var _valid4 = _errs57 === errors;
 valid9 = valid9 || _valid4;
 }
 if(!valid9){
-const err19 = {instancePath:instancePath+"/doorbells/" + i0+"/lastRingAt",schemaPath:"#/properties/doorbells/items/properties/lastRingAt/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err19 = {instancePath:instancePath+"/doorbells/" + i0+"/lastMotionAt",schemaPath:"#/properties/doorbells/items/properties/lastMotionAt/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -637,10 +637,88 @@ vErrors = null;
 }
 }
 }
-var valid7 = _errs53 === errors;
+var valid8 = _errs53 === errors;
 }
 else {
-var valid7 = true;
+var valid8 = true;
+}
+if(valid8){
+if(data14.lastRingAt !== undefined){
+let data20 = data14.lastRingAt;
+const _errs59 = errors;
+const _errs60 = errors;
+let valid10 = false;
+const _errs61 = errors;
+if(errors === _errs61){
+if(errors === _errs61){
+if(typeof data20 === "string"){
+if(!(formats0(data20))){
+const err20 = {instancePath:instancePath+"/doorbells/" + i0+"/lastRingAt",schemaPath:"#/properties/doorbells/items/properties/lastRingAt/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/doorbells/" + i0+"/lastRingAt",schemaPath:"#/properties/doorbells/items/properties/lastRingAt/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+var _valid5 = _errs61 === errors;
+valid10 = valid10 || _valid5;
+if(!valid10){
+const _errs63 = errors;
+if(data20 !== null){
+const err22 = {instancePath:instancePath+"/doorbells/" + i0+"/lastRingAt",schemaPath:"#/properties/doorbells/items/properties/lastRingAt/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+var _valid5 = _errs63 === errors;
+valid10 = valid10 || _valid5;
+}
+if(!valid10){
+const err23 = {instancePath:instancePath+"/doorbells/" + i0+"/lastRingAt",schemaPath:"#/properties/doorbells/items/properties/lastRingAt/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs60;
+if(vErrors !== null){
+if(_errs60){
+vErrors.length = _errs60;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid8 = _errs59 === errors;
+}
+else {
+var valid8 = true;
 }
 }
 }
@@ -654,8 +732,8 @@ validate10.errors = [{instancePath:instancePath+"/doorbells/" + i0,schemaPath:"#
 return false;
 }
 }
-var valid6 = _errs37 === errors;
-if(!valid6){
+var valid7 = _errs43 === errors;
+if(!valid7){
 break;
 }
 }
@@ -665,10 +743,11 @@ validate10.errors = [{instancePath:instancePath+"/doorbells",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs35 === errors;
+var valid0 = _errs41 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

@@ -41,6 +41,8 @@ export const STATUS_SCHEMA: SchemaObject = {
     registeredAt: timeOrNull,
     nextRefreshAt: timeOrNull,
     session: { enum: SESSION_STATES },
+    // Not required: a status written by an older plugin has none.
+    signedInAt: timeOrNull,
     doorbells: { type: 'array', items: DOORBELL_SCHEMA },
   },
 };

@@ -10,6 +10,7 @@ import { expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
+import type { DeliveryStatus } from '../../src/status/delivery-status.js';
 import { pollUntil } from '../support/poll.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { describeWithChromium } from './support/browser.js';
@@ -20,7 +21,7 @@ import { ACCOUNT, pluginLogLine, SIDE_GATE } from './support/plugin-config.js';
 import { expectStoppedInTime, itLeavesNoTrace, NO_FAULT, useRig } from './support/plugin-rig.js';
 import { changeSavedBlock, readSavedBlock, savedBlockAfter } from './support/saved-config.js';
 import { SCREENSHOT_DIR, useSettingsUi } from './support/settings-page.js';
-import { panelText, panelTime, untilPanelHolds, untilPanelShows } from './support/status-panel.js';
+import { panelText, panelTime, readStatus, untilPanelHolds, untilPanelShows, whileHomebridgePaused, writeStatus } from './support/status-panel.js';
 
 const BROWSER_STEP_TIMEOUT_MS = 30_000;
 const SUBSCRIBED_TIMEOUT_MS = 10_000;
@@ -31,6 +32,52 @@ const SAVED = 'Signed in. The account is saved in the settings below.';
 /** The plugin follows a sign-in within 5 s and writes its status within 1 s; the page asks again then. */
 const FOLLOW_TIMEOUT_MS = 8_000;
 const NOT_OFFERED = "This doorbell service does not offer a list of the account's doorbells: type each doorbell's device id in the settings below.";
+
+const MINUTE_MS = 60_000;
+
+/** An outage as status.json keeps it: from when alerts were down to when they flowed again (null: still down). */
+interface Outage {
+  from: string;
+  to: string | null;
+  reason: string;
+}
+
+/** `minutes` ago, as an ISO time. */
+function minutesAgo(minutes: number): string {
+  return new Date(Date.now() - minutes * MINUTE_MS).toISOString();
+}
+
+/**
+ * Six outages, newest first, the first still going when `open`: the panel shows five. Their lengths
+ * are whole minutes (the one going, a few seconds more), so the rounding never lands on a half.
+ */
+function outagesOf({ open }: { open: boolean }): Outage[] {
+  const closed = (startedMinutesAgo: number, lengthMinutes: number, reason: string): Outage => ({
+    from: minutesAgo(startedMinutesAgo),
+    to: minutesAgo(startedMinutesAgo - lengthMinutes),
+    reason,
+  });
+  return [
+    open ? { from: new Date(Date.now() - 14 * MINUTE_MS - 10_000).toISOString(), to: null, reason: 'the relay has been unreachable' } : closed(40, 3, 'the relay has been unreachable'),
+    closed(180, 14, 'the session expired'),
+    closed(400, 125, 'the push registration failed (the doorbell service is not available)'),
+    closed(1_500, 2, 'the relay refused access'),
+    closed(1_600, 1, 'signed out'),
+    closed(3_000, 30, 'the configuration is invalid'),
+  ];
+}
+
+/**
+ * An outage as the panel writes it: "10:02 AM–10:16 AM (14 min): the session expired" (the end's
+ * date only when it is not the start's), or "10:02 AM– (14 min so far): ..." while it lasts.
+ */
+function outageLine({ from, to, reason }: Outage, length: string): string {
+  if (to === null) {
+    return `${panelTime(from)}– (${length} so far): ${reason}`;
+  }
+  const end = new Date(to).toDateString() === new Date(from).toDateString() ? panelTime(to, new Date(to)) : panelTime(to);
+  return `${panelTime(from)}–${end} (${length}): ${reason}`;
+}
 
 /** The Bootstrap text colour a message is shown in: `text-danger`, `text-muted`... */
 async function toneOf(message: Locator): Promise<string | undefined> {
@@ -155,6 +202,61 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
         expect(await page.accountDoorbells.last().innerText()).toContain('In your settings');
       },
       BROWSER_STEP_TIMEOUT_MS + PANEL_TIMEOUT_MS,
+    );
+
+    it(
+      'shows at its top whether alerts flow and, below the doorbells, the five newest outages; a status without them (an older plugin), neither',
+      async () => {
+        const page = settingsUi.current();
+        // Whatever this plugin writes of them (a plugin that knows them does), left out here.
+        const written: DeliveryStatus & { alerts?: unknown; outages?: unknown } = { ...(await readStatus(storagePath())) };
+        delete written.alerts;
+        delete written.outages;
+        const summary = page.frame.locator('#status-summary p');
+        await whileHomebridgePaused(rig().homebridge, async () => {
+          // As an older plugin writes it; a ring the plugin never saw tells it from the plugin's own.
+          const ringAt = minutesAgo(2);
+          const [front, ...others] = written.doorbells;
+          await writeStatus(storagePath(), { ...written, updatedAt: new Date().toISOString(), doorbells: [{ ...front, lastRingAt: ringAt }, ...others] });
+          await untilPanelHolds(page, `Front Door (1234567): subscribed; no motion yet, last ring ${panelTime(ringAt)}.`, PANEL_TIMEOUT_MS);
+          expect(await panelText(page)).not.toMatch(/Alerts|outages/);
+
+          const stopped = outagesOf({ open: true });
+          const since = minutesAgo(13);
+          await writeStatus(storagePath(), {
+            ...written,
+            updatedAt: new Date().toISOString(),
+            alerts: { flowing: false, since, reason: 'the relay has been unreachable' },
+            outages: stopped,
+          });
+          await untilPanelHolds(page, `Alerts stopped at ${panelTime(since)}: the relay has been unreachable.`, PANEL_TIMEOUT_MS);
+          await page.screenshotOwnPart('12b-alerts-stopped');
+          expect(await summary.first().textContent()).toBe(`Alerts stopped at ${panelTime(since)}: the relay has been unreachable.`);
+          expect(await toneOf(summary.first())).toBe('text-danger');
+          expect(await page.frame.locator('#status-outage-list li').allTextContents()).toEqual(
+            ['14 min', '14 min', '2 h 5 min', '2 min', '1 min'].map((length, index) => outageLine(stopped[index] as Outage, length)),
+          );
+
+          const flowing = outagesOf({ open: false });
+          await writeStatus(storagePath(), {
+            ...written,
+            updatedAt: new Date().toISOString(),
+            alerts: { flowing: true, since: flowing[0]?.to, reason: null },
+            outages: flowing.slice(0, 2),
+          });
+          await untilPanelHolds(page, 'Alerts are flowing.', PANEL_TIMEOUT_MS);
+          await page.screenshotOwnPart('12c-alerts-flowing');
+          expect(await summary.first().textContent()).toBe('Alerts are flowing.');
+          expect(await toneOf(summary.first())).toBe('text-success');
+          // Below the doorbells, under a heading of their own.
+          expect(await panelText(page)).toMatch(/\(9007199254740995\): subscribed; last motion [^;]+, no ring yet\. Recent outages /);
+          expect(await page.frame.locator('#status-outage-list li').allTextContents()).toEqual([
+            outageLine(flowing[0] as Outage, '3 min'),
+            outageLine(flowing[1] as Outage, '14 min'),
+          ]);
+        });
+      },
+      BROWSER_STEP_TIMEOUT_MS + 3 * PANEL_TIMEOUT_MS,
     );
 
     it(

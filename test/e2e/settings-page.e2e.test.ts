@@ -20,7 +20,7 @@ import { ACCOUNT, pluginLogLine } from './support/plugin-config.js';
 import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
 import { readSavedBlock, savedBlockAfter } from './support/saved-config.js';
 import { attributesOf, useSettingsUi, type SettingsPage } from './support/settings-page.js';
-import { recordRequests, statusAsksAfterChange, untilPanelHolds, type PageRequest } from './support/status-panel.js';
+import { recordPanel, recordRequests, statusAsksAfterChange, untilPanelHolds, whileHomebridgePaused, type PageRequest } from './support/status-panel.js';
 
 /** The running plugin follows a sign-in or sign-out on the page within this, without a restart. */
 const FOLLOW_TIMEOUT_MS = 5_500;
@@ -42,6 +42,10 @@ const REFRESH_MS = 5_000;
 const FOLLOW_MS = 6_500;
 /** The plugin follows within 5 s and writes its status within 1 s; the page's next ask shows it. */
 const PANEL_FOLLOW_TIMEOUT_MS = 10_000;
+/** What the Status panel says between a sign-in on the page and the running plugin taking it up. */
+const WAITING_FOR_PLUGIN = 'Signed in above: waiting for the plugin in Homebridge to follow (a few seconds).';
+/** What the panel says only while the plugin has no session: never under the page's "Signed in as". */
+const SIGNED_OUT_WORDS = /Not signed in|not signed in|once you sign in|Not registered for alerts yet\./;
 
 /**
  * The page asked for the status as soon as the account changed (a sign-out's status, say, is news
@@ -104,7 +108,13 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
     it('signs in with the right code, keeps the settings form whole, its Save keeps the account, never the code, and the Status panel follows', async () => {
       const settings = settingsUi.current();
       const requests = await recordRequests(settings);
-      await settings.signIn(ACCOUNT.code);
+      const panelMoments = await recordPanel(settings);
+      // However fast the plugin follows, the page is ahead of it for a moment: paused, it stays behind.
+      await whileHomebridgePaused(rig().homebridge, async () => {
+        await settings.signIn(ACCOUNT.code);
+        await untilPanelHolds(settings, WAITING_FOR_PLUGIN, PANEL_FOLLOW_TIMEOUT_MS);
+        await settings.screenshotOwnPart('03a-waiting-for-plugin');
+      });
       await expectFormKept(settings);
       await settings.screenshot('03-signed-in');
 
@@ -115,6 +125,10 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       // The Status panel follows the sign-in as soon as the plugin has; the form's Save below closes it.
       await untilPanelHolds(settings, 'Front Door (1234567): subscribed', PANEL_FOLLOW_TIMEOUT_MS);
       expect(await settings.statusPanel.innerText()).not.toContain('Not signed in');
+      // At no moment did the panel say the plugin is signed out under the page's "Signed in as".
+      const moments = await panelMoments();
+      expect(moments.filter(({ account, panel }) => account.startsWith('Signed in as') && SIGNED_OUT_WORDS.test(panel))).toEqual([]);
+      expect(moments.some(({ panel }) => panel.includes(WAITING_FOR_PLUGIN))).toBe(true);
       await expectAskedAtOnceAndAfterFollowing(requests, '/sign-in');
 
       const { doorbellServerUrl, doorbells, ...block } = await savedBlockAfter(rig().sandbox.storagePath, () => settings.save());

@@ -13,11 +13,11 @@ import { SessionStore } from '../../src/session/session-store.js';
 import { STALE_AFTER_MS, type DeliveryStatus } from '../../src/status/delivery-status.js';
 import { STATUS_TIMING } from '../../src/status/status-writer.js';
 import { sampleSession } from '../session/fixtures/sample-session.js';
-import { DOORBELLS, temporaryStorage, waitFor } from '../support/platform-harness.js';
+import { ACCOUNT, DOORBELLS, temporaryStorage, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
 import { pollUntil } from '../support/poll.js';
 import { FAST_RETRY } from './settings-page.js';
-import { SettingsRequests } from '../../homebridge-ui/settings-requests.js';
+import { FOLLOW_GRACE_MS, SettingsRequests } from '../../homebridge-ui/settings-requests.js';
 import { createTestLogger } from '../support/homebridge-api.js';
 import type { StatusAnswer } from '../../homebridge-ui/settings-requests.js';
 
@@ -88,6 +88,80 @@ describe('the settings page: the running plugin\'s status', () => {
     expect(STALE_AFTER_MS).toBe(2 * STATUS_TIMING.maxIntervalMs);
     await writeStatus({ ...status, updatedAt: new Date(Date.now() - STATUS_TIMING.maxIntervalMs * 1.8).toISOString() });
     expect(await requests.status()).toMatchObject({ running: true });
+  });
+
+  describe("a sign-in on the page, and the plugin's session", () => {
+    const account = () => ({ serverUrl: bed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1' });
+    /** The platform signs in only as the page does: its account has no code. */
+    const launchWithoutCode = () => bed.launch({ overrides: { account: account() } });
+    const pageSignIn = (requests: SettingsRequests, code: string) => {
+      bed.sim.addAccount({ email: ACCOUNT.email, code });
+      return requests.signIn({ ...account(), code });
+    };
+    const storedSession = async () => (await new SessionStore(openDataFolder(bed.storagePath, createTestLogger('UI')), createTestLogger('UI')).readSession())?.loggedInAt;
+    const SIGNED_OUT = ['signed-out', 'expired', 'token-refused'];
+
+    it('names the sign-in of the session the running plugin uses, and no sign-in of the page to wait for', async () => {
+      const platform = bed.launch();
+      await waitFor(() => allConfirmed(platform), 'subscriptions');
+      const requests = settingsRequests({ account: account() });
+
+      const status = await pollUntil(() => requests.status(), (answer) => answer.running && subscribedAll(answer), 5_000, 'a running, subscribed status');
+      expect(status).toMatchObject({ session: 'signed-in', signedInAt: await storedSession() });
+      expect(status).not.toHaveProperty('pageSignIn');
+    });
+
+    it('follows a sign-in on the page: the plugin is signed out in no answer without the page\'s sign-in to wait for', async () => {
+      const platform = launchWithoutCode();
+      const requests = settingsRequests({ account: account() });
+      await pollUntil(() => requests.status(), (answer) => answer.running && 'session' in answer && answer.session === 'signed-out', 5_000, 'signed out');
+
+      await pageSignIn(requests, '246810');
+      const answers: StatusAnswer[] = [];
+      const signedInAt = await storedSession();
+      await pollUntil(
+        async () => {
+          const answer = await requests.status();
+          answers.push(answer);
+          return answer;
+        },
+        (answer) => 'session' in answer && answer.session === 'signed-in' && subscribedAll(answer),
+        5_000,
+        'the plugin on the new session',
+        10,
+      );
+      await waitFor(() => allConfirmed(platform), 'subscriptions');
+
+      // Each answer either shows the plugin with a session, or says it is waiting for the page's.
+      expect(answers.filter((answer) => 'session' in answer && SIGNED_OUT.includes(answer.session) && answer.pageSignIn !== 'waiting')).toEqual([]);
+      expect(answers.at(-1)).toMatchObject({ signedInAt });
+      expect(answers.at(-1)).not.toHaveProperty('pageSignIn');
+    });
+
+    it('says the plugin has yet to follow a sign-in on the page, or has not for 30 s; a status or set-up that cannot tell, nothing', async () => {
+      const platform = launchWithoutCode();
+      const requests = settingsRequests({ account: account() });
+      await pollUntil(() => requests.status(), (answer) => answer.running && 'session' in answer && answer.session === 'signed-out', 5_000, 'signed out');
+      // Its status.json stays as it was, from a live process, written just now: a plugin about to follow.
+      await bed.stop(platform);
+
+      await pageSignIn(requests, '246810');
+      expect(await requests.status()).toMatchObject({ running: true, session: 'signed-out', signedInAt: null, pageSignIn: 'waiting' });
+
+      const store = new SessionStore(openDataFolder(bed.storagePath, createTestLogger('UI')), createTestLogger('UI'));
+      const session = await store.readSession();
+      await store.saveSession({ ...(session as NonNullable<typeof session>), loggedInAt: new Date(Date.now() - FOLLOW_GRACE_MS - 1_000).toISOString() });
+      expect(await requests.status()).toMatchObject({ running: true, pageSignIn: 'not-followed' });
+
+      // As an older plugin wrote it: no signedInAt.
+      const older = { ...((await requests.status()) as DeliveryStatus & { running?: boolean; pageSignIn?: unknown }) };
+      delete older.running;
+      delete older.pageSignIn;
+      delete older.signedInAt;
+      await writeStatus(older);
+      expect(await requests.status()).not.toHaveProperty('pageSignIn');
+      expect(await settingsRequests({ account: account(), doorbellAccessToken: 'token-SECRET-1234' }).status()).not.toHaveProperty('pageSignIn');
+    });
   });
 
   it('answers not running for a status.json that is not what the plugin writes', async () => {

@@ -4,6 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { pushAddressFor } from '../../homebridge-ui/test-motion.js';
 import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay } from '../../simulator/relay/types.js';
@@ -175,6 +177,67 @@ describe('the settings page: test motion', () => {
       await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }));
 
       expect(linesRevealing(everythingSaid(page()), [topic])).toEqual([]);
+    });
+  });
+
+  describe('in relay mode, at a server that is no relay', () => {
+    const servers: Server[] = [];
+
+    afterEach(async () => {
+      await Promise.all(
+        servers.splice(0).map((server) => {
+          server.closeAllConnections();
+          return new Promise((resolve) => server.close(resolve));
+        }),
+      );
+    });
+
+    /**
+     * A server on loopback that answers every request 200 with `body`, as a web page, a captive portal
+     * or a proxy does; `endless`: it never ends the body.
+     */
+    async function notARelay(contentType: string, body: string, { endless = false } = {}): Promise<{ url: string; requests: string[] }> {
+      const requests: string[] = [];
+      const server = createServer((request, response) => {
+        requests.push(`${request.method ?? ''} ${request.url ?? ''}`);
+        request.resume();
+        response.writeHead(200, { 'Content-Type': contentType });
+        if (endless) {
+          response.write(body);
+        } else {
+          response.end(body);
+        }
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      servers.push(server);
+      const { port } = server.address() as AddressInfo;
+      return { url: `http://127.0.0.1:${port}`, requests };
+    }
+
+    it.each([
+      ['a web page', 'text/html', '<!doctype html><title>Welcome</title><p>Sign in to the Wi-Fi</p>'],
+      ['JSON that is no stored message', 'application/json', '{"success":true}'],
+      ['an ntfy event that is no message', 'application/json', '{"id":"x1","time":1700000000,"event":"keepalive","topic":"t"}'],
+      ['nothing', 'text/plain', ''],
+    ])('says a relay that answers 200 with %s is not an ntfy relay, naming push.relayUrl', async (_what, contentType, body) => {
+      const impostor = await notARelay(contentType, body);
+      page().block = { ...platformBlock('unused'), push: { relayUrl: impostor.url } };
+
+      expect(await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toBe(
+        `The push relay at ${impostor.url} answered HTTP 200, but not as an ntfy relay, so the test motion went nowhere: check the Relay Server (push.relayUrl).`,
+      );
+      expect(impostor.requests).toEqual([expect.stringMatching(/^POST \/up[A-Za-z0-9_-]{12}\?up=1$/)]);
+    });
+
+    it('gives up on an answer that never ends, within the test motion\'s time', async () => {
+      const impostor = await notARelay('text/html', '<!doctype html><title>Loading', { endless: true });
+      page().block = { ...platformBlock('unused'), push: { relayUrl: impostor.url } };
+      const startedAt = performance.now();
+
+      expect(await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toBe(
+        `The push relay at ${impostor.url} did not finish its answer within 2 s; check the Relay Server (push.relayUrl).`,
+      );
+      expect(performance.now() - startedAt).toBeLessThan(4_000);
     });
   });
 

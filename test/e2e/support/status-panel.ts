@@ -2,8 +2,9 @@
  * The settings page's Status panel as the tests read it: its times as the page writes them, from the
  * times status.json holds, and the requests the page makes for it.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { HomebridgeProcess } from '../../../scripts/lib/homebridge-process.js';
 import { DATA_FILES, dataFolderPath } from '../../../src/session/data-folder.js';
 import type { DeliveryStatus } from '../../../src/status/delivery-status.js';
 import { pollUntil } from '../../support/poll.js';
@@ -22,6 +23,28 @@ export function panelTime(iso: string, now = new Date()): string {
 /** status.json as the plugin wrote it in the rig's storage. */
 export async function readStatus(storagePath: string): Promise<DeliveryStatus> {
   return JSON.parse(await readFile(join(dataFolderPath(storagePath), DATA_FILES.status), 'utf8')) as DeliveryStatus;
+}
+
+/** Replaces status.json at once, as the plugin writes it (a whole new file), with `status`. */
+export async function writeStatus(storagePath: string, status: object): Promise<void> {
+  const path = join(dataFolderPath(storagePath), DATA_FILES.status);
+  await writeFile(`${path}.test`, JSON.stringify(status), { mode: 0o600 });
+  await rename(`${path}.test`, path);
+}
+
+/**
+ * Runs `step` with `homebridge` paused (SIGSTOP), as a busy host may hold it for a moment: its
+ * status.json stays as it was, or as the test writes it, read as from a live process. Resumed
+ * however `step` ends.
+ */
+export async function whileHomebridgePaused<T>(homebridge: HomebridgeProcess, step: () => Promise<T>): Promise<T> {
+  const { pid } = homebridge;
+  process.kill(pid, 'SIGSTOP');
+  try {
+    return await step();
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
 }
 
 /** The panel's text on one line; the narrow space before AM or PM counts as a space. */
@@ -112,4 +135,48 @@ export function statusAsksAfterChange(read: () => Promise<PageRequest[]>, path: 
     untilMs + 5_000,
     `an ask for the status ${untilMs} ms after ${path}`,
   );
+}
+
+/** What the page showed at one moment: the account state above, and the Status panel's text. */
+export interface PanelMoment {
+  account: string;
+  panel: string;
+}
+
+/** What `recordPanel` uses of the page's elements and window (the tests are compiled without the DOM's types). */
+interface PanelElement {
+  textContent: string | null;
+  innerText: string;
+  parentElement: PanelElement | null;
+}
+
+interface PanelWindow {
+  document: { getElementById(id: string): PanelElement | null };
+  MutationObserver: new (callback: () => void) => { observe(target: unknown, options: object): void; disconnect(): void };
+  recordedPanel: PanelMoment[];
+  panelObserver?: { disconnect(): void };
+}
+
+/**
+ * Records the account state and the Status panel's text every time the page's own part changes,
+ * from now on, so a line shown for a moment between two polls of the test is seen too. Resolves with
+ * a function that reads the record.
+ */
+export async function recordPanel(settings: SettingsPage): Promise<() => Promise<PanelMoment[]>> {
+  const frame = settings.ownFrame;
+  await frame.evaluate(() => {
+    const page = globalThis as unknown as PanelWindow;
+    const byId = (id: string) => page.document.getElementById(id) as PanelElement;
+    const [root, account] = ['doorbell-motion', 'account-state'].map(byId);
+    // The panel's section, as a user sees it: innerText leaves out what is hidden.
+    const panel = byId('status-heading').parentElement as PanelElement;
+    page.recordedPanel = [];
+    const note = () => page.recordedPanel.push({ account: account?.textContent ?? '', panel: panel.innerText.replace(/\s+/g, ' ') });
+    page.panelObserver?.disconnect();
+    const observer = new page.MutationObserver(note);
+    observer.observe(root, { subtree: true, childList: true, characterData: true });
+    page.panelObserver = observer;
+    note();
+  });
+  return () => frame.evaluate(() => (globalThis as unknown as PanelWindow).recordedPanel);
 }
