@@ -20,6 +20,7 @@ import { SessionStore } from './session/session-store.js';
 import { SessionWatcher } from './session/session-watcher.js';
 import { PluginStatus } from './status/plugin-status.js';
 import type { StatusBoard } from './status/status-board.js';
+import { nodeVersionProblem } from './values/node-version.js';
 
 /** How patiently the plugin retries and how often it refreshes; tests run the same code faster. */
 export interface PlatformTiming {
@@ -73,11 +74,16 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     this.log = new SecretMaskingLogger(logging);
     this.accessories = new DoorbellAccessories(api, this.log);
     this.matter = MatterLink.forBridge(api, this.log, loadMatter, timing.matter);
-    const accepted = this.readConfig(config);
+    // On an older Node.js every notification with a number in it would fail: better do nothing, and say so.
+    const nodeProblem = nodeVersionProblem();
+    if (nodeProblem !== undefined) {
+      this.log.error(`This plugin ${nodeProblem}. Update Node.js and restart Homebridge; until then it does nothing and every doorbell shows a fault.`);
+    }
+    const accepted = nodeProblem === undefined ? this.readConfig(config) : undefined;
     // Whatever was started, a launch or only what shows a bad config as unavailable, ends here.
     api.on('shutdown', () => void this.shutdown());
     if (accepted === undefined) {
-      // Without a usable config, what the cache shows (motion, no fault) would be stale: clear it.
+      // Without a usable config or Node.js, what the cache shows (motion, no fault) would be stale: clear it.
       api.on('didFinishLaunching', () => {
         this.accessories.showUnavailable();
         this.matter?.showUnavailable();
