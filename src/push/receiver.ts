@@ -4,7 +4,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorMessage, type Logger } from '../log.js';
 import { isReceiverSecret } from '../session/push-secrets.js';
-import { MAX_BODY_BYTES, NotificationIntake } from './intake.js';
+import { MAX_BODY_BYTES, NotificationIntake, type DropListener } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
 import { isJsonContentType, readBody } from './request-body.js';
 
@@ -18,6 +18,8 @@ export interface PushReceiverOptions {
   onNotification: (notification: DoorbellNotification) => void;
   /** Injectable clock for the duplicate window. */
   now?: () => number;
+  /** Told of each body refused as not a notification (a 400) or dropped as a duplicate. */
+  onDropped?: DropListener;
 }
 
 export { MAX_BODY_BYTES } from './intake.js';
@@ -54,7 +56,7 @@ export class PushReceiver {
     if (!isReceiverSecret(options.secret)) {
       throw new Error('Push receiver secret must be 43 base64url characters (32 random bytes)');
     }
-    this.intake = new NotificationIntake(options.onNotification, options.log, options.now);
+    this.intake = new NotificationIntake(options.onNotification, options.log, options.now, options.onDropped);
     this.pushPathDigest = sha256(PUSH_PATH_PREFIX + options.secret);
   }
 

@@ -1,7 +1,7 @@
 import { insecureUrlProblem } from '../values/secure-url.js';
 import type { SecretMaskingLogger } from '../log.js';
 import type { PushSecrets } from '../session/push-secrets.js';
-import { NotificationIntake } from './intake.js';
+import { NotificationIntake, type DropListener } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
 import { relayPushToken } from './push-token.js';
 import { RelaySubscription } from './relay-subscription.js';
@@ -18,6 +18,12 @@ export interface RelayEndpointOptions {
   secrets: () => Promise<PushSecrets>;
   log: SecretMaskingLogger;
   onNotification: (notification: DoorbellNotification) => void;
+  /**
+   * Told of each message that was not a notification or repeated an event id. Lines that are not
+   * relay events at all are not notifications refused: a page or proxy answering in the relay's place
+   * is what they show, and it has its own warning.
+   */
+  onDropped?: DropListener;
   /** The relay stream has been down too long (true), or is back, or closed on purpose (false). */
   onDeliveryDown: (down: boolean) => void;
   /** The stream is open, each time it opens: a registration that waited for it can go ahead. */
@@ -55,8 +61,15 @@ export class RelayEndpoint {
   /** Whether the doorbells show the stream's outage: a stream closed on purpose is no outage. */
   private deliveryDown = false;
   private closed = false;
+  /** Stale messages of the streams closed so far; the open one's are read from its subscription. */
+  private staleOfClosedStreams = 0;
 
   constructor(private readonly options: RelayEndpointOptions) {}
+
+  /** Messages dropped as stale since this endpoint was made, over every stream it opened. */
+  get staleMessages(): number {
+    return this.staleOfClosedStreams + (this.subscription?.counts.stale ?? 0);
+  }
 
   get description(): string {
     return `the push relay ${this.options.settings.relayUrl}`;
@@ -96,7 +109,13 @@ export class RelayEndpoint {
     this.subscription = undefined;
     this.current = undefined;
     this.generation += 1;
-    this.closing = Promise.all([this.closing, subscription?.stop()]).then(() => undefined);
+    if (subscription !== undefined) {
+      // Added once it has stopped, when nothing more can count.
+      const stopped = subscription.stop().then(() => {
+        this.staleOfClosedStreams += subscription.counts.stale;
+      });
+      this.closing = Promise.all([this.closing, stopped]).then(() => undefined);
+    }
     await this.closing;
     if (this.deliveryDown && !this.closed) {
       this.deliveryDown = false;
@@ -129,7 +148,7 @@ export class RelayEndpoint {
       throw new Error(STREAM_CLOSED);
     }
     log.addSecrets(relayTopic, settings.relayToken);
-    const intake = new NotificationIntake(this.options.onNotification, log, now);
+    const intake = new NotificationIntake(this.options.onNotification, log, now, this.options.onDropped);
     const subscription = new RelaySubscription({
       relayUrl: settings.relayUrl,
       topic: relayTopic,
