@@ -4,7 +4,7 @@
  * source text, which keeps doorbell ids above 2^53 exact (exact-json.ts), and every notification
  * with a number in it would fail there.
  */
-export const MINIMUM_NODE = { major: 22, minor: 12 } as const;
+const MINIMUM_NODE = { major: 22, minor: 12 } as const;
 
 /** Why alerts cannot flow on such a Node.js, in the words every part of the plugin shows. */
 export const NODE_TOO_OLD_REASON = 'this Node.js is too old';
