@@ -7,10 +7,12 @@ import { pushAddressWarnings } from './config/push-settings.js';
 import { Connection } from './connection/connection.js';
 import type { PushEndpoint } from './connection/push-endpoint.js';
 import { SCHEDULE_TIMING, type ScheduleTiming } from './connection/schedule.js';
-import { errorMessage, quoteForLog, SecretMaskingLogger } from './log.js';
+import { errorMessage, SecretMaskingLogger } from './log.js';
 import { MatterLink, type MatterLoader } from './matter-link.js';
+import { NotificationHandler } from './notifications.js';
 import type { MatterTiming } from './matter/registration-wait.js';
 import { DirectEndpoint } from './push/direct-endpoint.js';
+import type { IntakeDrop } from './push/intake.js';
 import type { DoorbellNotification } from './push/notification.js';
 import { RelayEndpoint } from './push/relay-endpoint.js';
 import { RELAY_TIMING, type RelayTiming } from './push/relay-timing.js';
@@ -20,6 +22,8 @@ import { SessionStore } from './session/session-store.js';
 import { SessionWatcher } from './session/session-watcher.js';
 import { PluginStatus } from './status/plugin-status.js';
 import type { StatusBoard } from './status/status-board.js';
+import type { StatusTiming } from './status/status-writer.js';
+import { nodeVersionProblem } from './values/node-version.js';
 
 /** How patiently the plugin retries and how often it refreshes; tests run the same code faster. */
 export interface PlatformTiming {
@@ -34,6 +38,10 @@ export interface PlatformTiming {
   now?: () => number;
   /** How the Matter devices' registration is awaited; the Matter room's own when absent. */
   matter?: MatterTiming;
+  /** A clock that only moves forward (performance.now when absent), for durations such as the 5 s between two rings. */
+  monotonicNow?: () => number;
+  /** How often status.json is written; the status writer's own when absent. */
+  status?: StatusTiming;
 }
 
 export const PRODUCTION_TIMING: PlatformTiming = { schedule: SCHEDULE_TIMING, relay: RELAY_TIMING, relayConnectWaitMs: 30_000 };
@@ -73,11 +81,16 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     this.log = new SecretMaskingLogger(logging);
     this.accessories = new DoorbellAccessories(api, this.log);
     this.matter = MatterLink.forBridge(api, this.log, loadMatter, timing.matter);
-    const accepted = this.readConfig(config);
+    // On an older Node.js every notification with a number in it would fail: better do nothing, and say so.
+    const nodeProblem = nodeVersionProblem();
+    if (nodeProblem !== undefined) {
+      this.log.error(`This plugin ${nodeProblem}. Update Node.js and restart Homebridge; until then it does nothing and every doorbell shows a fault.`);
+    }
+    const accepted = nodeProblem === undefined ? this.readConfig(config) : undefined;
     // Whatever was started, a launch or only what shows a bad config as unavailable, ends here.
     api.on('shutdown', () => void this.shutdown());
     if (accepted === undefined) {
-      // Without a usable config, what the cache shows (motion, no fault) would be stale: clear it.
+      // Without a usable config or Node.js, what the cache shows (motion, no fault) would be stale: clear it.
       api.on('didFinishLaunching', () => {
         this.accessories.showUnavailable();
         this.matter?.showUnavailable();
@@ -132,7 +145,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     const folder = openDataFolder(this.api.user.storagePath(), this.log);
     const store = new SessionStore(folder, this.log);
     const usesToken = settings.doorbellAccessToken !== undefined;
-    this.status = new PluginStatus({ doorbells: settings.doorbells, pushMode: settings.push.mode, usesToken, folder, log: this.log });
+    this.status = new PluginStatus({ doorbells: settings.doorbells, pushMode: settings.push.mode, usesToken, folder, log: this.log, timing: this.timing.status });
     this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log), this.status.board);
     const connection = new Connection({
       settings: {
@@ -165,15 +178,18 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
 
   private createEndpoint({ push }: PlatformSettings, pushSecrets: PushSecretStore, status: StatusBoard): OwnedEndpoint {
     const secrets = () => pushSecrets.secrets();
-    const onNotification = (notification: DoorbellNotification) => this.onNotification(notification);
+    const notifications = new NotificationHandler(this.accessories, status, this.log, this.timing.monotonicNow);
+    const onNotification = (notification: DoorbellNotification) => notifications.handle(notification);
+    const onDropped = (cause: IntakeDrop) => status.dropped(cause);
     if (push.mode === 'direct') {
-      return new DirectEndpoint(push.direct, secrets, this.log, onNotification, () => status.receiverListens());
+      return new DirectEndpoint(push.direct, secrets, this.log, onNotification, () => status.receiverListens(), onDropped);
     }
-    return new RelayEndpoint({
+    const relay = new RelayEndpoint({
       settings: push.relay,
       secrets,
       log: this.log,
       onNotification,
+      onDropped,
       onDeliveryDown: (down) => {
         this.accessories.forEach((accessory) => accessory.setDeliveryDown(down));
         status.deliveryDownChanged(down);
@@ -186,6 +202,8 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       connectWaitMs: this.timing.relayConnectWaitMs,
       now: this.timing.now,
     });
+    status.countStaleFrom(() => relay.staleMessages);
+    return relay;
   }
 
   private async shutdown(): Promise<void> {
@@ -193,38 +211,6 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     this.matter?.dispose();
     this.connection?.stop();
     await Promise.all([this.endpoint?.close(), this.sessionWatcher?.stop(), this.status?.stop()]);
-  }
-
-  /**
-   * HomeKit first: the status only notes the time, and is written later. Called as the notification
-   * is accepted, so that is the time the accessory's changes carry, for whatever follows them.
-   */
-  private onNotification(notification: DoorbellNotification): void {
-    const acceptedAt = performance.now();
-    const accessory = this.accessories.get(notification.deviceId);
-    if (accessory === undefined) {
-      this.log.debug(`Ignored a ${quoteForLog(notification.kind)} notification for doorbell ${notification.deviceId}: not configured`);
-      return;
-    }
-    // The accessory decides what each shows, by its switches; the log says what it decided.
-    if (notification.kind === 'motion') {
-      const { detection } = notification;
-      if (accessory.motionDetected(detection, acceptedAt)) {
-        this.log.info(`Motion at ${accessory.name}${detection === undefined ? '' : ` (${detection})`}`);
-      } else {
-        this.log.debug(`Ignored motion at ${accessory.name}: its Motion Alerts switch is off`);
-      }
-      // Delivered, so alerts are flowing, whatever the Motion Alerts switch made of it.
-      this.status?.board.motion(notification.deviceId);
-      return;
-    }
-    const rang = notification.kind === 'ding' ? accessory.rang() : undefined;
-    if (rang === 'chimed' || rang === 'silent') {
-      this.log.info(`Doorbell rang at ${accessory.name}${rang === 'silent' ? ' (Chime off: automations only)' : ''}`);
-      this.status?.board.ring(notification.deviceId);
-    } else {
-      this.log.debug(`Ignored a ${quoteForLog(notification.kind)} notification at ${accessory.name}`);
-    }
   }
 
   /** A switch turned in the Home app, by hand or by an automation, is worth a line: it changes what alerts do. */

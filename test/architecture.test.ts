@@ -40,10 +40,11 @@ const TYPES_FROM: Readonly<Record<string, readonly string[]>> = {
 const SHARED = ['values', 'log.ts', 'settings.ts'];
 
 /**
- * The top level of src/: registration, the two names, the platform, the logger, and the platform's
- * way to the Matter room, which loads that room only on a bridge with Matter on.
+ * The top level of src/: registration, the two names, the platform, the logger, the platform's
+ * way to the Matter room, which loads that room only on a bridge with Matter on, and what a
+ * notification does to the accessories and the status.
  */
-const TOP_LEVEL = ['index.ts', 'log.ts', 'matter-link.ts', 'platform.ts', 'settings.ts'];
+const TOP_LEVEL = ['index.ts', 'log.ts', 'matter-link.ts', 'notifications.ts', 'platform.ts', 'settings.ts'];
 
 const HOMEBRIDGE = /^(homebridge|@homebridge\/)/;
 
@@ -100,7 +101,7 @@ describe('the rooms of src/', () => {
     expect(imports.filter(({ specifier }) => specifier.startsWith('.') || HOMEBRIDGE.test(specifier))).toEqual([]);
   });
 
-  it('keeps the top level to registration, the names, the platform and the logger', () => {
+  it('keeps the top level to registration, the names, the platform, the logger, the way to Matter and the notifications', () => {
     const files = readdirSync(SRC, { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
     expect(files.sort()).toEqual(TOP_LEVEL);
   });

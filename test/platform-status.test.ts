@@ -75,6 +75,7 @@ describe('status.json', () => {
         { deviceId: FRONT, name: 'Front Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
         { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
       ],
+      dropped: { invalid: 0, duplicate: 0, unconfigured: 0, stale: 0, flood: 0 },
     });
     const at = (text: string | null) => Date.parse(text ?? '');
     expect(at(confirmed.startedAt)).toBeGreaterThanOrEqual(launchedAt - 1);

@@ -4,6 +4,7 @@
  * the Chime switches as the Home app does. hap-nodejs sends these events without its usual 250 ms
  * coalescing, as HAP requires for button and motion events.
  */
+import { MIN_RING_INTERVAL_MS } from '../../src/accessories/doorbell-accessory.js';
 import { changeOf, findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef, type HapAccessory } from '../../test/e2e/support/hap-client.js';
 import type { BenchHomebridge } from './homebridge.js';
 import { ARRIVAL_TIMEOUT_MS, pathLatency, type NotificationSender, type PathLatency, type Signal } from './latency.js';
@@ -11,13 +12,21 @@ import { ARRIVAL_TIMEOUT_MS, pathLatency, type NotificationSender, type PathLate
 /** HAP's ProgrammableSwitchEvent value for a single press, the only press a ring is. */
 const SINGLE_PRESS = 0;
 
+/**
+ * A real Homebridge reads the real clock, by which a doorbell presses at most once in 5 s: a doorbell's
+ * rings go 5 s apart and a little more (the plugin measures from when it accepts a ring, a millisecond
+ * or two after it was sent).
+ */
+const RING_GAP_MS = MIN_RING_INTERVAL_MS + 250;
+
 type Watched = Record<Signal | 'chime', CharacteristicRef>;
 
 export async function homekitLatency(
   homebridge: BenchHomebridge,
   sender: NotificationSender,
   doorbells: readonly string[],
-  samples: number,
+  /** Rings per doorbell per ring figure: each round takes 5 s. */
+  ringRounds: number,
 ): Promise<PathLatency> {
   const controller = await HapTestClient.pair(homebridge.bridge, homebridge.bridge.pin);
   // The rings with the Chime off are watched on a connection of their own: subscribed on the first,
@@ -29,7 +38,7 @@ export async function homekitLatency(
     const watched = watchedCharacteristics(await controller.accessories(), doorbells);
     const of = (deviceId: string): Watched => watched.get(deviceId) as Watched;
     await controller.subscribe(...doorbells.flatMap((deviceId) => (['ring', 'motion', 'personMotion'] as const).map((signal) => of(deviceId)[signal])));
-    return await pathLatency(sender, doorbells, samples, {
+    return await pathLatency(sender, doorbells, {
       watch: (deviceId, signal) => {
         const expected = signal === 'ring' || signal === 'silentRing' ? SINGLE_PRESS : true;
         const client = signal === 'silentRing' ? silentRings : controller;
@@ -44,7 +53,7 @@ export async function homekitLatency(
           await silentRings.subscribe(...doorbells.map((deviceId) => of(deviceId).silentRing));
         }
       },
-    });
+    }, { samples: doorbells.length * ringRounds, gapMs: RING_GAP_MS });
   } finally {
     await silentRings.close();
     await controller.close();

@@ -5,14 +5,14 @@
  */
 import type { Characteristic, PlatformAccessory } from 'homebridge';
 import { startSimulator, type Simulator } from '../../simulator/index.js';
-import { accessoryUuid } from '../../src/accessories/doorbell-accessory.js';
+import { accessoryUuid, MIN_RING_INTERVAL_MS } from '../../src/accessories/doorbell-accessory.js';
 import { PRODUCTION_TIMING } from '../../src/platform.js';
 import { hap } from '../../test/support/hap.js';
 import type { TestApi } from '../../test/support/homebridge-api.js';
 import { ACCOUNT, delay, launchPlatform, platformConfig, portIsFree, type RunningPlatform } from '../../test/support/platform-harness.js';
 import { pollUntil } from '../../test/support/poll.js';
-import { ARRIVAL_TIMEOUT_MS, type LatencyProbe, type Signal } from './latency.js';
-import { CLOUD_LATENCY_MS, doorbellEntries } from './settings.js';
+import { ARRIVAL_TIMEOUT_MS, type LatencyProbe, type RingPace, type Signal } from './latency.js';
+import { CLOUD_LATENCY_MS, doorbellEntries, type BenchSettings } from './settings.js';
 
 /** Start-up against a 100 ms cloud takes seconds; a wait this long means something broke. */
 const CONFIRM_TIMEOUT_MS = 30_000;
@@ -35,8 +35,24 @@ export interface InProcessLaunch {
   cached?: PlatformAccessory[];
 }
 
+/**
+ * A doorbell presses at most once in 5 s, by the clock the plugin reads as it accepts a notification.
+ * Here each notification is accepted 5 s after the one before on that clock, so that a thousand rings
+ * can be timed in seconds: the rule still runs at every ring, and lets each through.
+ */
+function ringsAlwaysDue(): () => number {
+  let now = 0;
+  return () => (now += MIN_RING_INTERVAL_MS);
+}
+
+/** In this process every ring is due (see ringsAlwaysDue): the rings are timed back to back. */
+export function inProcessRings({ latencySamples }: BenchSettings): RingPace {
+  return { samples: latencySamples, gapMs: 0 };
+}
+
 export function launchInProcess({ sim, push, storagePath, doorbells, cached = [] }: InProcessLaunch): RunningPlatform {
-  return launchPlatform(platformConfig(sim, push, { doorbells: doorbellEntries(doorbells) }), storagePath, cached, PRODUCTION_TIMING);
+  const timing = { ...PRODUCTION_TIMING, monotonicNow: ringsAlwaysDue() };
+  return launchPlatform(platformConfig(sim, push, { doorbells: doorbellEntries(doorbells) }), storagePath, cached, timing);
 }
 
 /** Homebridge's shutdown signal; resolves once a direct receiver's port is free again. */

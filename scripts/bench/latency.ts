@@ -5,6 +5,7 @@
  * latency, not a queue's.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Simulator } from '../../simulator/index.js';
 
 export interface LatencyFigure {
@@ -65,6 +66,15 @@ export class NotificationSender {
  */
 export type PathLatency = LatencyFigure & { motion: LatencyFigure; personMotion: LatencyFigure; ringChimeOff: LatencyFigure };
 
+/**
+ * How many rings a path is timed with, and how long at least between two rings of one doorbell: a
+ * doorbell presses at most once in 5 s, so where the plugin reads the real clock the rings wait their turn.
+ */
+export interface RingPace {
+  samples: number;
+  gapMs: number;
+}
+
 /** How a path sees the doorbells, and turns their Chime switches. */
 export interface LatencyProbe {
   /**
@@ -77,14 +87,22 @@ export interface LatencyProbe {
 }
 
 /**
- * `samples` rings, round the doorbells, then one motion and one person's motion per doorbell, then
- * `samples` rings with every Chime off (turned on again after). MotionDetected changes only when
+ * `rings.samples` rings, round the doorbells, then one motion and one person's motion per doorbell,
+ * then as many rings with every Chime off (turned on again after). MotionDetected changes only when
  * motion starts and falls back `motionTimeout` (at least 5 s) later, so it cannot give a thousand
- * samples in seconds; the doorbell button's events fire on every ring, through the same receiver,
- * intake and platform. The motion figures show the two agree.
+ * samples in seconds; the doorbell button's events fire on every ring that is due, through the same
+ * receiver, intake and platform. The motion figures show the two agree.
  */
-export async function pathLatency(sender: NotificationSender, doorbells: readonly string[], samples: number, probe: LatencyProbe): Promise<PathLatency> {
+export async function pathLatency(sender: NotificationSender, doorbells: readonly string[], probe: LatencyProbe, rings: RingPace): Promise<PathLatency> {
+  const lastRingAt = new Map<string, number>();
   const trip = async (deviceId: string, signal: Signal): Promise<number> => {
+    if (signal === 'ring' || signal === 'silentRing') {
+      const waitMs = (lastRingAt.get(deviceId) ?? -Infinity) + rings.gapMs - performance.now();
+      if (waitMs > 0) {
+        await sleep(waitMs);
+      }
+      lastRingAt.set(deviceId, performance.now());
+    }
     const arrived = probe.watch(deviceId, signal);
     // Observed even if the send fails first, so a late rejection is never left unhandled.
     arrived.catch(() => undefined);
@@ -92,12 +110,12 @@ export async function pathLatency(sender: NotificationSender, doorbells: readonl
     await sender.sendAccepted(deviceId, signal);
     return (await arrived) - sentAt;
   };
-  const rings = (signal: Signal) => timeTrips(samples, (index) => trip(doorbells[index % doorbells.length], signal));
-  const ring = await rings('ring');
+  const ringTrips = (signal: Signal) => timeTrips(rings.samples, (index) => trip(doorbells[index % doorbells.length], signal));
+  const ring = await ringTrips('ring');
   const motion = await timeTrips(doorbells.length, (index) => trip(doorbells[index], 'motion'));
   const personMotion = await timeTrips(doorbells.length, (index) => trip(doorbells[index], 'personMotion'));
   await probe.setChime(doorbells, false);
-  const ringChimeOff = await rings('silentRing');
+  const ringChimeOff = await ringTrips('silentRing');
   await probe.setChime(doorbells, true);
   return { ...ring, motion, personMotion, ringChimeOff };
 }

@@ -8,7 +8,7 @@ import { temporaryStorage } from '../../test/support/platform-harness.js';
 import { runBurst, type BurstFigure } from './burst.js';
 import { BenchHomebridge } from './homebridge.js';
 import { homekitLatency } from './homekit.js';
-import { characteristicProbe, launchInProcess, startBenchCloud, stopInProcess, whenAllConfirmed } from './in-process.js';
+import { characteristicProbe, inProcessRings, launchInProcess, startBenchCloud, stopInProcess, whenAllConfirmed } from './in-process.js';
 import { NotificationSender, pathLatency, type PathLatency } from './latency.js';
 import { doorbellIds, STARTUP_SIZES, type BenchSettings } from './settings.js';
 import { startFresh, startupFigure, stopStarted, timeCloudStartup, warmRestart, type Started, type StartupFigure, type WarmRestartFigure } from './startup.js';
@@ -44,7 +44,7 @@ export async function relayPhase(settings: BenchSettings): Promise<RelayPhase> {
       }
     }
     const [kept] = running;
-    const relayLatency = await pathLatency(new NotificationSender(sim), kept.doorbells, settings.latencySamples, characteristicProbe(kept.running.test));
+    const relayLatency = await pathLatency(new NotificationSender(sim), kept.doorbells, characteristicProbe(kept.running.test), inProcessRings(settings));
     const restarted = await warmRestart(cloud, running.pop() as Started);
     running.push(restarted.started);
     return { startup: startup as RelayPhase['startup'], warmRestart: restarted.figure, relayLatency };
@@ -70,7 +70,7 @@ export async function directPhase(settings: BenchSettings): Promise<DirectPhase>
   try {
     await whenAllConfirmed(running.test, doorbells);
     const sender = new NotificationSender(sim);
-    const inProcessLatency = await pathLatency(sender, doorbells, settings.latencySamples, characteristicProbe(running.test));
+    const inProcessLatency = await pathLatency(sender, doorbells, characteristicProbe(running.test), inProcessRings(settings));
     const burst = await runBurst(sender, running, doorbells, settings.burstSize, settings.burstConcurrency);
     return { inProcessLatency, burst };
   } finally {
@@ -97,7 +97,7 @@ export async function homebridgePhase(settings: BenchSettings): Promise<Homebrid
   try {
     const { launched, ...timing } = await timeCloudStartup(sim, doorbells.length, () => withPlugin.start());
     await launched.waitForLine(new RegExp(`${doorbells.length} of ${doorbells.length} doorbells subscribed`), 10_000);
-    const latency = await homekitLatency(withPlugin, new NotificationSender(sim), doorbells, settings.latencySamples);
+    const latency = await homekitLatency(withPlugin, new NotificationSender(sim), doorbells, settings.homekitRingRounds);
     return { startup: startupFigure(timing, doorbells.length), homekitLatency: latency };
   } finally {
     await withPlugin.dispose();

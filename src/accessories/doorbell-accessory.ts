@@ -12,8 +12,17 @@ export function accessoryUuid(api: API, deviceId: string): string {
   return api.hap.uuid.generate(`doorbell-motion:${deviceId}`);
 }
 
-/** What a ring did: chimed (the Doorbell service and the switch), ran automations only (Chime off), or nothing (no button). */
-type RingOutcome = 'chimed' | 'silent' | 'no-button';
+/**
+ * What a ring did: chimed (the Doorbell service and the switch), ran automations only (Chime off), or
+ * nothing: no button, or `too-soon` after the last press.
+ */
+type RingOutcome = 'chimed' | 'silent' | 'no-button' | 'too-soon';
+
+/**
+ * A doorbell presses in HomeKit at most once in this long. A visitor pressing three times chimes once,
+ * and a flood of forged rings cannot ring the house's HomePods a hundred times.
+ */
+export const MIN_RING_INTERVAL_MS = 5_000;
 
 /**
  * A change of the doorbell's state, for whoever shows the doorbell beside HomeKit (and for the log).
@@ -23,7 +32,7 @@ type RingOutcome = 'chimed' | 'silent' | 'no-button';
 export type DoorbellChange =
   | { type: 'motion'; sensor: 'main' | Detection; detected: boolean; since: number }
   | { type: 'control'; control: Control; on: boolean }
-  | { type: 'ring'; outcome: Exclude<RingOutcome, 'no-button'> }
+  | { type: 'ring'; outcome: 'chimed' | 'silent' }
   | { type: 'fault'; faulted: boolean };
 
 /**
@@ -42,6 +51,8 @@ export class DoorbellAccessory {
   private confirmed = false;
   /** The way notifications arrive (the push relay) has been down too long. */
   private deliveryDown = false;
+  /** When the last ring reached HomeKit, on the monotonic clock `rang` is given. */
+  private lastPressAt = -Infinity;
 
   constructor(
     private readonly api: API,
@@ -118,11 +129,20 @@ export class DoorbellAccessory {
     return true;
   }
 
-  /** A press of the doorbell's button. A ring never changes motion. */
-  rang(): RingOutcome {
+  /**
+   * A press of the doorbell's button, unless the last press was less than MIN_RING_INTERVAL_MS ago.
+   * `at`: when the ring was accepted, on `performance.now()`'s clock (a wall clock set back would
+   * silence the doorbell). A ring never changes motion.
+   */
+  rang(at = performance.now()): RingOutcome {
     if (this.button === undefined) {
       return 'no-button';
     }
+    // Measured from the last press that reached HomeKit: a steady flood still presses once in each interval.
+    if (at - this.lastPressAt < MIN_RING_INTERVAL_MS) {
+      return 'too-soon';
+    }
+    this.lastPressAt = at;
     const chime = this.chimeOn;
     this.button.ring(chime);
     const outcome = chime ? 'chimed' : 'silent';

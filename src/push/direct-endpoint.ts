@@ -1,5 +1,6 @@
 import type { SecretMaskingLogger } from '../log.js';
 import type { PushSecrets } from '../session/push-secrets.js';
+import type { DropListener } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
 import { directPushToken } from './push-token.js';
 import type { PushReceiver } from './receiver.js';
@@ -27,6 +28,8 @@ export class DirectEndpoint {
     private readonly onNotification: (notification: DoorbellNotification) => void,
     /** Told once the receiver listens. */
     private readonly onListening: () => void = () => undefined,
+    /** Told of each body refused as not a notification or dropped as a duplicate. */
+    private readonly onDropped?: DropListener,
   ) {}
 
   get description(): string {
@@ -66,7 +69,7 @@ export class DirectEndpoint {
       throw new Error('The push receiver is closed.');
     }
     this.log.addSecrets(receiverSecret);
-    const receiver = new PushReceiver({ host, port, secret: receiverSecret, log: this.log, onNotification: this.onNotification });
+    const receiver = new PushReceiver({ host, port, secret: receiverSecret, log: this.log, onNotification: this.onNotification, onDropped: this.onDropped });
     this.receiver = receiver;
     const address = await receiver.start();
     this.log.info(`Push receiver listening at ${address.host}:${address.port}`);

@@ -6,6 +6,12 @@ import { decodeUtf8 } from './request-body.js';
 /** 16 KiB: 16,384 bytes are allowed, one more is refused. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
+/** Why a pushed body was not passed on: it was not a notification, or it repeated an event id. */
+export type IntakeDrop = 'invalid' | 'duplicate';
+
+/** Told of each body not passed on, by cause; for counting only, so it must return at once. */
+export type DropListener = (cause: IntakeDrop) => void;
+
 /** How a pushed body was judged; the reason is for the debug log and never quotes the body. */
 export type IntakeVerdict = { accepted: true; reason: string } | { accepted: false; tooLarge: boolean; reason: string };
 
@@ -21,11 +27,20 @@ export class NotificationIntake {
     private readonly log: Logger,
     /** The duplicate window's monotonic clock (performance.now when absent), for tests. */
     now?: () => number,
+    private readonly onDropped: DropListener = () => undefined,
   ) {
     this.duplicates = new DuplicateFilter(now === undefined ? {} : { now });
   }
 
   accept(body: Buffer): IntakeVerdict {
+    const verdict = this.judge(body);
+    if (!verdict.accepted) {
+      this.onDropped('invalid');
+    }
+    return verdict;
+  }
+
+  private judge(body: Buffer): IntakeVerdict {
     if (body.length > MAX_BODY_BYTES) {
       return { accepted: false, tooLarge: true, reason: `body is larger than ${MAX_BODY_BYTES} bytes` };
     }
@@ -39,6 +54,7 @@ export class NotificationIntake {
     }
     const { notification } = parsed;
     if (this.duplicates.isDuplicate(notification.deviceId, notification.id)) {
+      this.onDropped('duplicate');
       return { accepted: true, reason: `duplicate for doorbell ${notification.deviceId} dropped` };
     }
     this.deliver(notification);

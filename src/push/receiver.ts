@@ -6,7 +6,7 @@ import { errorMessage, quoteForLog, type Logger } from '../log.js';
 import { isReceiverSecret } from '../session/push-secrets.js';
 import { ConnectionSlots } from './connection-slots.js';
 import { RECEIVER_BOUNDS, serverOptions, type ReceiverBounds } from './receiver-bounds.js';
-import { MAX_BODY_BYTES, NotificationIntake } from './intake.js';
+import { MAX_BODY_BYTES, NotificationIntake, type DropListener } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
 import { isJsonContentType, readBody } from './request-body.js';
 
@@ -22,6 +22,8 @@ export interface PushReceiverOptions {
   now?: () => number;
   /** Tighter bounds, for tests that cannot wait for the real ones. */
   bounds?: Partial<ReceiverBounds>;
+  /** Told of each body refused as not a notification (a 400) or dropped as a duplicate. */
+  onDropped?: DropListener;
 }
 
 export { MAX_BODY_BYTES } from './intake.js';
@@ -54,7 +56,7 @@ export class PushReceiver {
     if (!isReceiverSecret(options.secret)) {
       throw new Error('Push receiver secret must be 43 base64url characters (32 random bytes)');
     }
-    this.intake = new NotificationIntake(options.onNotification, options.log, options.now);
+    this.intake = new NotificationIntake(options.onNotification, options.log, options.now, options.onDropped);
     this.pushPathDigest = sha256(PUSH_PATH_PREFIX + options.secret);
     this.bounds = { ...RECEIVER_BOUNDS, ...options.bounds };
     this.slots = new ConnectionSlots(this.bounds.maxConnections);

@@ -1,7 +1,7 @@
 import { insecureUrlProblem } from '../values/secure-url.js';
 import type { SecretMaskingLogger } from '../log.js';
 import type { PushSecrets } from '../session/push-secrets.js';
-import { NotificationIntake } from './intake.js';
+import { NotificationIntake, type DropListener } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
 import { relayPushToken } from './push-token.js';
 import { ImpostorWarning } from './relay-impostor.js';
@@ -19,6 +19,12 @@ export interface RelayEndpointOptions {
   secrets: () => Promise<PushSecrets>;
   log: SecretMaskingLogger;
   onNotification: (notification: DoorbellNotification) => void;
+  /**
+   * Told of each message that was not a notification or repeated an event id. Lines that are not
+   * relay events at all are not notifications refused: a page or proxy answering in the relay's place
+   * is what they show, and it has its own warning.
+   */
+  onDropped?: DropListener;
   /** The relay stream has been down too long (true), or is back, or closed on purpose (false). */
   onDeliveryDown: (down: boolean) => void;
   /** The stream is open, each time it opens: a registration that waited for it can go ahead. */
@@ -58,9 +64,16 @@ export class RelayEndpoint {
   private closed = false;
   /** One for the run: a sign-in after a sign-out does not say again that the address is no relay. */
   private readonly impostor: ImpostorWarning;
+  /** Stale messages of the streams closed so far; the open one's are read from its subscription. */
+  private staleOfClosedStreams = 0;
 
   constructor(private readonly options: RelayEndpointOptions) {
     this.impostor = new ImpostorWarning(options.settings.relayUrl, options.log);
+  }
+
+  /** Messages dropped as stale since this endpoint was made, over every stream it opened. */
+  get staleMessages(): number {
+    return this.staleOfClosedStreams + (this.subscription?.counts.stale ?? 0);
   }
 
   get description(): string {
@@ -101,7 +114,13 @@ export class RelayEndpoint {
     this.subscription = undefined;
     this.current = undefined;
     this.generation += 1;
-    this.closing = Promise.all([this.closing, subscription?.stop()]).then(() => undefined);
+    if (subscription !== undefined) {
+      // Added once it has stopped, when nothing more can count.
+      const stopped = subscription.stop().then(() => {
+        this.staleOfClosedStreams += subscription.counts.stale;
+      });
+      this.closing = Promise.all([this.closing, stopped]).then(() => undefined);
+    }
     await this.closing;
     if (this.deliveryDown && !this.closed) {
       this.deliveryDown = false;
@@ -134,7 +153,7 @@ export class RelayEndpoint {
       throw new Error(STREAM_CLOSED);
     }
     log.addSecrets(relayTopic, settings.relayToken);
-    const intake = new NotificationIntake(this.options.onNotification, log);
+    const intake = new NotificationIntake(this.options.onNotification, log, undefined, this.options.onDropped);
     const subscription = new RelaySubscription({
       relayUrl: settings.relayUrl,
       topic: relayTopic,

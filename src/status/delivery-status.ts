@@ -29,6 +29,16 @@ export interface DoorbellStatus {
   lastRingAt: string | null;
 }
 
+/**
+ * Why a notification was not acted on: not a notification at all (a body that failed the checks), a
+ * repeated event id, a doorbell that is not configured, a relay message too old to show, or a ring
+ * less than 5 s after the doorbell's last press.
+ */
+export type DropCause = 'invalid' | 'duplicate' | 'unconfigured' | 'stale' | 'flood';
+
+/** Since the plugin started, by cause: forged or unknown traffic after a push address leaked shows here. */
+export type DroppedCounts = Record<DropCause, number>;
+
 export interface DeliveryStatus {
   /** The process that writes the file: the settings page checks it still runs. */
   pid: number;
@@ -50,6 +60,8 @@ export interface DeliveryStatus {
    */
   signedInAt?: string | null;
   doorbells: DoorbellStatus[];
+  /** Absent in a file written by an earlier version of the plugin. */
+  dropped?: DroppedCounts;
 }
 
 /** Against status-schema.ts, as Ajv compiled it when the code was written (`npm run validators`). */

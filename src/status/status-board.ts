@@ -1,6 +1,6 @@
 import { CloudError } from '../cloud/errors.js';
 import type { ConnectionProgress, SessionLoss } from '../connection/progress.js';
-import type { DeliveryStatus, DoorbellStatus, SessionState } from './delivery-status.js';
+import type { DeliveryStatus, DoorbellStatus, DropCause, DroppedCounts, SessionState } from './delivery-status.js';
 
 export interface BoardDoorbell {
   deviceId: string;
@@ -36,6 +36,9 @@ export class StatusBoard {
   private receiverListening = false;
   private deliveryDown = false;
   private readonly records: Map<string, DoorbellRecord>;
+  private readonly droppedCounts: DroppedCounts = { invalid: 0, duplicate: 0, unconfigured: 0, stale: 0, flood: 0 };
+  /** Stale relay messages are counted where they are dropped, and read from there. */
+  private staleCount: () => number = () => 0;
 
   constructor(
     private readonly doorbells: readonly BoardDoorbell[],
@@ -121,6 +124,19 @@ export class StatusBoard {
     this.update(deviceId, (record) => ({ ...record, lastRingAt: this.now() }));
   }
 
+  /**
+   * A notification was not acted on. Only a number goes up: this is told on the way a push takes, which
+   * a flood makes busy, and the count is written with whatever the file next changes for (within a minute).
+   */
+  dropped(cause: Exclude<DropCause, 'stale'>): void {
+    this.droppedCounts[cause] += 1;
+  }
+
+  /** Where the relay's stale messages are counted, read when the status is written. */
+  countStaleFrom(count: () => number): void {
+    this.staleCount = count;
+  }
+
   /** The status as it stands now. */
   snapshot(): DeliveryStatus {
     const { registeredAt, nextRunAt } = this.progress;
@@ -136,6 +152,7 @@ export class StatusBoard {
       session: this.session,
       signedInAt: this.signedInAt ?? null,
       doorbells: this.doorbells.map((doorbell) => this.doorbellStatus(doorbell)),
+      dropped: { ...this.droppedCounts, stale: this.staleCount() },
     };
   }
 

@@ -3,7 +3,7 @@ import { isTimestamp } from '../values/time.js';
 
 const formats = { 'date-time': isTimestamp };
 export const deliveryStatus = validate10;
-const schema11 = {"type":"object","required":["pid","startedAt","updatedAt","pushMode","registeredAt","nextRefreshAt","session","doorbells"],"properties":{"pid":{"type":"integer","minimum":1},"startedAt":{"type":"string","format":"date-time"},"updatedAt":{"type":"string","format":"date-time"},"pushMode":{"enum":["relay","direct"]},"relay":{"type":"object","required":["connected","since"],"properties":{"connected":{"type":"boolean"},"since":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}},"receiver":{"type":"object","required":["listening"],"properties":{"listening":{"type":"boolean"}}},"registeredAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"nextRefreshAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"session":{"enum":["signing-in","signed-in","token","signed-out","expired","token-refused"]},"signedInAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"doorbells":{"type":"array","items":{"type":"object","required":["deviceId","name","subscribed","fault","lastMotionAt","lastRingAt"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string"},"subscribed":{"type":"boolean"},"fault":{"type":["string","null"]},"lastMotionAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lastRingAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}}}}};
+const schema11 = {"type":"object","required":["pid","startedAt","updatedAt","pushMode","registeredAt","nextRefreshAt","session","doorbells"],"properties":{"pid":{"type":"integer","minimum":1},"startedAt":{"type":"string","format":"date-time"},"updatedAt":{"type":"string","format":"date-time"},"pushMode":{"enum":["relay","direct"]},"relay":{"type":"object","required":["connected","since"],"properties":{"connected":{"type":"boolean"},"since":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}},"receiver":{"type":"object","required":["listening"],"properties":{"listening":{"type":"boolean"}}},"registeredAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"nextRefreshAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"session":{"enum":["signing-in","signed-in","token","signed-out","expired","token-refused"]},"signedInAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"doorbells":{"type":"array","items":{"type":"object","required":["deviceId","name","subscribed","fault","lastMotionAt","lastRingAt"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string"},"subscribed":{"type":"boolean"},"fault":{"type":["string","null"]},"lastMotionAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lastRingAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}}},"dropped":{"type":"object","required":["invalid","duplicate","unconfigured","stale","flood"],"properties":{"invalid":{"type":"integer","minimum":0},"duplicate":{"type":"integer","minimum":0},"unconfigured":{"type":"integer","minimum":0},"stale":{"type":"integer","minimum":0},"flood":{"type":"integer","minimum":0}}}}};
 const formats0 = formats["date-time"];
 const pattern0 = new RegExp("^[1-9][0-9]{0,18}$", "u");
 
@@ -747,6 +747,139 @@ var valid0 = _errs41 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.dropped !== undefined){
+let data21 = data.dropped;
+const _errs65 = errors;
+if(errors === _errs65){
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+let missing4;
+if((((((data21.invalid === undefined) && (missing4 = "invalid")) || ((data21.duplicate === undefined) && (missing4 = "duplicate"))) || ((data21.unconfigured === undefined) && (missing4 = "unconfigured"))) || ((data21.stale === undefined) && (missing4 = "stale"))) || ((data21.flood === undefined) && (missing4 = "flood"))){
+validate10.errors = [{instancePath:instancePath+"/dropped",schemaPath:"#/properties/dropped/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+return false;
+}
+else {
+if(data21.invalid !== undefined){
+let data22 = data21.invalid;
+const _errs67 = errors;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+validate10.errors = [{instancePath:instancePath+"/dropped/invalid",schemaPath:"#/properties/dropped/properties/invalid/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs67){
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 0 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/dropped/invalid",schemaPath:"#/properties/dropped/properties/invalid/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid11 = _errs67 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data21.duplicate !== undefined){
+let data23 = data21.duplicate;
+const _errs69 = errors;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+validate10.errors = [{instancePath:instancePath+"/dropped/duplicate",schemaPath:"#/properties/dropped/properties/duplicate/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs69){
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 0 || isNaN(data23)){
+validate10.errors = [{instancePath:instancePath+"/dropped/duplicate",schemaPath:"#/properties/dropped/properties/duplicate/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid11 = _errs69 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data21.unconfigured !== undefined){
+let data24 = data21.unconfigured;
+const _errs71 = errors;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+validate10.errors = [{instancePath:instancePath+"/dropped/unconfigured",schemaPath:"#/properties/dropped/properties/unconfigured/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs71){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 0 || isNaN(data24)){
+validate10.errors = [{instancePath:instancePath+"/dropped/unconfigured",schemaPath:"#/properties/dropped/properties/unconfigured/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid11 = _errs71 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data21.stale !== undefined){
+let data25 = data21.stale;
+const _errs73 = errors;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+validate10.errors = [{instancePath:instancePath+"/dropped/stale",schemaPath:"#/properties/dropped/properties/stale/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs73){
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 0 || isNaN(data25)){
+validate10.errors = [{instancePath:instancePath+"/dropped/stale",schemaPath:"#/properties/dropped/properties/stale/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid11 = _errs73 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data21.flood !== undefined){
+let data26 = data21.flood;
+const _errs75 = errors;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+validate10.errors = [{instancePath:instancePath+"/dropped/flood",schemaPath:"#/properties/dropped/properties/flood/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs75){
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 < 0 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/dropped/flood",schemaPath:"#/properties/dropped/properties/flood/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid11 = _errs75 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dropped",schemaPath:"#/properties/dropped/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs65 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

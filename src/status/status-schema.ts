@@ -1,5 +1,5 @@
 import type { SchemaObject } from 'ajv';
-import type { SessionState } from './delivery-status.js';
+import type { DropCause, SessionState } from './delivery-status.js';
 
 /**
  * The JSON schema of status.json (delivery-status.ts has its type). Compiled when the code is written
@@ -27,7 +27,19 @@ const DOORBELL_SCHEMA: SchemaObject = {
   },
 };
 
-/** What the plugin writes; a reader takes other keys too, as a newer plugin may add some. */
+const DROP_CAUSES: readonly DropCause[] = ['invalid', 'duplicate', 'unconfigured', 'stale', 'flood'];
+
+/** Counts by cause, every cause present. */
+const DROPPED_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: DROP_CAUSES,
+  properties: Object.fromEntries(DROP_CAUSES.map((cause) => [cause, { type: 'integer', minimum: 0 }])),
+};
+
+/**
+ * What the plugin writes; a reader takes other keys too, as a newer plugin may add some. Keys added
+ * later (`dropped`) are optional, so the file an earlier version left is still read, not ignored.
+ */
 export const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['pid', 'startedAt', 'updatedAt', 'pushMode', 'registeredAt', 'nextRefreshAt', 'session', 'doorbells'],
@@ -44,5 +56,6 @@ export const STATUS_SCHEMA: SchemaObject = {
     // Not required: a status written by an older plugin has none.
     signedInAt: timeOrNull,
     doorbells: { type: 'array', items: DOORBELL_SCHEMA },
+    dropped: DROPPED_SCHEMA,
   },
 };

@@ -6,7 +6,7 @@
 import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { PlatformAccessory, Service } from 'homebridge';
-import { accessoryUuid, DoorbellAccessory, type DoorbellChange } from '../../src/accessories/doorbell-accessory.js';
+import { accessoryUuid, DoorbellAccessory, MIN_RING_INTERVAL_MS, type DoorbellChange } from '../../src/accessories/doorbell-accessory.js';
 import { cleanName, isHomeKitName } from '../../src/accessories/names.js';
 import type { DoorbellSettings } from '../../src/config/parse-config.js';
 import { recordPresses } from '../support/hap-changes.js';
@@ -235,11 +235,11 @@ describe('the Chime switch', () => {
     const presses = recordPresses(accessory);
 
     await write(accessory, 'chime', false);
-    expect(doorbell.rang()).toBe('silent');
+    expect(doorbell.rang(0)).toBe('silent');
     expect(presses).toEqual({ doorbell: [], switch: [SINGLE_PRESS] });
 
     await write(accessory, 'chime', true);
-    expect(doorbell.rang()).toBe('chimed');
+    expect(doorbell.rang(MIN_RING_INTERVAL_MS)).toBe('chimed');
     expect(presses).toEqual({ doorbell: [SINGLE_PRESS], switch: [SINGLE_PRESS, SINGLE_PRESS] });
   });
 

@@ -77,8 +77,10 @@ describeWithBuiltPlugin('npm run bench -- --quick', () => {
         expect(results.warmRestart.ms).toBeGreaterThan(results.warmRestart.idealMs * 0.95);
 
         for (const path of ['inProcess', 'homekit', 'relay']) {
-          expectLatency(results.latency[path], 50);
-          expectLatency(results.latency[path].ringChimeOff, 50);
+          // Through a real Homebridge a doorbell rings at most once in 5 s: each of the 5 once.
+          const rings = path === 'homekit' ? 5 : 50;
+          expectLatency(results.latency[path], rings);
+          expectLatency(results.latency[path].ringChimeOff, rings);
           expectLatency(results.latency[path].motion, 5);
           expectLatency(results.latency[path].personMotion, 5);
         }

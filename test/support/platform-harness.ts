@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PlatformAccessory, PlatformConfig } from 'homebridge';
+import type { API, PlatformAccessory, PlatformConfig } from 'homebridge';
 import type { Simulator } from '../../simulator/types.js';
 import { accessoryUuid } from '../../src/accessories/doorbell-accessory.js';
 import { DoorbellMotionPlatform } from '../../src/platform.js';
@@ -60,8 +60,11 @@ export function launchPlatform(
   storagePath: string,
   cached: PlatformAccessory[] = [],
   timing: PlatformTiming = FAST,
+  /** Changes Homebridge's API before the platform sees it: Matter on, say. */
+  prepare?: (api: API) => void,
 ): RunningPlatform {
   const test = createTestApi({ storagePath, cachedAccessories: cached });
+  prepare?.(test.api);
   const log = createTestLogger();
   const platform = new DoorbellMotionPlatform(log, config, test.api, timing);
   cached.forEach((accessory) => platform.configureAccessory(accessory));

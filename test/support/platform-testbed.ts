@@ -3,7 +3,7 @@
  * push port per test, launches that are shut down after it, and the questions tests ask of them.
  */
 import { afterEach, beforeEach } from '@jest/globals';
-import type { PlatformAccessory, PlatformConfig } from 'homebridge';
+import type { API, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { startSimulator } from '../../simulator/index.js';
 import type { RecordedRequest, Simulator } from '../../simulator/types.js';
 import type { PlatformTiming } from '../../src/platform.js';
@@ -24,6 +24,8 @@ export interface LaunchOptions {
   doorbells?: ReadonlyArray<{ deviceId: string; name: string }>;
   /** This exact platform block instead of the simulator's. */
   block?: PlatformConfig;
+  /** Changes Homebridge's API before the platform sees it (FakeMatter's install, say). */
+  prepare?: (api: API) => void;
 }
 
 export interface PlatformTestbed {
@@ -97,10 +99,10 @@ export function usePlatformTestbed(
     get pushPort() {
       return pushPort;
     },
-    launch({ overrides = {}, cached, timing = FAST, relayUrl, doorbells, block }: LaunchOptions = {}) {
+    launch({ overrides = {}, cached, timing = FAST, relayUrl, doorbells, block, prepare }: LaunchOptions = {}) {
       const restored = cached === undefined ? [] : [...cached.values()].map(reloadFromCache);
       const config = block ?? platformConfig(this.sim, relayUrl ?? pushPort, { ...(doorbells ? { doorbells } : {}), ...overrides });
-      const platform = launchPlatform(config, this.storagePath, restored, timing);
+      const platform = launchPlatform(config, this.storagePath, restored, timing, prepare);
       running.push(platform);
       return platform;
     },

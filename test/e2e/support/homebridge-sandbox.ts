@@ -81,9 +81,12 @@ export class HomebridgeSandbox {
     return writeHomebridgeConfig(this.storagePath, { bridge: this.bridge, platforms });
   }
 
-  /** Starts Homebridge on the sandbox's storage and resolves once its bridge is published. */
-  async start(runtime: HomebridgeRuntime, pluginPath = this.noPluginsPath): Promise<HomebridgeProcess> {
-    const homebridge = startHomebridge(await this.launch(runtime, pluginPath));
+  /**
+   * Starts Homebridge on the sandbox's storage and resolves once its bridge is published; under
+   * `nodeBinary` when given (an older Node.js), else under the Node.js running the tests.
+   */
+  async start(runtime: HomebridgeRuntime, pluginPath = this.noPluginsPath, nodeBinary?: string): Promise<HomebridgeProcess> {
+    const homebridge = startHomebridge({ ...(await this.launch(runtime, pluginPath)), ...(nodeBinary === undefined ? {} : { nodeBinary }) });
     this.started.push(homebridge);
     await homebridge.waitForLine(RUNNING_LINE, START_TIMEOUT_MS);
     return homebridge;

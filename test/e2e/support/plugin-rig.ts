@@ -93,11 +93,11 @@ export class PluginRig {
 
   /**
    * Starts Homebridge with the built plugin; resolves once the bridge is published, and with Matter on
-   * once the Matter controller has read the bridge.
+   * once the Matter controller has read the bridge. `nodeBinary`: another Node.js to run it (without Matter).
    */
-  async start(): Promise<HomebridgeProcess> {
+  async start(nodeBinary?: string): Promise<HomebridgeProcess> {
     if (this.matterRuns === undefined) {
-      this.running = await this.sandbox.start(this.runtime, REPO_ROOT);
+      this.running = await this.sandbox.start(this.runtime, REPO_ROOT, nodeBinary);
       return this.running;
     }
     const run = await this.sandbox.startInPrivateNetwork(this.runtime, REPO_ROOT, this.tunnelledPorts());
@@ -167,8 +167,8 @@ export class PluginRig {
    * Starts Homebridge, runs `check` on it, and stops it even when the check fails, since the next run
    * needs its ports. Resolves with how the stop went; rejects with the check's failure.
    */
-  async runOnce(check: (homebridge: HomebridgeProcess) => Promise<void>): Promise<StopResult> {
-    const failure = await check(await this.start()).then(
+  async runOnce(check: (homebridge: HomebridgeProcess) => Promise<void>, nodeBinary?: string): Promise<StopResult> {
+    const failure = await check(await this.start(nodeBinary)).then(
       () => undefined,
       (error: unknown) => ({ error }),
     );

@@ -1,0 +1,188 @@
+/**
+ * Rings as the household hears them, and what the plugin did not act on: a doorbell presses in HomeKit
+ * and over Matter at most once every 5 s, so a flood of forged rings through the real receiver rings
+ * once; a repeated event id is a duplicate, never a flood; and status.json counts every notification
+ * not acted on, by cause, in direct and relay mode.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startRelay } from '../simulator/relay/index.js';
+import type { Relay } from '../simulator/relay/types.js';
+import type { PlatformTiming } from '../src/platform.js';
+import { dataFolderPath } from '../src/session/data-folder.js';
+import type { DeliveryStatus, DroppedCounts } from '../src/status/delivery-status.js';
+import { FakeMatter } from './support/fake-matter.js';
+import { recordPresses } from './support/hap-changes.js';
+import { hap } from './support/hap.js';
+import { accessoryOf, delay, DOORBELLS, FAST, waitFor } from './support/platform-harness.js';
+import type { RunningPlatform } from './support/platform-harness.js';
+import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
+import { pollUntil } from './support/poll.js';
+
+const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
+const SINGLE_PRESS = hap.Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS;
+const NOTHING_DROPPED: DroppedCounts = { invalid: 0, duplicate: 0, unconfigured: 0, stale: 0, flood: 0 };
+
+/** status.json written within a fraction of a second, so that counts told without a write show soon. */
+const QUICK_STATUS: PlatformTiming = { ...FAST, status: { minIntervalMs: 50, maxIntervalMs: 200 } };
+
+const bed = usePlatformTestbed();
+
+async function readStatus(): Promise<DeliveryStatus | undefined> {
+  const text = await readFile(join(dataFolderPath(bed.storagePath), 'status.json'), 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : (JSON.parse(text) as DeliveryStatus);
+}
+
+/** Waits, bounded, until status.json counts exactly `expected`, and returns the counts it holds then. */
+async function droppedCounts(expected: Partial<DroppedCounts>): Promise<DroppedCounts | undefined> {
+  const wanted = JSON.stringify({ ...NOTHING_DROPPED, ...expected });
+  const status = await pollUntil(readStatus, (current) => JSON.stringify(current?.dropped) === wanted, 3_000, `dropped ${wanted}`, 50).catch(() => readStatus());
+  return status?.dropped;
+}
+
+/** POSTs a ding for `deviceId` to the registered push address, as anyone who learnt it can. */
+async function forgeRing(deviceId: string, id: string): Promise<number> {
+  const response = await fetch(bed.sim.pushToken ?? '', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ device_id: deviceId, kind: 'ding', id }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+const rangLines = (platform: RunningPlatform, name: string) => platform.log.lines.filter(({ message }) => message === `Doorbell rang at ${name}`);
+
+describe('rings, at most one press every 5 s per doorbell', () => {
+  it('50 forged rings in a second through the receiver press once, in HomeKit and over Matter, and count 49 floods', async () => {
+    const matter = new FakeMatter();
+    try {
+      const platform = bed.launch({ timing: QUICK_STATUS, prepare: (api) => matter.install(api) });
+      await waitFor(() => allConfirmed(platform), 'subscriptions');
+      // A press shows over Matter once Homebridge has the device and the plugin has read it back.
+      const devicesAnswered = () => [...matter.registered.keys()].every((uuid) => matter.calls.some((call) => call.uuid === uuid && call.answered === true));
+      await waitFor(() => matter.registered.size > 0 && devicesAnswered(), 'the Matter devices');
+      const presses = recordPresses(accessoryOf(platform, FRONT));
+
+      const startedAt = performance.now();
+      const statuses: number[] = [];
+      for (let ring = 0; ring < 50; ring += 1) {
+        statuses.push(await forgeRing(FRONT, `forged-${ring}`));
+        await delay(10);
+      }
+
+      // Well within the 5 s, or a second press would be right.
+      expect(performance.now() - startedAt).toBeLessThan(3_000);
+      expect(statuses).toEqual(Array.from({ length: 50 }, () => 202));
+      expect(presses).toEqual({ doorbell: [SINGLE_PRESS], switch: [SINGLE_PRESS] });
+      await waitFor(() => matter.switchEvents.length >= 2, 'the press over Matter');
+      await delay(100);
+      expect(matter.switchEvents.map((event) => event.split(' ')[1])).toEqual(['press', 'release']);
+      expect(rangLines(platform, 'Front Door')).toHaveLength(1);
+      const floods = platform.log.lines.filter(({ message }) => message === 'Ignored a ring at Front Door: it pressed less than 5 s ago');
+      expect(floods).toHaveLength(49);
+      expect(new Set(floods.map(({ level }) => level))).toEqual(new Set(['debug']));
+      expect(await droppedCounts({ flood: 49 })).toEqual({ ...NOTHING_DROPPED, flood: 49 });
+    } finally {
+      matter.dispose();
+    }
+  });
+
+  it('counts a repeated id as a duplicate, never a flood, and presses again 5 s after the last press, by the monotonic clock', async () => {
+    let monotonic = 1_000;
+    // The wall clock plays no part: Date.now moves on as it likes, the rings' clock only as told.
+    const platform = bed.launch({ timing: { ...QUICK_STATUS, monotonicNow: () => monotonic } });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    const front = recordPresses(accessoryOf(platform, FRONT));
+    const back = recordPresses(accessoryOf(platform, BACK));
+
+    expect(await forgeRing(FRONT, 'ring-1')).toBe(202);
+    expect(await forgeRing(FRONT, 'ring-1')).toBe(202);
+    monotonic += 4_999;
+    expect(await forgeRing(FRONT, 'ring-2')).toBe(202);
+    // Each doorbell has its own 5 s.
+    expect(await forgeRing(BACK, 'ring-1')).toBe(202);
+    monotonic += 1;
+    expect(await forgeRing(FRONT, 'ring-3')).toBe(202);
+    expect(await forgeRing(FRONT, 'ring-1')).toBe(202);
+
+    expect(front).toEqual({ doorbell: [SINGLE_PRESS, SINGLE_PRESS], switch: [SINGLE_PRESS, SINGLE_PRESS] });
+    expect(back).toEqual({ doorbell: [SINGLE_PRESS], switch: [SINGLE_PRESS] });
+    expect(rangLines(platform, 'Front Door')).toHaveLength(2);
+    expect(await droppedCounts({ duplicate: 2, flood: 1 })).toEqual({ ...NOTHING_DROPPED, duplicate: 2, flood: 1 });
+  });
+
+  it('with the Chime switch off still presses the switch at most once every 5 s', async () => {
+    const doorbells = [{ ...DOORBELLS[0], chimeSwitch: true }, DOORBELLS[1]];
+    const platform = bed.launch({ timing: QUICK_STATUS, overrides: { doorbells } });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    const accessory = accessoryOf(platform, FRONT);
+    accessory.getServiceById(hap.Service.Switch, 'chime')?.setCharacteristic(hap.Characteristic.On, false);
+    const presses = recordPresses(accessory);
+
+    for (const id of ['a', 'b', 'c']) {
+      expect(await forgeRing(FRONT, id)).toBe(202);
+    }
+
+    expect(presses).toEqual({ doorbell: [], switch: [SINGLE_PRESS] });
+    expect(await droppedCounts({ flood: 2 })).toEqual({ ...NOTHING_DROPPED, flood: 2 });
+  });
+});
+
+describe('status.json counts what was not acted on, by cause', () => {
+  it('in direct mode: a body that is not a notification (400), a duplicate, a doorbell not configured, a flood; not a wrong path or type', async () => {
+    const platform = bed.launch({ timing: QUICK_STATUS });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    const pushToken = bed.sim.pushToken ?? '';
+    const post = async (url: string, body: string, type = 'application/json') => {
+      const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': type }, body });
+      await response.arrayBuffer();
+      return response.status;
+    };
+
+    expect(await post(pushToken, '{"not":"a notification"}')).toBe(400);
+    expect(await post(pushToken, 'not json')).toBe(400);
+    // Refused before the body is read as a notification: scanners and strays, not notifications.
+    expect(await post(`${new URL(pushToken).origin}/push/wrong`, '{}')).toBe(404);
+    expect(await post(pushToken, '{}', 'text/plain')).toBe(415);
+    expect(await post(pushToken, JSON.stringify({ device_id: FRONT, kind: 'motion', id: 'm-1' }))).toBe(202);
+    expect(await post(pushToken, JSON.stringify({ device_id: FRONT, kind: 'motion', id: 'm-1' }))).toBe(202);
+    expect(await post(pushToken, JSON.stringify({ device_id: '7654321', kind: 'motion' }))).toBe(202);
+    expect(await forgeRing(BACK, 'r-1')).toBe(202);
+    expect(await forgeRing(BACK, 'r-2')).toBe(202);
+
+    expect(await droppedCounts({ invalid: 2, duplicate: 1, unconfigured: 1, flood: 1 })).toEqual({ invalid: 2, duplicate: 1, unconfigured: 1, stale: 0, flood: 1 });
+  });
+
+  describe('in relay mode', () => {
+    let relay: Relay;
+
+    beforeEach(async () => {
+      relay = await startRelay({ keepaliveMs: FAST.relay.aliveMs / 4 });
+    });
+
+    afterEach(async () => {
+      await relay.close();
+    });
+
+    it('a message that is not a notification, a duplicate, a doorbell not configured, a stale message, a flood; not a line that is no relay event', async () => {
+      const platform = bed.launch({ timing: QUICK_STATUS, relayUrl: relay.url });
+      await waitFor(() => allConfirmed(platform), 'subscriptions');
+      const topic = new URL(bed.sim.pushToken ?? 'http://x/').pathname.slice(1);
+      const relayNow = Math.floor(Date.now() / 1000);
+
+      await bed.sim.deliverMotion(FRONT, { rawBody: 'not json' });
+      await bed.sim.deliverMotion(FRONT, { id: 'm-1' });
+      await bed.sim.deliverMotion(FRONT, { id: 'm-1' });
+      await bed.sim.deliverMotion(BACK, { rawBody: '{"device_id":7654321,"kind":"motion"}' });
+      relay.injectLine(topic, JSON.stringify({ id: 'old', time: relayNow - 600, event: 'message', topic, message: `{"device_id":${FRONT},"kind":"motion"}` }));
+      relay.injectLine(topic, '<html>not a relay event</html>');
+      await bed.sim.deliverMotion(BACK, { kind: 'ding', id: 'r-1' });
+      await bed.sim.deliverMotion(BACK, { kind: 'ding', id: 'r-2' });
+
+      expect(await droppedCounts({ invalid: 1, duplicate: 1, unconfigured: 1, stale: 1, flood: 1 })).toEqual({ invalid: 1, duplicate: 1, unconfigured: 1, stale: 1, flood: 1 });
+      expect(rangLines(platform, 'Back Door')).toHaveLength(1);
+    });
+  });
+});
