@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { pushAddressFor } from '../../homebridge-ui/test-motion.js';
 import { startRelay } from '../../simulator/relay/index.js';
-import type { Relay } from '../../simulator/relay/types.js';
+import type { Relay } from '../../simulator/relay/index.js';
 import { PushReceiver } from '../../src/push/receiver.js';
 import type { DoorbellNotification } from '../../src/push/notification.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
