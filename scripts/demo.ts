@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startSimulator, type Simulator } from '../simulator/index.js';
 import { startRelay } from '../simulator/relay/index.js';
-import type { Relay } from '../simulator/relay/types.js';
+import type { Relay } from '../simulator/relay/index.js';
 import {
   demoDir,
   forgetPreviousSession,

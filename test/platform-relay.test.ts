@@ -9,7 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { sendTestMotion } from '../homebridge-ui/test-motion.js';
 import { startRelay } from '../simulator/relay/index.js';
-import type { Relay } from '../simulator/relay/types.js';
+import type { Relay } from '../simulator/relay/index.js';
 import { DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';

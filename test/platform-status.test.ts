@@ -8,7 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { startRelay } from '../simulator/relay/index.js';
-import type { Relay } from '../simulator/relay/types.js';
+import type { Relay } from '../simulator/relay/index.js';
 import { dataFolderPath } from '../src/session/data-folder.js';
 import { SessionStore } from '../src/session/session-store.js';
 import { openDataFolder } from '../src/session/data-folder.js';

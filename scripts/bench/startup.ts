@@ -4,7 +4,7 @@
  * restart on a stored session. In this process, in relay mode, the mode a user gets by default.
  */
 import type { Simulator } from '../../simulator/index.js';
-import type { Relay } from '../../simulator/relay/types.js';
+import type { Relay } from '../../simulator/relay/index.js';
 import { reloadFromCache } from '../../test/support/platform-accessory.js';
 import { ACCOUNT, temporaryStorage, type RunningPlatform } from '../../test/support/platform-harness.js';
 import { round2 } from './latency.js';

@@ -4,7 +4,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Simulator } from '../../simulator/index.js';
-import type { Relay } from '../../simulator/relay/types.js';
+import type { Relay } from '../../simulator/relay/index.js';
 import { loopbackPlatformBlock } from './platform-block.js';
 import type { DemoDoorbell } from './demo-folder.js';
 

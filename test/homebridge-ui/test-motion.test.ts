@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pushAddressFor } from '../../homebridge-ui/test-motion.js';
 import { startRelay } from '../../simulator/relay/index.js';
-import type { Relay } from '../../simulator/relay/types.js';
+import type { Relay } from '../../simulator/relay/index.js';
 import { PushReceiver } from '../../src/push/receiver.js';
 import type { DoorbellNotification } from '../../src/push/notification.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { startRelay } from '../../simulator/relay/index.js';
-import type { Relay } from '../../simulator/relay/types.js';
+import type { Relay } from '../../simulator/relay/index.js';
 import { SecretMaskingLogger } from '../../src/log.js';
 import { RelayEndpoint } from '../../src/push/relay-endpoint.js';
 import type { PushSecrets } from '../../src/session/push-secrets.js';

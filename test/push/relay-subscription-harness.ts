@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { startRelay } from '../../simulator/relay/index.js';
-import type { Relay, RelayOptions } from '../../simulator/relay/types.js';
+import type { Relay, RelayOptions } from '../../simulator/relay/index.js';
 import { RelaySubscription } from '../../src/push/relay-subscription.js';
 import type { RelayTiming } from '../../src/push/relay-timing.js';
 import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';

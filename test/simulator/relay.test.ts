@@ -1,490 +1,183 @@
 /**
- * The loopback push relay's subscribe side over real HTTP: the JSON stream (open line first, cached
- * messages as `since` asks, live messages, keepalives), `poll=1`, the topic rules, the knobs that make
- * streams misbehave, and close().
+ * A smoke test of the loopback push relay over real HTTP: the JSON stream and a UnifiedPush publish as
+ * the plugin and the doorbell service use them, the catch-up after a break, tokens, each fault tests
+ * inject, a restart that keeps the cache, and a close that leaves nothing behind. The relay client's
+ * own tests (test/push/relay-*.test.ts) cover the rest through the plugin's code.
  */
-import { describe, expect, it } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { PORTAL_PAGE, TRICKLE } from '../../simulator/relay/impostor.js';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { startRelay } from '../../simulator/relay/index.js';
-import type { Relay, RelayMessage } from '../../simulator/relay/index.js';
-import { clock, ID, start, START_MS, START_S } from './relay-harness.js';
+import type { Relay, RelayOptions } from '../../simulator/relay/index.js';
+import { heldResources, untilReleased } from '../support/held-resources.js';
+import { pollUntil } from '../support/poll.js';
 
-const STREAM_TYPE = 'application/x-ndjson; charset=utf-8';
+const START_MS = Date.parse('2025-06-01T12:00:00Z');
+const START_S = START_MS / 1000;
+const ID = /^[A-Za-z0-9]{12}$/;
+const TOPIC = 'upAbc-_0123456';
+const clock = { ms: START_MS };
+const relays: Relay[] = [];
 
-/** The lines of a streamed answer as they arrive. */
-class LineReader {
-  readonly lines: string[] = [];
-  /** Set once the body ended: 'end' when it ended properly, 'error' when the connection broke. */
-  ended: 'end' | 'error' | undefined;
-  private buffered = '';
-  private wake: (() => void) | undefined;
+async function start(options: RelayOptions = {}): Promise<Relay> {
+  clock.ms = START_MS;
+  const relay = await startRelay({ now: () => clock.ms, ...options });
+  relays.push(relay);
+  return relay;
+}
 
-  constructor(body: ReadableStream<Uint8Array>) {
-    void this.pump(body.getReader());
-  }
+afterEach(async () => {
+  await Promise.all(relays.splice(0).map((relay) => relay.close()));
+});
 
-  /** The next line, waiting up to `timeoutMs` for it. */
-  async next(timeoutMs = 2_000): Promise<string> {
-    await this.until(() => this.lines.length > 0 || this.ended !== undefined, timeoutMs);
-    const line = this.lines.shift();
-    if (line === undefined) {
-      throw new Error(`no line arrived (stream ${this.ended ?? 'still open'})`);
-    }
-    return line;
-  }
+/** A streamed answer's lines as they arrive, and how it ended: 'end' properly, 'error' when the connection broke. */
+interface Lines {
+  response: Response;
+  lines: string[];
+  partial: string;
+  ended?: 'end' | 'error';
+}
 
-  async nextJson(): Promise<Record<string, unknown>> {
-    return JSON.parse(await this.next()) as Record<string, unknown>;
-  }
-
-  async whenEnded(): Promise<'end' | 'error' | undefined> {
-    await this.until(() => this.ended !== undefined, 2_000);
-    return this.ended;
-  }
-
-  /** Waits for news from the body until `condition` holds or time is up, leaving no timer behind. */
-  private async until(condition: () => boolean, timeoutMs: number): Promise<void> {
-    const deadline = performance.now() + timeoutMs;
-    while (!condition() && performance.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deadline - performance.now());
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-  }
-
-  private async pump(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+async function subscribe(relay: Relay, query = '', headers: Record<string, string> = {}): Promise<Lines> {
+  const response = await fetch(`${relay.url}/${TOPIC}/json${query}`, { headers });
+  const read: Lines = { response, lines: [], partial: '' };
+  void (async () => {
     const decoder = new TextDecoder();
     try {
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-        this.buffered += decoder.decode(chunk.value, { stream: true });
-        const complete = this.buffered.split('\n');
-        this.buffered = complete.pop()!;
-        this.lines.push(...complete);
-        this.wake?.();
+      for await (const chunk of response.body!) {
+        const complete = (read.partial + decoder.decode(chunk, { stream: true })).split('\n');
+        read.partial = complete.pop()!;
+        read.lines.push(...complete);
       }
-      this.ended = 'end';
+      read.ended = 'end';
     } catch {
-      this.ended = 'error';
+      read.ended = 'error';
     }
-    this.wake?.();
-  }
+  })();
+  return read;
 }
 
-async function subscribe(relay: Relay, path: string, headers: Record<string, string> = {}): Promise<{ response: Response; reader: LineReader }> {
-  const response = await fetch(`${relay.url}${path}`, { headers });
-  expect(response.status).toBe(200);
-  return { response, reader: new LineReader(response.body!) };
+const waitFor = (condition: () => boolean, what: string) => pollUntil(condition, (held) => held, 2_000, what, 5);
+
+async function line(read: Lines, index: number): Promise<Record<string, unknown>> {
+  await waitFor(() => read.lines.length > index, `line ${index}`);
+  return JSON.parse(read.lines[index]) as Record<string, unknown>;
 }
 
-async function poll(relay: Relay, path: string, headers: Record<string, string> = {}): Promise<RelayMessage[]> {
-  const response = await fetch(`${relay.url}${path}`, { headers });
-  const text = await response.text();
-  expect(response.status).toBe(200);
-  expect(response.headers.get('content-type')).toBe(STREAM_TYPE);
-  return text === '' ? [] : text.trimEnd().split('\n').map((line) => JSON.parse(line) as RelayMessage);
+/** The lines of one event, once there are at least `count`. */
+async function events(read: Lines, event: string, count: number): Promise<Array<Record<string, unknown>>> {
+  const matching = () => read.lines.map((text) => JSON.parse(text) as Record<string, unknown>).filter((parsed) => parsed.event === event);
+  await waitFor(() => matching().length >= count, `${count} ${event} lines`);
+  return matching();
 }
 
-async function publishHttp(relay: Relay, topic: string, body: string): Promise<string> {
-  const response = await fetch(`${relay.url}/${topic}`, { method: 'POST', body });
-  expect(response.status).toBe(200);
-  return response.text();
-}
+const publish = (relay: Relay, body: string | Uint8Array, topic = TOPIC) => fetch(`${relay.url}/${topic}?up=1`, { method: 'POST', body });
 
-/** Three cached messages: a and b on topic alpha, c on beta, published 10 s apart. */
-function publishThree(relay: Relay): RelayMessage[] {
-  const published = ['a', 'b', 'c'].map((body, index) => {
-    clock.ms = START_MS + index * 10_000;
-    return relay.publish(index < 2 ? 'alpha' : 'beta', body);
-  });
-  clock.ms = START_MS + 60_000;
-  return published;
-}
-
-const bodies = (messages: RelayMessage[]): string[] => messages.map((message) => message.message);
-
-describe('relay: the JSON stream', () => {
-  it('answers a chunked ndjson stream whose first line is open, then keeps it open', async () => {
-    const relay = await start();
-    const { response, reader } = await subscribe(relay, '/alpha/json');
-
-    const open = await reader.next();
-
-    expect(response.headers.get('content-type')).toBe(STREAM_TYPE);
-    expect(response.headers.get('transfer-encoding')).toBe('chunked');
-    expect(Object.keys(JSON.parse(open) as object)).toEqual(['id', 'time', 'event', 'topic']);
-    expect(JSON.parse(open)).toEqual({ id: expect.stringMatching(ID), time: START_S, event: 'open', topic: 'alpha' });
-    expect(relay.subscriberCount('alpha')).toBe(1);
-    expect(relay.requests).toEqual([{ method: 'GET', path: '/alpha/json', rawQuery: '', headers: expect.objectContaining({ host: expect.any(String) }), status: 200 }]);
-  });
-
-  it('sends a keepalive line every keepaliveMs, with a fresh id and the relay time', async () => {
+describe('the loopback relay', () => {
+  it('streams open, published and keepalive lines as ntfy writes them, and answers a publish with the message', async () => {
     const relay = await start({ keepaliveMs: 50 });
-    const { reader } = await subscribe(relay, '/alpha,beta/json');
-    const open = await reader.nextJson();
+    const stream = await subscribe(relay);
+
+    expect(stream.response.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
+    expect(await line(stream, 0)).toEqual({ id: expect.stringMatching(ID), time: START_S, event: 'open', topic: TOPIC });
+    const answer = await publish(relay, '{"device_id":1,"kind":"motion"}');
+    const binary = await publish(relay, new Uint8Array([0x7b, 0xff, 0x7d]));
     clock.ms += 5_000;
 
-    const first = await reader.nextJson();
-    const firstAt = performance.now();
-    const second = await reader.nextJson();
-
-    // Node's timers may fire a millisecond before performance.now() says the delay is up.
-    expect(performance.now() - firstAt).toBeGreaterThanOrEqual(45);
-    expect(first).toEqual({ id: expect.stringMatching(ID), time: START_S + 5, event: 'keepalive', topic: 'alpha,beta' });
-    expect(new Set([open.id, first.id, second.id]).size).toBe(3);
-  });
-
-  it('streams each message published to any of its topics, as the publish answered it', async () => {
-    const relay = await start();
-    const { reader } = await subscribe(relay, '/alpha,beta/json');
-    await reader.next();
-
-    const answered = await publishHttp(relay, 'beta', 'over http');
-    relay.publish('gamma', 'not followed');
-    const inProcess = relay.publish('alpha', 'in process');
-
-    expect(await reader.next()).toBe(answered.trimEnd());
-    expect(JSON.parse(await reader.next())).toEqual(inProcess);
-    expect(reader.lines).toEqual([]);
-    expect(relay.subscriberCount('alpha')).toBe(1);
-    expect(relay.subscriberCount('gamma')).toBe(0);
-  });
-
-  it('sends the cached messages since asks for after the open line and before live ones', async () => {
-    const relay = await start();
-    const [a] = publishThree(relay);
-    const { reader } = await subscribe(relay, `/alpha,beta/json?since=${a.id}`);
-
-    expect((await reader.nextJson()).event).toBe('open');
-    expect((await reader.nextJson()).message).toBe('b');
-    expect((await reader.nextJson()).message).toBe('c');
-    relay.publish('alpha', 'live');
-    expect((await reader.nextJson()).message).toBe('live');
-  });
-
-  it('sends nothing cached without since, or with since=none', async () => {
-    const relay = await start();
-    publishThree(relay);
-
-    for (const path of ['/alpha/json', '/alpha/json?since=none']) {
-      const { reader } = await subscribe(relay, path);
-      expect((await reader.nextJson()).event).toBe('open');
-      relay.publish('alpha', `live after ${path}`);
-      expect((await reader.nextJson()).message).toBe(`live after ${path}`);
-    }
-  });
-
-  it('ends when the client hangs up', async () => {
-    const relay = await start();
-    const controller = new AbortController();
-    const response = await fetch(`${relay.url}/alpha/json`, { signal: controller.signal });
-    await new LineReader(response.body!).next();
-
-    controller.abort();
-
-    for (let attempt = 0; attempt < 50 && relay.subscriberCount('alpha') > 0; attempt += 1) {
-      await sleep(20);
-    }
-    expect(relay.subscriberCount('alpha')).toBe(0);
-  });
-});
-
-describe('relay: since and poll', () => {
-  it('answers poll=1 with every cached message of its topics by time, no open line, and ends', async () => {
-    const relay = await start();
-    clock.ms = START_MS + 10_000;
-    relay.publish('alpha', 'later');
-    clock.ms = START_MS;
-    relay.publish('beta', 'earlier');
-
-    expect(bodies(await poll(relay, '/alpha,beta/json?poll=1'))).toEqual(['earlier', 'later']);
-    expect(bodies(await poll(relay, '/alpha/json', { 'X-Poll': 'yes' }))).toEqual(['later']);
-    expect(await poll(relay, '/empty/json?poll=1')).toEqual([]);
-    expect(relay.subscriberCount('alpha')).toBe(0);
-  });
-
-  it('reads since=<id> as strictly after that message, and an unknown id as everything cached', async () => {
-    const relay = await start();
-    const [a, b, c] = publishThree(relay);
-
-    expect(bodies(await poll(relay, `/alpha,beta/json?poll=1&since=${a.id}`))).toEqual(['b', 'c']);
-    expect(bodies(await poll(relay, `/alpha/json?poll=1&since=${c.id}`))).toEqual([]);
-    expect(bodies(await poll(relay, `/alpha/json?poll=1&since=${b.id}`))).toEqual([]);
-    expect(bodies(await poll(relay, '/alpha,beta/json?poll=1&since=unknownId123'))).toEqual(['a', 'b', 'c']);
-  });
-
-  it('reads since=<unix time> as at or after it, and a Go duration as back from the relay clock', async () => {
-    const relay = await start();
-    publishThree(relay);
-
-    expect(bodies(await poll(relay, `/alpha,beta/json?poll=1&since=${START_S + 10}`))).toEqual(['b', 'c']);
-    expect(bodies(await poll(relay, `/alpha,beta/json?poll=1&since=${START_S + 11}`))).toEqual(['c']);
-    // The clock is 60 s after the first message.
-    expect(bodies(await poll(relay, '/alpha,beta/json?poll=1&since=50s'))).toEqual(['b', 'c']);
-    expect(bodies(await poll(relay, '/alpha,beta/json?poll=1&since=1m'))).toEqual(['a', 'b', 'c']);
-    expect(bodies(await poll(relay, '/alpha,beta/json?poll=1&since=0.75m'))).toEqual(['c']);
-    expect(bodies(await poll(relay, '/alpha,beta/json?poll=1&since=1h'))).toEqual(['a', 'b', 'c']);
-  });
-
-  it('reads since=all, since=latest (the newest of each topic) and since=none', async () => {
-    const relay = await start();
-    publishThree(relay);
-
-    expect(bodies(await poll(relay, '/alpha,beta/json?poll=1&since=all'))).toEqual(['a', 'b', 'c']);
-    expect(bodies(await poll(relay, '/alpha,beta/json?poll=1&since=latest'))).toEqual(['b', 'c']);
-    expect(bodies(await poll(relay, '/alpha,beta/json?poll=1&since=none'))).toEqual([]);
-  });
-
-  it('reads X-Since before the query, as ntfy reads headers first', async () => {
-    const relay = await start();
-    publishThree(relay);
-
-    expect(bodies(await poll(relay, '/alpha/json?poll=1&since=none', { 'X-Since': 'all' }))).toEqual(['a', 'b']);
-  });
-
-  it('answers 400 (40008) to a since it cannot read, days included', async () => {
-    const relay = await start();
-
-    for (const since of ['1d', 'yesterday', '12abc', '10M']) {
-      const response = await fetch(`${relay.url}/alpha/json?since=${since}`);
-      expect([response.status, response.headers.get('content-type'), await response.text()]).toEqual([
-        400,
-        'application/json',
-        '{"code":40008,"http":400,"error":"invalid since parameter","link":"https://ntfy.sh/docs/subscribe/api/#fetch-cached-messages"}\n',
-      ]);
-    }
-    expect(relay.subscriberCount('alpha')).toBe(0);
-  });
-
-  it('never replays an expired message, and treats its id as unknown', async () => {
-    const relay = await start({ cacheMs: 60_000 });
-    const old = relay.publish('alpha', 'old');
-    clock.ms = START_MS + 30_000;
-    relay.publish('alpha', 'young');
-    clock.ms = START_MS + 60_000;
-
-    expect(bodies(relay.messages('alpha'))).toEqual(['young']);
-    expect(bodies(await poll(relay, '/alpha/json?poll=1'))).toEqual(['young']);
-    expect(bodies(await poll(relay, `/alpha/json?poll=1&since=${old.id}`))).toEqual(['young']);
-  });
-});
-
-describe('relay: paths', () => {
-  const NOT_FOUND = '{"code":40401,"http":404,"error":"page not found"}\n';
-
-  it('answers 404 with ntfy error 40401 to a topic that breaks the rules, and to anything it does not serve', async () => {
-    const relay = await start();
-    const requests: Array<[string, string]> = [
-      ['GET', `/${'a'.repeat(65)}/json`],
-      ['GET', '/al.pha/json'],
-      ['GET', '/alpha,,beta/json'],
-      ['GET', '/alpha/json/'],
-      ['GET', '/alpha/sse'],
-      ['GET', '/alpha'],
-      ['DELETE', '/alpha'],
-      ['POST', '/alpha/json'],
-      ['PATCH', '/alpha'],
-      ['GET', '/'],
-    ];
-
-    for (const [method, path] of requests) {
-      const response = await fetch(`${relay.url}${path}`, { method });
-      expect([method, path, response.status, await response.text()]).toEqual([method, path, 404, NOT_FOUND]);
-    }
-    const longest = await fetch(`${relay.url}/${'a'.repeat(64)},A-_9/json?poll=1`);
-    expect(longest.status).toBe(200);
-  });
-});
-
-describe('relay: knobs', () => {
-  it('dropStreams() breaks every stream at once; new subscriptions still work', async () => {
-    const relay = await start();
-    const first = await subscribe(relay, '/alpha/json');
-    const second = await subscribe(relay, '/beta/json');
-    await Promise.all([first.reader.next(), second.reader.next()]);
-
-    relay.dropStreams();
-
-    expect(relay.subscriberCount('alpha') + relay.subscriberCount('beta')).toBe(0);
-    expect([await first.reader.whenEnded(), await second.reader.whenEnded()]).toEqual(['error', 'error']);
-    const again = await subscribe(relay, '/alpha/json');
-    expect((await again.reader.nextJson()).event).toBe('open');
-  });
-
-  it('refuseSubscriptions() answers the next `times` subscribe requests with the status, ntfy body and Retry-After', async () => {
-    const relay = await start();
-    relay.refuseSubscriptions({ status: 429, retryAfter: '7', times: 2 });
-
-    const answers = [];
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      const response = await fetch(`${relay.url}/alpha/json?poll=1`);
-      answers.push([response.status, response.headers.get('retry-after'), await response.text()]);
-    }
-
-    const refused = [429, '7', '{"code":42901,"http":429,"error":"limit reached: too many requests","link":"https://ntfy.sh/docs/publish/#limitations"}\n'];
-    expect(answers).toEqual([refused, refused, [200, null, '']]);
-    expect(relay.requests.map((request) => request.status)).toEqual([429, 429, 200]);
-  });
-
-  it('refuses with a status ntfy never sends in the same shape, and with 401 or 403 as ntfy does', async () => {
-    const relay = await start();
-    const bodyOf = async (): Promise<unknown> => (await fetch(`${relay.url}/alpha/json`)).json();
-
-    relay.refuseSubscriptions({ status: 503 });
-    expect(await bodyOf()).toEqual({ code: 50301, http: 503, error: 'service unavailable' });
-    relay.refuseSubscriptions({ status: 401 });
-    expect(await bodyOf()).toEqual({ code: 40101, http: 401, error: 'unauthorized', link: 'https://ntfy.sh/docs/publish/#authentication' });
-    relay.refuseSubscriptions({ status: 403 });
-    expect(await bodyOf()).toMatchObject({ code: 40301, http: 403, error: 'forbidden' });
-  });
-
-  it('refuseSubscriptions() with times 0 withdraws a refusal, leaves publishing alone, and rejects nonsense', async () => {
-    const relay = await start();
-    relay.refuseSubscriptions({ status: 503, times: 1_000 });
-
-    expect((await fetch(`${relay.url}/alpha`, { method: 'POST', body: 'hi' })).status).toBe(200);
-    expect((await fetch(`${relay.url}/alpha/json?poll=1`)).status).toBe(503);
-    relay.refuseSubscriptions({ status: 503, times: 0 });
-    expect((await fetch(`${relay.url}/alpha/json?poll=1`)).status).toBe(200);
-    expect(() => relay.refuseSubscriptions({ status: 200 })).toThrow(TypeError);
-    expect(() => relay.refuseSubscriptions({ status: 429, times: 1.5 })).toThrow('times must be an integer >= 0');
-  });
-
-  it('setSilent(true) withholds every line from every stream, new ones included; setSilent(false) resumes keepalives', async () => {
-    const relay = await start({ keepaliveMs: 50 });
-    const early = await subscribe(relay, '/alpha/json');
-    await early.reader.next();
-
-    relay.setSilent(true);
-    const late = await subscribe(relay, '/alpha/json');
-    relay.publish('alpha', 'during the silence');
-    relay.injectLine('alpha', 'injected');
-    await sleep(200);
-
-    expect([early.reader.lines, late.reader.lines]).toEqual([[], []]);
-    expect(relay.subscriberCount('alpha')).toBe(2);
-    expect(bodies(relay.messages('alpha'))).toEqual(['during the silence']);
-    relay.setSilent(false);
-    expect((await early.reader.nextJson()).event).toBe('keepalive');
-    expect((await late.reader.nextJson()).event).toBe('keepalive');
-  });
-
-  it('injectLine() writes the raw line to every stream following the topic', async () => {
-    const relay = await start();
-    const alpha = await subscribe(relay, '/alpha/json');
-    const both = await subscribe(relay, '/beta,alpha/json');
-    const beta = await subscribe(relay, '/beta/json');
-    await Promise.all([alpha.reader.next(), both.reader.next(), beta.reader.next()]);
-
-    relay.injectLine('alpha', 'not json at all');
-    relay.injectLine('beta', '{"event":"message_delete"}');
-
-    expect([await alpha.reader.next(), await both.reader.next(), await both.reader.next(), await beta.reader.next()]).toEqual([
-      'not json at all',
-      'not json at all',
-      '{"event":"message_delete"}',
-      '{"event":"message_delete"}',
+    const message = (await answer.json()) as Record<string, unknown>;
+    expect(answer.status).toBe(200);
+    expect(Object.keys(message)).toEqual(['id', 'time', 'expires', 'event', 'topic', 'message']);
+    expect(message).toMatchObject({ id: expect.stringMatching(ID), time: START_S, event: 'message', topic: TOPIC, message: '{"device_id":1,"kind":"motion"}' });
+    expect(await binary.json()).toMatchObject({ message: 'e/99', encoding: 'base64' });
+    expect(await events(stream, 'message', 2)).toEqual([message, expect.objectContaining({ message: 'e/99', encoding: 'base64' })]);
+    await pollUntil(() => events(stream, 'keepalive', 1), (keepalives) => keepalives.some(({ time }) => time === START_S + 5), 2_000, 'a keepalive', 5);
+    expect((await events(stream, 'keepalive', 1)).at(-1)).toEqual({ id: expect.stringMatching(ID), time: START_S + 5, event: 'keepalive', topic: TOPIC });
+    expect(relay.messages(TOPIC).map(({ message: text }) => text)).toEqual(['{"device_id":1,"kind":"motion"}', 'e/99']);
+    expect(relay.requests.map(({ method, path, rawQuery, status }) => [method, path, rawQuery, status])).toEqual([
+      ['GET', `/${TOPIC}/json`, '', 200],
+      ['POST', `/${TOPIC}`, 'up=1', 200],
+      ['POST', `/${TOPIC}`, 'up=1', 200],
     ]);
   });
-});
 
-describe('relay: impostors', () => {
-  it("impersonate('web-page') answers subscribe requests 200 with an HTML page that ends, until withdrawn; a refusal comes first", async () => {
+  it('answers 507 to a UnifiedPush publish before any subscriber, and keeps caching through a cut for the catch-up by id or time', async () => {
     const relay = await start();
-    relay.impersonate('web-page');
+    const refused = await publish(relay, 'early');
+    expect(refused.status).toBe(507);
+    expect(await refused.json()).toEqual({ code: 50701, http: 507, error: 'cannot publish to UnifiedPush topic without previously active subscriber' });
+    expect(() => relay.publish(TOPIC, 'early', { unifiedPush: true })).toThrow('507');
+    const first = await subscribe(relay);
+    await line(first, 0);
+    const seen = relay.publish(TOPIC, 'seen', { unifiedPush: true });
 
-    const page = await fetch(`${relay.url}/alpha/json`);
-    expect([page.status, page.headers.get('content-type'), await page.text()]).toEqual([200, 'text/html; charset=utf-8', PORTAL_PAGE]);
-    expect(relay.subscriberCount('alpha')).toBe(0);
-    expect((await fetch(`${relay.url}/alpha`, { method: 'POST', body: 'hi' })).status).toBe(200);
-    relay.refuseSubscriptions({ status: 503 });
-    expect((await fetch(`${relay.url}/alpha/json`)).status).toBe(503);
-
-    relay.impersonate(undefined);
-    const stream = await subscribe(relay, '/alpha/json');
-    expect((await stream.reader.nextJson()).event).toBe('open');
-    expect(relay.requests.map((request) => request.status)).toEqual([200, 200, 503, 200]);
-  });
-
-  it("impersonate('trickle') answers 200 and sends a byte that is no line every keepaliveMs, to no topic, until dropped", async () => {
-    const relay = await start({ keepaliveMs: 30 });
-    relay.impersonate('trickle');
-    const response = await fetch(`${relay.url}/alpha/json`);
-    const reader = response.body!.getReader();
-
-    const decoder = new TextDecoder();
-    let received = '';
-    // At most three reads: each brings at least a byte, or the end.
-    for (let reads = 0; reads < 3; reads += 1) {
-      const chunk = await reader.read();
-      received += chunk.done ? '' : decoder.decode(chunk.value);
-    }
-    relay.publish('alpha', 'for subscribers only');
-    relay.injectLine('alpha', 'injected');
-    await sleep(50);
+    relay.refuseSubscriptions({ status: 503, times: 1_000 });
     relay.dropStreams();
-    // Until the broken connection ends the body, which it does at once.
-    for (let chunk = await reader.read().catch(() => undefined); chunk?.done === false; chunk = await reader.read().catch(() => undefined)) {
-      received += decoder.decode(chunk.value);
-    }
+    clock.ms += 10_000;
+    expect((await publish(relay, 'during the cut')).status).toBe(200);
+    relay.refuseSubscriptions({ status: 503, times: 0 });
 
-    expect(response.status).toBe(200);
-    expect(received.length).toBeGreaterThanOrEqual(3);
-    expect(received).toBe(TRICKLE.repeat(received.length));
-    expect(relay.subscriberCount('alpha')).toBe(0);
+    await waitFor(() => first.ended === 'error', 'the dropped stream to break');
+    const byId = await subscribe(relay, `?since=${seen.id}`);
+    const byTime = await subscribe(relay, `?since=${START_S}`);
+    expect((await line(byId, 1)).message).toBe('during the cut');
+    expect([(await line(byTime, 1)).message, (await line(byTime, 2)).message]).toEqual(['seen', 'during the cut']);
+    expect((await fetch(`${relay.url}/${TOPIC}/json?since=1h`)).status).toBe(400);
   });
-});
 
-describe('relay: lifecycle', () => {
-  const KINDS = ['TCPServerWrap', 'TCPSocketWrap', 'Timeout'] as const;
-  const counts = (): number[] => KINDS.map((kind) => process.getActiveResourcesInfo().filter((active) => active === kind).length);
+  it('takes a bearer token when it has tokens: none is 403, another 401', async () => {
+    const relay = await start({ tokens: ['tk_right'] });
+    const statusWith = async (headers: Record<string, string>) => (await fetch(`${relay.url}/${TOPIC}/json`, { headers, signal: AbortSignal.timeout(1_000) })).status;
 
-  /**
-   * The kinds of handle (servers, sockets, timers) more numerous than in `baseline`, each counted on its
-   * own so that sockets of earlier tests still closing cannot hide a timer left running. Handles close
-   * a moment after their owner did, so this waits up to a second for the counts to fall back.
-   */
-  async function handlesLeft(baseline: number[]): Promise<string[]> {
-    const excess = (): string[] => KINDS.filter((_, index) => counts()[index] > baseline[index]);
-    for (let attempt = 0; attempt < 50 && excess().length > 0; attempt += 1) {
-      await sleep(20);
-    }
-    return excess();
-  }
+    expect(await statusWith({})).toBe(403);
+    expect(await statusWith({ authorization: 'Bearer tk_wrong' })).toBe(401);
+    expect(await statusWith({ authorization: 'Bearer tk_right' })).toBe(200);
+  });
 
-  it('close() ends every stream, stops listening and leaves no socket or timer behind', async () => {
-    const baseline = counts();
-    const relay = await startRelay({ keepaliveMs: 50 });
-    const streams = await Promise.all([subscribe(relay, '/alpha/json'), subscribe(relay, '/beta/json')]);
-    await Promise.all(streams.map(({ reader }) => reader.next()));
+  it('refuses, impersonates, falls silent and writes chosen lines, as a test asks', async () => {
+    const relay = await start({ keepaliveMs: 20 });
+    relay.refuseSubscriptions({ status: 429, retryAfter: '3' });
+    const refused = await fetch(`${relay.url}/${TOPIC}/json`);
+    expect([refused.status, refused.headers.get('retry-after'), await refused.json()]).toEqual([429, '3', { code: 42901, http: 429, error: 'limit reached: too many requests' }]);
 
-    const started = performance.now();
+    relay.impersonate('web-page');
+    const page = await fetch(`${relay.url}/${TOPIC}/json`);
+    expect([page.status, page.headers.get('content-type'), await page.text()]).toEqual([200, 'text/html; charset=utf-8', expect.stringContaining('<html>')]);
+    relay.impersonate('trickle');
+    const trickle = await subscribe(relay);
+    await waitFor(() => trickle.partial.length >= 3, 'the trickle');
+    expect([trickle.lines, relay.subscriberCount(TOPIC)]).toEqual([[], 0]);
+    relay.impersonate(undefined);
+
+    const stream = await subscribe(relay);
+    await line(stream, 0);
+    relay.setSilent(true);
+    const linesBefore = stream.lines.length;
+    relay.publish(TOPIC, 'unheard');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stream.lines.length).toBe(linesBefore);
+    relay.setSilent(false);
+    relay.injectLine(TOPIC, '{"event":"message","id":"chosen","time":1}');
+    await waitFor(() => stream.lines.includes('{"event":"message","id":"chosen","time":1}'), 'the injected line');
+  });
+
+  it('restarts at the same address with its cache and subscribers kept, and closes leaving no socket or timer', async () => {
+    const baseline = heldResources();
+    const relay = await start({ keepaliveMs: 20 });
+    const { url } = relay;
+    const before = await subscribe(relay);
+    await line(before, 0);
+    const kept = relay.publish(TOPIC, 'kept', { unifiedPush: true });
+
+    await relay.stop();
+    await waitFor(() => before.ended !== undefined, 'the stream to end');
+    expect(before.ended).toBe('end');
+    await expect(fetch(`${url}/${TOPIC}/json`)).rejects.toThrow();
+    await relay.start();
+    expect(relay.url).toBe(url);
+    expect((await publish(relay, 'after')).status).toBe(200);
+    const after = await subscribe(relay, `?since=${START_S}`);
+    expect([(await line(after, 1)).id, (await line(after, 2)).message]).toEqual([kept.id, 'after']);
+
     await relay.close();
-
-    expect(performance.now() - started).toBeLessThan(1_000);
-    expect(await Promise.all(streams.map(({ reader }) => reader.whenEnded()))).toEqual(['end', 'end']);
-    expect(relay.subscriberCount('alpha')).toBe(0);
-    await expect(fetch(`${relay.url}/alpha/json`)).rejects.toThrow();
-    await relay.close();
-    expect(await handlesLeft(baseline)).toEqual([]);
-  });
-
-  it('refuses to bind anything but loopback, and options that cannot work', async () => {
-    await expect(startRelay({ host: '0.0.0.0' })).rejects.toThrow('loopback addresses only');
-    await expect(startRelay({ host: '192.168.1.20' })).rejects.toThrow('loopback addresses only');
-    await expect(startRelay({ keepaliveMs: 0 })).rejects.toThrow(TypeError);
-    await expect(startRelay({ cacheMs: -1 })).rejects.toThrow('cacheMs must be a number >= 0');
-    await expect(startRelay({ tokens: ['two words'] })).rejects.toThrow('tokens must be non-empty and without white space');
-  });
-
-  it('serves on 127.0.0.1 by default, as its url says', async () => {
-    const relay = await start();
-
-    expect(relay.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect((await fetch(`${relay.url}/alpha/json?poll=1`)).status).toBe(200);
+    await waitFor(() => after.ended === 'end', 'the stream to end');
+    await untilReleased(baseline, 2_000);
   });
 });

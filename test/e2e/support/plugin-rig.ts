@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { freeLoopbackPort, type HomebridgeProcess, type StopResult } from '../../../scripts/lib/homebridge-process.js';
 import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { startRelay } from '../../../simulator/relay/index.js';
-import type { Relay } from '../../../simulator/relay/types.js';
+import type { Relay } from '../../../simulator/relay/index.js';
 import { linesRevealing } from '../../support/log-secrets.js';
 import { pollUntil } from '../../support/poll.js';
 import { findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef } from './hap-client.js';
