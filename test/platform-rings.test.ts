@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startRelay } from '../simulator/relay/index.js';
-import type { Relay } from '../simulator/relay/types.js';
+import type { Relay } from '../simulator/relay/index.js';
 import type { PlatformTiming } from '../src/platform.js';
 import { dataFolderPath } from '../src/session/data-folder.js';
 import type { DeliveryStatus, DroppedCounts } from '../src/status/delivery-status.js';
