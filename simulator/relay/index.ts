@@ -42,6 +42,8 @@ class LocalRelay implements Relay {
   /** What publishing and subscribing share. */
   private readonly core: PublishContext;
   private server: ListeningServer | undefined;
+  /** Where it listens, kept across stop() and start(), as a restarted relay keeps its address. */
+  private address: string | undefined;
 
   constructor(private readonly settings: RelaySettings) {
     this.nowMs = settings.now;
@@ -67,14 +69,16 @@ class LocalRelay implements Relay {
       subscribe: (route, params) => answerSubscribe(this.core, route, params),
       publish: (topic, body, unifiedPush) => publishReply(publishMessage(this.core, topic, body, unifiedPush)),
     });
-    this.server = await listen(this.settings.host, this.settings.port, handler);
+    const port = this.address === undefined ? this.settings.port : Number(new URL(this.address).port);
+    this.server = await listen(this.settings.host, port, handler);
+    this.address = this.server.url;
   }
 
   get url(): string {
-    if (this.server === undefined) {
+    if (this.address === undefined) {
       throw new Error('the push relay is not listening');
     }
-    return this.server.url;
+    return this.address;
   }
 
   subscriberCount(topic: string): number {
@@ -96,6 +100,10 @@ class LocalRelay implements Relay {
     return { ...outcome.message };
   }
 
+  reset(): void {
+    this.requests.length = 0;
+  }
+
   dropStreams(): void {
     this.streams.destroyAll();
   }
@@ -112,8 +120,21 @@ class LocalRelay implements Relay {
     this.streams.broadcast(topic, `${line}\n`);
   }
 
-  async close(): Promise<void> {
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
     this.streams.endAll();
-    await this.server?.close();
+    await server?.close();
+  }
+
+  async start(): Promise<void> {
+    if (this.server !== undefined) {
+      throw new Error('the push relay is listening already');
+    }
+    await this.listen();
+  }
+
+  close(): Promise<void> {
+    return this.stop();
   }
 }

@@ -70,8 +70,10 @@ export interface SubscribeRefusal {
 export interface Relay {
   /** `http://127.0.0.1:<port>`, no trailing slash. */
   readonly url: string;
-  /** Every request received, in order. */
+  /** Every request received, in order, since the start or the last reset(). */
   readonly requests: readonly RelayRequest[];
+  /** Forgets the requests received so far (not the cache, the streams or the subscribers). */
+  reset(): void;
   /** Open subscription streams for the topic right now. */
   subscriberCount(topic: string): number;
   /** The cached messages of the topic, oldest first. */
@@ -89,6 +91,13 @@ export interface Relay {
   setSilent(silent: boolean): void;
   /** Writes `line` plus '\n' to every open stream of the topic: garbage, old messages, unknown events. */
   injectLine(topic: string, line: string): void;
+  /**
+   * Stops listening and ends every stream, as a relay restarting does; its cache and what it knows of
+   * its subscribers stay (ntfy keeps them in its cache file) for start().
+   */
+  stop(): Promise<void>;
+  /** Listens again after stop(), at the same address. */
+  start(): Promise<void>;
   /** Stops listening and ends every stream. */
   close(): Promise<void>;
 }

@@ -314,7 +314,7 @@ describe('relay: knobs', () => {
     expect((await again.reader.nextJson()).event).toBe('open');
   });
 
-  it('refuseSubscriptions() answers the next `times` subscribe requests with the status, ntfy body and Retry-After', async () => {
+  it('refuseSubscriptions() answers the next `times` subscribe requests with the status, ntfy body and Retry-After; reset() forgets the requests', async () => {
     const relay = await start();
     relay.refuseSubscriptions({ status: 429, retryAfter: '7', times: 2 });
 
@@ -327,6 +327,8 @@ describe('relay: knobs', () => {
     const refused = [429, '7', '{"code":42901,"http":429,"error":"limit reached: too many requests","link":"https://ntfy.sh/docs/publish/#limitations"}\n'];
     expect(answers).toEqual([refused, refused, [200, null, '']]);
     expect(relay.requests.map((request) => request.status)).toEqual([429, 429, 200]);
+    relay.reset();
+    expect(relay.requests).toEqual([]);
   });
 
   it('refuses with a status ntfy never sends in the same shape, and with 401 or 403 as ntfy does', async () => {
@@ -423,6 +425,26 @@ describe('relay: lifecycle', () => {
     await expect(fetch(`${relay.url}/alpha/json`)).rejects.toThrow();
     await relay.close();
     expect(await handlesLeft(baseline)).toEqual([]);
+  });
+
+  it('stop() ends every stream and refuses connections; start() serves again at the same address with its cache kept', async () => {
+    const relay = await start();
+    const { url } = relay;
+    const before = await subscribe(relay, '/alpha/json');
+    await before.reader.next();
+    const [kept] = publishThree(relay);
+
+    await relay.stop();
+
+    expect(await before.reader.whenEnded()).toBe('end');
+    await expect(fetch(`${url}/alpha/json?poll=1`)).rejects.toThrow();
+    await relay.start();
+    expect(relay.url).toBe(url);
+    expect(bodies(await poll(relay, `/alpha/json?poll=1&since=all`))).toEqual(['a', 'b']);
+    const after = await subscribe(relay, `/alpha/json?since=${kept.id}`);
+    expect((await after.reader.nextJson()).event).toBe('open');
+    expect((await after.reader.nextJson()).message).toBe('b');
+    await expect(relay.start()).rejects.toThrow('listening already');
   });
 
   it('refuses to bind anything but loopback, and options that cannot work', async () => {
