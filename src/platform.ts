@@ -18,7 +18,7 @@ import { openDataFolder } from './session/data-folder.js';
 import { PushSecretStore } from './session/push-secrets.js';
 import { SessionStore } from './session/session-store.js';
 import { SessionWatcher } from './session/session-watcher.js';
-import { PluginStatus } from './status/plugin-status.js';
+import { PluginStatus, type PluginStatusOptions } from './status/plugin-status.js';
 import type { StatusBoard } from './status/status-board.js';
 
 /** How patiently the plugin retries and how often it refreshes; tests run the same code faster. */
@@ -34,6 +34,7 @@ export interface PlatformTiming {
   now?: () => number;
   /** How the Matter devices' registration is awaited; the Matter room's own when absent. */
   matter?: MatterTiming;
+  statusSink?: PluginStatusOptions['sink'];
 }
 
 export const PRODUCTION_TIMING: PlatformTiming = { schedule: SCHEDULE_TIMING, relay: RELAY_TIMING, relayConnectWaitMs: 30_000 };
@@ -132,7 +133,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     const folder = openDataFolder(this.api.user.storagePath(), this.log);
     const store = new SessionStore(folder, this.log);
     const usesToken = settings.doorbellAccessToken !== undefined;
-    this.status = new PluginStatus({ doorbells: settings.doorbells, pushMode: settings.push.mode, usesToken, folder, log: this.log });
+    this.status = new PluginStatus({ doorbells: settings.doorbells, pushMode: settings.push.mode, usesToken, folder, log: this.log, sink: this.timing.statusSink });
     this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log), this.status.board);
     const connection = new Connection({
       settings: {
