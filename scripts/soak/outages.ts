@@ -4,7 +4,7 @@
  * and kept it open to their end, the openings nothing explains, and how long after the plugin knew
  * the sensor opened and closed.
  */
-import { downPeriods, firstMinuteDown, type SensorRecord, type Span } from './alerts-sensor.js';
+import { downPeriods, firstMinuteDown, OPEN_AFTER_MS, type SensorRecord, type Span } from './alerts-sensor.js';
 
 export interface OutageFigures {
   /** Down periods of 60 s or more. */
@@ -13,7 +13,7 @@ export interface OutageFigures {
   opened: number;
   /** Openings with no such period behind them at that moment, and second openings within one. */
   falseOpens: number;
-  /** The longest wait, in seconds, from the failure seen (the period's start) to the opening. */
+  /** The longest wait, in seconds, from the failure seen (the fault that lasted a minute began) to the opening. */
   maxOpenDelayS: number;
   /** The longest wait, in seconds, from the calls or the stream that ended a period to the closing. */
   maxCloseDelayS: number;
@@ -40,7 +40,7 @@ export function outageFigures(record: SensorRecord, endMs: number): { figures: O
   const seen = downPeriods(record.faults)
     .map((period) => ({ period, openableAt: firstMinuteDown(record.faults, period, endMs) }))
     .filter((entry): entry is { period: Span; openableAt: number } => entry.openableAt !== undefined);
-  const outages: SeenOutage[] = seen.map(({ period }) => ({ period, opening: undefined }));
+  const outages: Array<SeenOutage & { downSince: number }> = seen.map(({ period, openableAt }) => ({ period, opening: undefined, downSince: openableAt - OPEN_AFTER_MS }));
   let falseOpens = 0;
   for (const opening of record.open) {
     const index = seen.findIndex(({ period, openableAt }) => contains(period, opening.fromMs, endMs) && opening.fromMs >= openableAt - OPEN_TOLERANCE_MS);
@@ -53,7 +53,7 @@ export function outageFigures(record: SensorRecord, endMs: number): { figures: O
   const keptOpen = outages.filter(
     ({ period, opening }) => opening !== undefined && (opening.toMs === undefined || (period.toMs !== undefined && opening.toMs >= period.toMs)),
   );
-  const openDelays = keptOpen.map(({ period, opening }) => opening!.fromMs - period.fromMs);
+  const openDelays = keptOpen.map(({ downSince, opening }) => opening!.fromMs - downSince);
   const closeDelays = keptOpen.flatMap(({ period, opening }) => (period.toMs === undefined || opening!.toMs === undefined ? [] : [opening!.toMs - period.toMs]));
   return {
     figures: {
@@ -65,6 +65,6 @@ export function outageFigures(record: SensorRecord, endMs: number): { figures: O
       warnings: record.warnings,
       recoveries: record.recoveries,
     },
-    outages,
+    outages: outages.map(({ period, opening }) => ({ period, opening })),
   };
 }

@@ -51,6 +51,13 @@ describe('the soak\'s outage figures', () => {
     expect(missing).toMatchObject({ seen: 2, opened: 1, falseOpens: 0, warnings: 1 });
   });
 
+  it('times the opening from the fault that lasted a minute, not from an earlier short one of the same period', () => {
+    const faults = [[span(100, 130)], [span(120, 300)]];
+    const { figures } = outageFigures({ faults, open: [span(180, 300)], warnings: 1, recoveries: 1 }, END_MS);
+
+    expect(figures).toMatchObject({ seen: 1, opened: 1, falseOpens: 0, maxOpenDelayS: 60 });
+  });
+
   it('reports a sensor that closed late, or not at all, and one that closed while a doorbell was still down', () => {
     const late = outageFigures(record([span(1_060, 1_611), span(9_060, 9_120)]), END_MS).figures;
     expect(late.maxCloseDelayS).toBe(10);
