@@ -42,6 +42,8 @@ export interface WeekReport {
   problems: ReadonlyMap<string, number>;
   /** Everything else worth a line of the summary. */
   notes: string[];
+  /** What went wrong beyond the figures' rules: an error thrown from a timer (a crash in Homebridge), a ring shown twice. */
+  failures: string[];
   launchAt: number;
 }
 
@@ -118,9 +120,11 @@ class Week {
       this.notes.push(
         `status.json writes refused for a full disk: ${this.cloud.disk.refused}`,
         `settles cut short with real work under way: ${this.time.slowSettles}`,
-        `errors thrown from timers: ${this.time.timerErrors.length}`,
-        `button events or stale drops no ring explains: ${this.ledger.unexplained}`,
       );
+      const failures = [
+        ...this.time.timerErrors.map((error) => `a timer threw, which would end Homebridge: ${String(error)}`),
+        ...(this.ledger.unexplained > 0 ? [`${this.ledger.unexplained} button events or stale drops no ring explains (a ring shown twice?)`] : []),
+      ];
       return {
         results: {
           simulatedDays: Math.round(((endAt - this.launchAt) / DAY_MS) * 100) / 100,
@@ -137,6 +141,7 @@ class Week {
         timeline: this.timeline,
         problems: plugin.log.problems,
         notes: this.notes,
+        failures,
         launchAt: this.launchAt,
       };
     } finally {
