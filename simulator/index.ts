@@ -173,6 +173,10 @@ class LocalSimulator implements Simulator, ControlTarget {
     this.recorder.clear();
   }
 
+  closeIdleConnections(): void {
+    this.servers.forEach((server) => server.closeIdle());
+  }
+
   async close(): Promise<void> {
     this.closing.abort();
     await Promise.all([...this.servers.values()].map((server) => server.close()));

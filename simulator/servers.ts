@@ -5,6 +5,8 @@ import { urlHost } from './loopback.js';
 
 export interface ListeningServer {
   readonly url: string;
+  /** Closes the connections kept alive with no request under way. */
+  closeIdle(): void;
   close(): Promise<void>;
 }
 
@@ -20,6 +22,7 @@ export async function listen(host: string, port: number, handler: RequestListene
   const { port: boundPort } = server.address() as AddressInfo;
   return {
     url: `http://${urlHost(host)}:${boundPort}`,
+    closeIdle: () => server.closeIdleConnections(),
     // Keep-alive and half-answered sockets would hold close() open, and jest with them.
     close: () =>
       new Promise<void>((resolve) => {

@@ -179,5 +179,10 @@ export interface Simulator {
   deliverMotion(deviceId: string, options?: MotionOptions): Promise<DeliveryResult>;
   /** Clears recorded requests (not accounts, tokens or registrations). */
   reset(): void;
+  /**
+   * Closes the connections clients keep alive between requests, as a server's idle timeout does: what
+   * stays open after it is what a client holds open on purpose.
+   */
+  closeIdleConnections(): void;
   close(): Promise<void>;
 }

@@ -20,7 +20,7 @@ import { openDataFolder } from './session/data-folder.js';
 import { PushSecretStore } from './session/push-secrets.js';
 import { SessionStore } from './session/session-store.js';
 import { SessionWatcher } from './session/session-watcher.js';
-import { PluginStatus } from './status/plugin-status.js';
+import { PluginStatus, type PluginStatusOptions } from './status/plugin-status.js';
 import type { StatusBoard } from './status/status-board.js';
 import type { StatusTiming } from './status/status-writer.js';
 import { nodeVersionProblem } from './values/node-version.js';
@@ -42,6 +42,8 @@ export interface PlatformTiming {
   monotonicNow?: () => number;
   /** How often status.json is written; the status writer's own when absent. */
   status?: StatusTiming;
+  /** Where status.json is written; the data folder when absent (a test makes writes fail through it). */
+  statusSink?: PluginStatusOptions['sink'];
 }
 
 export const PRODUCTION_TIMING: PlatformTiming = { schedule: SCHEDULE_TIMING, relay: RELAY_TIMING, relayConnectWaitMs: 30_000 };
@@ -145,7 +147,15 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     const folder = openDataFolder(this.api.user.storagePath(), this.log);
     const store = new SessionStore(folder, this.log);
     const usesToken = settings.doorbellAccessToken !== undefined;
-    this.status = new PluginStatus({ doorbells: settings.doorbells, pushMode: settings.push.mode, usesToken, folder, log: this.log, timing: this.timing.status });
+    this.status = new PluginStatus({
+      doorbells: settings.doorbells,
+      pushMode: settings.push.mode,
+      usesToken,
+      folder,
+      log: this.log,
+      timing: this.timing.status,
+      sink: this.timing.statusSink,
+    });
     this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log), this.status.board);
     const connection = new Connection({
       settings: {

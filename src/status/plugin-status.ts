@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import type { PrivateFolder } from '../session/private-folder.js';
 import { openStatusFile } from './delivery-status.js';
 import { StatusBoard, type BoardDoorbell } from './status-board.js';
-import { StatusWriter, type StatusTiming } from './status-writer.js';
+import { StatusWriter, type StatusSink, type StatusTiming } from './status-writer.js';
 
 export interface PluginStatusOptions {
   doorbells: readonly BoardDoorbell[];
@@ -13,6 +13,8 @@ export interface PluginStatusOptions {
   folder: PrivateFolder;
   log: Logger;
   timing?: StatusTiming;
+  /** What status.json is written through: the file itself when absent; the soak puts a full disk in between. */
+  sink?: (file: StatusSink) => StatusSink;
 }
 
 /**
@@ -23,8 +25,8 @@ export class PluginStatus {
   readonly board: StatusBoard;
   private readonly writer: StatusWriter;
 
-  constructor({ doorbells, pushMode, usesToken, folder, log, timing }: PluginStatusOptions) {
-    this.writer = new StatusWriter(openStatusFile(folder, log), () => this.board.snapshot(), log, timing);
+  constructor({ doorbells, pushMode, usesToken, folder, log, timing, sink = (file) => file }: PluginStatusOptions) {
+    this.writer = new StatusWriter(sink(openStatusFile(folder, log)), () => this.board.snapshot(), log, timing);
     this.board = new StatusBoard(doorbells, { pushMode, usesToken }, () => this.writer.changed());
   }
 

@@ -51,6 +51,26 @@ describe('simulator: lifecycle', () => {
     expect(await settledNetworkHandles(baseline)).toBeLessThanOrEqual(baseline);
   });
 
+  it('closes idle keep-alive connections on closeIdleConnections(), and goes on serving', async () => {
+    const simulator = await startSimulator({ accounts: [ACCOUNT] });
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const outgoing = request(regionUrl(simulator), { method: 'POST', agent }).end();
+      const [socket] = (await once(outgoing, 'socket')) as [Socket];
+      const [response] = (await once(outgoing, 'response')) as [IncomingMessage];
+      await once(response.resume(), 'end');
+      const socketClosed = once(socket, 'close');
+
+      simulator.closeIdleConnections();
+
+      await socketClosed;
+      expect((await send(regionUrl(simulator))).status).toBe(200);
+    } finally {
+      agent.destroy();
+      await simulator.close();
+    }
+  });
+
   it('closes a connection whose request is still arriving', async () => {
     const simulator = await startSimulator();
     const { hostname, port } = new URL(simulator.accountUrl);

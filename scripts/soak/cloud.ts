@@ -1,0 +1,138 @@
+/**
+ * Everything around the plugin during the week: the simulated account and doorbell services, the
+ * loopback relay and the home's connection to it, the disk under status.json, and the settings page
+ * signing in again. It does what the week's plan says, when the driver says so; it decides nothing.
+ */
+import type { RecordedRequest, Simulator } from '../../simulator/index.js';
+import { startSimulator } from '../../simulator/index.js';
+import { deliverNotification } from '../../simulator/delivery.js';
+import { startRelay, type Relay } from '../../simulator/relay/index.js';
+import { parseConfig } from '../../src/config/parse-config.js';
+import { SecretMaskingLogger } from '../../src/log.js';
+import { openDataFolder } from '../../src/session/data-folder.js';
+import { SessionStore } from '../../src/session/session-store.js';
+import { signInWithCode } from '../../src/session/sign-in.js';
+import type { StatusSink } from '../../src/status/status-writer.js';
+import { ACCOUNT, platformConfig } from '../../test/support/platform-harness.js';
+import { HomeLink } from './home-link.js';
+import type { SoakLogger } from './plugin-log.js';
+
+/** The code the settings page signs in with after the session expired; the launch used ACCOUNT's. */
+const SECOND_CODE = '654321';
+
+/** Every doorbell-service route the plugin calls answers 503 while the service is down. */
+const DOORBELL_ROUTES = ['register', 'subscribe', 'devices'] as const;
+
+/** status.json in front of a disk that may be full. */
+export class FullDisk {
+  full = false;
+  /** Writes refused (each an ENOSPC) while full. */
+  refused = 0;
+
+  readonly wrap = (file: StatusSink): StatusSink => ({
+    path: file.path,
+    update: (change) => {
+      if (!this.full) {
+        return file.update(change);
+      }
+      this.refused += 1;
+      return Promise.reject(Object.assign(new Error(`ENOSPC: no space left on device, write '${file.path}'`), { code: 'ENOSPC', errno: -28, syscall: 'write' }));
+    },
+  });
+}
+
+export interface CloudOptions {
+  doorbells: ReadonlyArray<{ deviceId: string; name: string }>;
+  storagePath: string;
+  /** True time: the relay's clock, which the host's clock jumps leave alone. */
+  now: () => number;
+  /** Each request the simulated services answered, as they answer it. */
+  onRequest: (request: RecordedRequest) => void;
+  /** For the settings page's own log. */
+  logger: SoakLogger;
+}
+
+export class Cloud {
+  readonly disk = new FullDisk();
+
+  private constructor(
+    readonly sim: Simulator,
+    readonly relay: Relay,
+    readonly home: HomeLink,
+    private readonly options: CloudOptions,
+  ) {}
+
+  static async start(options: CloudOptions): Promise<Cloud> {
+    const sim = await startSimulator({ accounts: [{ ...ACCOUNT }], doorbells: options.doorbells.map(({ deviceId }) => deviceId), onRequest: options.onRequest });
+    const relay = await startRelay({ now: options.now });
+    const home = await HomeLink.open(relay.url);
+    return new Cloud(sim, relay, home, options);
+  }
+
+  /** The platform block: relay mode through the home's connection to the relay. */
+  platformConfig(): ReturnType<typeof platformConfig> {
+    return platformConfig(this.sim, this.home.url, { doorbells: this.options.doorbells });
+  }
+
+  /**
+   * The doorbell service sends a notification to the registered push token, as it would: straight to
+   * the relay, which the home's connection does not stand between. True when the relay took it.
+   */
+  async deliver(deviceId: string, id: string, kind: 'ding' | 'motion'): Promise<boolean> {
+    const pushToken = this.sim.pushToken;
+    if (pushToken === undefined) {
+      return false;
+    }
+    const token = new URL(pushToken);
+    token.host = new URL(this.relay.url).host;
+    const { status } = await deliverNotification(token.href, deviceId, { kind, id }, new AbortController().signal);
+    return status === 200;
+  }
+
+  /** The session in use stops working: every call with it gets 401 from now on. */
+  expireSession(): void {
+    const token = this.sim.issuedTokens.at(-1);
+    if (token === undefined) {
+      throw new Error('no session to expire');
+    }
+    this.sim.revokeToken(token);
+  }
+
+  /** The settings page signs in with a new code and writes session.json, as the Homebridge UI's server does. */
+  async signInOnSettingsPage(): Promise<void> {
+    this.sim.addAccount({ ...ACCOUNT, code: SECOND_CODE });
+    const parsed = parseConfig(this.platformConfig());
+    if (parsed.status !== 'ok' || parsed.settings.account === undefined) {
+      throw new Error('the platform block has no account');
+    }
+    // A store of its own, as the settings page's server has in its own process.
+    const store = new SessionStore(openDataFolder(this.options.storagePath, this.options.logger), this.options.logger);
+    await signInWithCode(parsed.settings.account, SECOND_CODE, { store, log: new SecretMaskingLogger(this.options.logger) });
+  }
+
+  /** The doorbell service answers 503 to every call of the plugin's, or stops doing so. */
+  serviceUnavailable(down: boolean): void {
+    if (down) {
+      DOORBELL_ROUTES.forEach((route) => this.sim.injectFault(route, { status: 503, times: 1_000_000 }));
+    } else {
+      this.sim.clearFaults();
+    }
+  }
+
+  /**
+   * Before a count of what the plugin holds: keep-alive connections idle now are closed (so the sockets
+   * left are those held on purpose), and the requests recorded so far forgotten (so the heap is not the
+   * services' record of the week).
+   */
+  quiesce(): void {
+    this.sim.closeIdleConnections();
+    this.sim.reset();
+    this.relay.reset();
+  }
+
+  async close(): Promise<void> {
+    await this.home.close();
+    await this.relay.close();
+    await this.sim.close();
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The platform's log over a simulated week: every line is handed to the soak's observers as it is
+ * written, with the true time it was written at, and only the latest lines are kept (to show when
+ * something went wrong), so a week of logging takes no more memory at its end than at its start.
+ * Warnings and errors are tallied by what they say, numbers left out, for the summary.
+ */
+import type { Logging, LogLevel } from 'homebridge';
+import { format } from 'node:util';
+import type { Logger } from '../../src/log.js';
+
+export interface LogLine {
+  level: `${LogLevel}`;
+  message: string;
+  /** True time, ms since the epoch. */
+  atMs: number;
+}
+
+type Listener = (line: LogLine) => void;
+
+/** How many of the latest lines are kept. */
+const KEPT_LINES = 50;
+
+export type SoakLogger = Logging & Logger;
+
+export class PluginLog {
+  readonly logger: SoakLogger;
+  /** Warnings and errors by their text with digits replaced, and how often each came. */
+  readonly problems = new Map<string, number>();
+  private readonly latest: LogLine[] = [];
+  private readonly listeners: Listener[] = [];
+
+  constructor(private readonly now: () => number) {
+    const log = (level: `${LogLevel}`, message: string, ...parameters: unknown[]): void => this.write(level, format(message, ...parameters));
+    const atLevel =
+      (level: `${LogLevel}`) =>
+      (message: string, ...parameters: unknown[]): void =>
+        log(level, message, ...parameters);
+    this.logger = Object.assign(atLevel('info'), {
+      prefix: 'DoorbellMotion',
+      log,
+      info: atLevel('info'),
+      success: atLevel('success'),
+      warn: atLevel('warn'),
+      error: atLevel('error'),
+      debug: atLevel('debug'),
+    });
+  }
+
+  /** Told of every line from now on. */
+  listen(listener: Listener): void {
+    this.listeners.push(listener);
+  }
+
+  /** The latest lines, oldest first. */
+  tail(): readonly LogLine[] {
+    return this.latest;
+  }
+
+  private write(level: `${LogLevel}`, message: string): void {
+    const line = { level, message, atMs: this.now() };
+    this.latest.push(line);
+    if (this.latest.length > KEPT_LINES) {
+      this.latest.shift();
+    }
+    if (level === 'warn' || level === 'error') {
+      const gist = `${level}: ${message.replace(/\d+/g, 'N')}`;
+      this.problems.set(gist, (this.problems.get(gist) ?? 0) + 1);
+    }
+    this.listeners.forEach((listener) => listener(line));
+  }
+}

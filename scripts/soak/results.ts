@@ -1,0 +1,86 @@
+/**
+ * soak-results.json and what it must show: every ring accounted for and none lost, every outage of
+ * a minute or more seen by the plugin opening the Doorbell Alerts sensor with one warning and closing
+ * it within 5 s of its end with one recovery line, nothing else opening it, and the plugin holding no
+ * more timers, sockets or heap after the week than after its launch.
+ */
+import type { OutageFigures } from './outages.js';
+import type { RingCounts } from './ring-ledger.js';
+
+export interface SoakResults {
+  simulatedDays: number;
+  refreshes: number;
+  alerts: RingCounts;
+  outages: OutageFigures;
+  resources: {
+    /** Pending timers on the simulated clock plus open sockets and servers, after the launch. */
+    handlesAfterLaunch: number;
+    handlesAfterWeek: number;
+    /** Heap after garbage collection, after the week less after the launch. */
+    heapDeltaMiB: number;
+  };
+  wallSeconds: number;
+}
+
+/** The key set of soak-results.json, exactly. */
+export const RESULT_KEYS = {
+  top: ['simulatedDays', 'refreshes', 'alerts', 'outages', 'resources', 'wallSeconds'],
+  alerts: ['sent', 'delivered', 'caughtUp', 'stale', 'afterExpiry', 'lost'],
+  outages: ['seen', 'opened', 'falseOpens', 'maxOpenDelayS', 'maxCloseDelayS', 'warnings', 'recoveries'],
+  resources: ['handlesAfterLaunch', 'handlesAfterWeek', 'heapDeltaMiB'],
+} as const;
+
+/** What a run must reach; the quick run's week is too short for four outages. */
+export interface Targets {
+  minOutages: number;
+  refreshes: number;
+}
+
+/** The sensor closes this soon after the calls or the stream that end an outage. */
+export const MAX_CLOSE_DELAY_S = 5;
+/** It opens a minute after the failure, give or take the same. */
+export const MAX_OPEN_DELAY_S = 60 + MAX_CLOSE_DELAY_S;
+export const MAX_HEAP_DELTA_MIB = 1;
+
+/** Each rule the results break, in words; empty when they keep every one. */
+export function violations(results: SoakResults, targets: Targets): string[] {
+  const { alerts, outages, resources } = results;
+  const accounted = alerts.delivered + alerts.stale + alerts.afterExpiry + alerts.lost;
+  const rules: Array<[boolean, string]> = [
+    [keysOf(results) !== keysOf(shapeOnly()), `the keys are not exactly those of soak-results.json: ${keysOf(results)}`],
+    [accounted !== alerts.sent, `${alerts.sent} rings sent but ${accounted} accounted for`],
+    [alerts.caughtUp > alerts.delivered, `${alerts.caughtUp} caught up but only ${alerts.delivered} delivered`],
+    [alerts.lost > 0, `${alerts.lost} rings lost`],
+    [results.refreshes < targets.refreshes, `${results.refreshes} refreshes, fewer than ${targets.refreshes}`],
+    [outages.seen < targets.minOutages, `${outages.seen} outages seen, fewer than ${targets.minOutages}`],
+    [outages.opened !== outages.seen, `${outages.seen} outages seen but ${outages.opened} opened the sensor and kept it open to their end`],
+    [outages.falseOpens > 0, `the sensor opened ${outages.falseOpens} times with no outage of a minute behind it`],
+    [outages.maxOpenDelayS > MAX_OPEN_DELAY_S, `the sensor opened ${outages.maxOpenDelayS} s after an outage began (at most ${MAX_OPEN_DELAY_S})`],
+    [outages.maxCloseDelayS > MAX_CLOSE_DELAY_S, `the sensor closed ${outages.maxCloseDelayS} s after an outage ended (at most ${MAX_CLOSE_DELAY_S})`],
+    [outages.warnings !== outages.opened, `${outages.warnings} warnings for ${outages.opened} outages`],
+    [outages.recoveries !== outages.opened, `${outages.recoveries} recovery lines for ${outages.opened} outages`],
+    [resources.handlesAfterWeek > resources.handlesAfterLaunch, `${resources.handlesAfterWeek} handles after the week, ${resources.handlesAfterLaunch} after the launch`],
+    [!(resources.heapDeltaMiB <= MAX_HEAP_DELTA_MIB), `the heap grew by ${resources.heapDeltaMiB} MiB (at most ${MAX_HEAP_DELTA_MIB})`],
+  ];
+  return rules.filter(([broken]) => broken).map(([, message]) => message);
+}
+
+/** Every key, nested ones as `parent.key`, sorted: the same text for the same key set. */
+function keysOf(results: object): string {
+  return Object.entries(results)
+    .flatMap(([key, value]) => (typeof value === 'object' && value !== null ? Object.keys(value).map((inner) => `${key}.${inner}`) : [key]))
+    .sort()
+    .join(',');
+}
+
+function shapeOnly(): Record<string, unknown> {
+  const nested = (keys: readonly string[]): Record<string, number> => Object.fromEntries(keys.map((key) => [key, 0]));
+  return {
+    simulatedDays: 0,
+    refreshes: 0,
+    alerts: nested(RESULT_KEYS.alerts),
+    outages: nested(RESULT_KEYS.outages),
+    resources: nested(RESULT_KEYS.resources),
+    wallSeconds: 0,
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Simulated time with real sockets: @sinonjs/fake-timers stands in for setTimeout, setInterval, Date
+ * and performance, so a week of the production schedule passes in minutes, while every socket, file
+ * and HTTP request stays real. Time moves one timer at a time, and only once the real work the last
+ * timer started (a request, a file write, a line on a stream) has finished: so an answer never
+ * arrives late by the simulated clock, and a 100 s watchdog never fires on a stream whose keepalive
+ * is still on its way through the loopback.
+ *
+ * The host's clock can be set apart from true time (a clock jump): Date moves with it, while
+ * performance.now(), the timers and `now` here (true time) do not.
+ */
+import { install, type Clock } from '@sinonjs/fake-timers';
+import { createHook } from 'node:async_hooks';
+import { syncBuiltinESMExports } from 'node:module';
+
+/** Taken before the clock is installed: settling waits on the real event loop. */
+const realSetImmediate = setImmediate;
+const realMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+/** Turns of the event loop with nothing happening after which the real work counts as finished. */
+const QUIET_TURNS = 3;
+
+/** Real work that takes longer than this (a stalled disk) is left to finish while time moves on. */
+const SETTLE_LIMIT_MS = 2_000;
+
+/** Steps at one simulated moment beyond which a timer that keeps rescheduling itself at once is a bug. */
+const MAX_STEPS_AT_ONE_MOMENT = 100_000;
+
+/**
+ * Requests under way in Node's sense (a file operation, a connect, a write, a DNS lookup): each ends
+ * with a callback still to run. Handles (sockets, servers, timers) are not requests.
+ */
+const IN_FLIGHT = /Req|ConnectWrap|WriteWrap|ShutdownWrap/;
+
+/** Every callback Node runs: a change in the count between two turns means something happened. */
+let callbacks = 0;
+const activity = createHook({
+  before() {
+    callbacks += 1;
+  },
+});
+
+function requestsInFlight(): number {
+  return process.getActiveResourcesInfo().filter((kind) => IN_FLIGHT.test(kind)).length;
+}
+
+function turn(): Promise<void> {
+  return new Promise((resolve) => realSetImmediate(resolve));
+}
+
+export class SimulatedTime {
+  /** Timers of this class's own (the marker of runUntil), left out of the count of pending ones. */
+  private ownTimers = 0;
+  private hostOffsetMs = 0;
+  /** Callbacks a turn of the settling loop itself causes, measured while nothing else runs. */
+  private ownCallbacksPerTurn = 0;
+  /** Settles that hit SETTLE_LIMIT_MS: time moved on with real work still under way. */
+  slowSettles = 0;
+  /** Errors thrown out of a timer's callback: uncaught in a real process. */
+  readonly timerErrors: unknown[] = [];
+
+  private constructor(private readonly clock: Clock) {}
+
+  /**
+   * Installs the fake clock at `startMs` (ms since the epoch). Call before the plugin, the simulator
+   * and the relay are loaded, so that every module takes its timers from it.
+   */
+  static async install(startMs: number): Promise<SimulatedTime> {
+    const clock = install({ now: startMs, toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    // ES modules' named imports of node:timers and node:timers/promises follow the faked functions only after this.
+    syncBuiltinESMExports();
+    activity.enable();
+    const time = new SimulatedTime(clock);
+    await time.calibrate();
+    return time;
+  }
+
+  /** True time, in ms since the epoch: the host's clock less any jump it made. */
+  get now(): number {
+    return this.clock.now - this.hostOffsetMs;
+  }
+
+  /** How far the host's clock (Date) is from true time. */
+  get hostClockOffsetMs(): number {
+    return this.hostOffsetMs;
+  }
+
+  /** Sets the host's clock `deltaMs` away from where it is; timers and performance.now() stay as they are. */
+  jumpHostClock(deltaMs: number): void {
+    this.clock.setSystemTime(this.clock.now + deltaMs);
+    this.hostOffsetMs += deltaMs;
+  }
+
+  /** Timers pending on the simulated clock (the plugin's, the simulator's, the relay's), this class's own left out. */
+  pendingTimers(): number {
+    return this.clock.countTimers() - this.ownTimers;
+  }
+
+  /** Fires every timer due until true time `untilMs`, one at a time, letting real work finish after each. */
+  async runUntil(untilMs: number): Promise<void> {
+    let reached = false;
+    this.ownTimers += 1;
+    this.clock.setTimeout(
+      () => {
+        reached = true;
+        this.ownTimers -= 1;
+      },
+      Math.max(0, untilMs - this.now),
+    );
+    let steps = 0;
+    let lastNow = this.clock.now;
+    while (!reached) {
+      this.step();
+      steps = this.clock.now === lastNow ? steps + 1 : 0;
+      lastNow = this.clock.now;
+      if (steps > MAX_STEPS_AT_ONE_MOMENT) {
+        throw new Error(`${MAX_STEPS_AT_ONE_MOMENT} timers fired at one simulated moment: a timer reschedules itself at once`);
+      }
+      await this.settle();
+    }
+  }
+
+  /** Resolves once no real work has been under way for a few turns of the event loop. */
+  async settle(): Promise<void> {
+    const deadline = realMs() + SETTLE_LIMIT_MS;
+    for (let quiet = 0; quiet < QUIET_TURNS; ) {
+      const before = callbacks;
+      await turn();
+      const busy = callbacks - before > this.ownCallbacksPerTurn || requestsInFlight() > 0;
+      quiet = busy ? 0 : quiet + 1;
+      if (realMs() > deadline) {
+        this.slowSettles += 1;
+        return;
+      }
+    }
+  }
+
+  /** Puts the real timers back. */
+  uninstall(): void {
+    activity.disable();
+    this.clock.uninstall();
+    syncBuiltinESMExports();
+  }
+
+  private step(): void {
+    try {
+      this.clock.next();
+    } catch (error) {
+      this.timerErrors.push(error);
+    }
+  }
+
+  /** The fewest callbacks an idle turn counts: the turn's own immediate and the promise it resolves. */
+  private async calibrate(): Promise<void> {
+    let fewest = Infinity;
+    for (let sample = 0; sample < 20; sample += 1) {
+      const before = callbacks;
+      await turn();
+      fewest = Math.min(fewest, callbacks - before);
+    }
+    this.ownCallbacksPerTurn = fewest;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * What happens during the simulated week, drawn from one seed so that a run can be repeated: when
+ * each ring comes and at which doorbell, when the relay restarts and for how long, when the home is
+ * cut off from the relay, when the host's clock jumps, when the disk is full. The session's expiry and
+ * the doorbell service's outage are placed around a refresh, whose time only the run knows: the plan
+ * says which refresh. Times are in ms after the launch.
+ */
+import fc from 'fast-check';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
+
+/** Rings come at least this far apart at any one doorbell, as a person rings. */
+export const RING_SPACING_MS = 10_000;
+
+export interface Ring {
+  atMs: number;
+  /** Index into the configured doorbells. */
+  doorbell: number;
+}
+
+export interface WeekPlan {
+  seed: number;
+  days: number;
+  /** The scheduled 12-hour refreshes the week runs through; it ends after the last of them. */
+  refreshes: number;
+  /** In time order. */
+  rings: Ring[];
+  /** Each stops the relay at atMs and starts it again downMs later (within 30 s), its cache kept. */
+  relayRestarts: Array<{ atMs: number; downMs: number }>;
+  /** The home cannot reach the relay from atMs for forMs; the relay keeps accepting alerts. */
+  homeCut: { atMs: number; forMs: number };
+  /** The session expires expiryLeadMs before the first refresh due after this; 401 on every call from then on. */
+  sessionExpiry: { beforeRefreshAfterMs: number; expiryLeadMs: number };
+  /** After the plugin has noticed, the settings page signs in again this much later. */
+  signInAfterMs: number;
+  /** The doorbell service answers 503 from leadMs before the first refresh due after this, for forMs. */
+  serviceUnavailable: { aroundRefreshAfterMs: number; leadMs: number; forMs: number };
+  /** The host's clock jumps jumpMs forward at forwardAtMs, and back at backAtMs. */
+  hostClock: { forwardAtMs: number; backAtMs: number; jumpMs: number };
+  /** status.json cannot be written (ENOSPC) from atMs for forMs. */
+  diskFull: { atMs: number; forMs: number };
+}
+
+export interface WeekShape {
+  days: number;
+  refreshes: number;
+  rings: number;
+  relayRestarts: number;
+  doorbells: number;
+}
+
+/** The week of the contract: 7 days, 14 refreshes, 1,000 rings, 6 relay restarts. */
+export const FULL_WEEK: Omit<WeekShape, 'doorbells'> = { days: 7, refreshes: 14, rings: 1_000, relayRestarts: 6 };
+
+/** Two days of the same, for the test suite: every kind of fault once, 4 refreshes, rings in proportion. */
+export const QUICK_WEEK: Omit<WeekShape, 'doorbells'> = { days: 2, refreshes: 4, rings: Math.round((1_000 * 2) / 7), relayRestarts: 2 };
+
+/** Uniform draws are integers below this, scaled into [0, 1). */
+const RANGE = 2 ** 31;
+
+/**
+ * A stream of numbers in [0, 1) fixed by the seed, from fast-check's own generator: uniform integers
+ * (without the bias towards edge values fast-check gives its tests), scaled.
+ */
+function seededRandom(seed: number, count: number): () => number {
+  const values = fc.sample(fc.noBias(fc.integer({ min: 0, max: RANGE - 1 })), { seed, numRuns: count }).map((value) => value / RANGE);
+  let next = 0;
+  return () => {
+    if (next >= values.length) {
+      throw new Error(`the week plan drew more than ${count} random numbers`);
+    }
+    return values[next++];
+  };
+}
+
+export function planWeek(shape: WeekShape, seed: number): WeekPlan {
+  const random = seededRandom(seed, 50 * shape.rings + 1_000);
+  const spanMs = shape.days * DAY_MS;
+  /** A point at `fraction` of the span, give or take `spreadFraction`. */
+  const around = (fraction: number, spreadFraction: number): number => Math.round(spanMs * (fraction + spreadFraction * random()));
+  const between = (fromMs: number, toMs: number): number => Math.round(fromMs + (toMs - fromMs) * random());
+
+  const homeCut = { atMs: around(0.155, 0.04), forMs: 30 * MINUTE_MS };
+  const forwardAtMs = around(0.655, 0.03);
+  const hostClock = { forwardAtMs, backAtMs: forwardAtMs + between(spanMs / 84, spanMs / 28), jumpMs: HOUR_MS };
+  const diskFull = { atMs: around(0.74, 0.09), forMs: HOUR_MS };
+  return {
+    seed,
+    days: shape.days,
+    refreshes: shape.refreshes,
+    rings: planRings(shape, spanMs, random),
+    relayRestarts: planRestarts(shape.relayRestarts, spanMs, homeCut, random),
+    homeCut,
+    sessionExpiry: { beforeRefreshAfterMs: Math.round(spanMs * 0.32), expiryLeadMs: 2 * HOUR_MS },
+    signInAfterMs: 10 * MINUTE_MS,
+    serviceUnavailable: { aroundRefreshAfterMs: Math.round(spanMs * 0.536), leadMs: HOUR_MS, forMs: 2 * HOUR_MS },
+    hostClock,
+    diskFull,
+  };
+}
+
+/**
+ * Rings at random moments from a few minutes after the launch to a quarter of an hour before the
+ * span ends (so the last can be accounted for), each at a random doorbell; one that comes within 10 s
+ * of the previous ring at its doorbell is drawn again.
+ */
+function planRings({ rings, doorbells }: WeekShape, spanMs: number, random: () => number): Ring[] {
+  const fromMs = 2 * MINUTE_MS;
+  const toMs = spanMs - 15 * MINUTE_MS;
+  const byDoorbell: number[][] = Array.from({ length: doorbells }, () => []);
+  const planned: Ring[] = [];
+  for (let attempts = 0; planned.length < rings; attempts += 1) {
+    if (attempts > 20 * rings) {
+      throw new Error(`${rings} rings do not fit ${RING_SPACING_MS / 1000} s apart`);
+    }
+    const ring = { atMs: Math.round(fromMs + (toMs - fromMs) * random()), doorbell: Math.floor(random() * doorbells) };
+    if (byDoorbell[ring.doorbell].every((atMs) => Math.abs(atMs - ring.atMs) >= RING_SPACING_MS)) {
+      byDoorbell[ring.doorbell].push(ring.atMs);
+      planned.push(ring);
+    }
+  }
+  return planned.sort((a, b) => a.atMs - b.atMs);
+}
+
+/** Restarts spread over the span, hours apart and away from the cut, each back within 5 to 30 s. */
+function planRestarts(count: number, spanMs: number, cut: { atMs: number; forMs: number }, random: () => number): WeekPlan['relayRestarts'] {
+  const restarts: WeekPlan['relayRestarts'] = [];
+  const clear = (atMs: number): boolean =>
+    Math.abs(atMs - (cut.atMs + cut.forMs / 2)) > cut.forMs / 2 + HOUR_MS && restarts.every((restart) => Math.abs(restart.atMs - atMs) > 2 * HOUR_MS);
+  for (let attempts = 0; restarts.length < count; attempts += 1) {
+    if (attempts > 1_000) {
+      throw new Error(`${count} relay restarts do not fit the span`);
+    }
+    const atMs = Math.round(HOUR_MS + (spanMs - 2 * HOUR_MS) * random());
+    if (clear(atMs)) {
+      restarts.push({ atMs, downMs: Math.round(5_000 + 25_000 * random()) });
+    }
+  }
+  return restarts.sort((a, b) => a.atMs - b.atMs);
+}

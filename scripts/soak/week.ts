@@ -1,0 +1,232 @@
+/**
+ * The simulated week: the platform launched against the simulated services and the loopback relay,
+ * then the week's plan played out on the simulated clock (rings, relay restarts, the home cut off,
+ * the service down, the session expired and signed in again, the host's clock jumping, a full disk)
+ * until it has run its days and its refreshes, and what the plugin showed of it all accounted for.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SCHEDULE_TIMING } from '../../src/connection/schedule.js';
+import { DOORBELLS } from '../../test/support/platform-harness.js';
+import { Cloud } from './cloud.js';
+import { outageFigures, type SeenOutage } from './outages.js';
+import { PluginLog } from './plugin-log.js';
+import { PluginUnderTest } from './plugin-under-test.js';
+import { held } from './resources.js';
+import type { SoakResults } from './results.js';
+import { RingDelivery } from './ring-delivery.js';
+import { RingLedger } from './ring-ledger.js';
+import { ServiceWatch } from './service-watch.js';
+import type { SimulatedTime } from './simulated-time.js';
+import { Timeline } from './timeline.js';
+import { DAY_MS, type WeekPlan } from './week-plan.js';
+
+const MINUTE_MS = 60_000;
+/** The loop looks at its plan at least this often, so an event planned while time runs is not overrun. */
+const LOOK_AGAIN_MS = MINUTE_MS;
+/** Past its days and refreshes, the week ends once this much quiet time has passed. */
+const TAIL_MS = 5 * MINUTE_MS;
+/** Motion alerts before the figures after the launch are taken, this far apart: a quarter of an hour. */
+const WARM_UP_MOTIONS = 30;
+const WARM_UP_SPACING_MS = 30_000;
+/** How long the launch, and the return to health at the end, may take. */
+const HEALTHY_WITHIN_MS = 15 * MINUTE_MS;
+
+export interface WeekReport {
+  results: Omit<SoakResults, 'wallSeconds'>;
+  outages: SeenOutage[];
+  timeline: Timeline;
+  /** Warnings and errors of the plugin, by gist, with their counts. */
+  problems: ReadonlyMap<string, number>;
+  /** Everything else worth a line of the summary. */
+  notes: string[];
+  /** What went wrong beyond the figures' rules: an error thrown from a timer (a crash in Homebridge), a ring shown twice. */
+  failures: string[];
+  launchAt: number;
+}
+
+export async function runWeek(plan: WeekPlan, time: SimulatedTime): Promise<WeekReport> {
+  const storagePath = await mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'doorbell-motion-soak-'));
+  const week = new Week(plan, time, storagePath);
+  try {
+    return await week.run();
+  } finally {
+    await rm(storagePath, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  }
+}
+
+class Week {
+  private readonly timeline: Timeline;
+  private readonly ledger: RingLedger;
+  private readonly watch: ServiceWatch;
+  /** Set up by run(): the services around the plugin, and the doorbell service's side of each ring. */
+  private cloud!: Cloud;
+  private delivery!: RingDelivery;
+  private readonly launchAt: number;
+  /** When the plan's clock starts: after the launch and the warm-up. */
+  private weekStart: number | undefined;
+  private readonly notes: string[] = [];
+  private scheduledExpiry = false;
+  private scheduledOutage = false;
+
+  constructor(
+    private readonly plan: WeekPlan,
+    private readonly time: SimulatedTime,
+    private readonly storagePath: string,
+  ) {
+    this.launchAt = time.now;
+    this.timeline = new Timeline(this.launchAt, () => time.now);
+    this.ledger = new RingLedger(plan.rings.map(({ doorbell }) => DOORBELLS[doorbell].deviceId));
+    this.watch = new ServiceWatch(
+      DOORBELLS.map(({ deviceId }) => deviceId),
+      SCHEDULE_TIMING.refreshMs,
+      () => time.now,
+      {
+        allSubscribed: (atMs) => this.planAroundRefresh(atMs + SCHEDULE_TIMING.refreshMs),
+        sessionRefused: (atMs) => {
+          this.timeline.note('the plugin heard 401: the session is refused');
+          this.timeline.at(atMs + plan.signInAfterMs, 'signed in again on the settings page', () => this.cloud.signInOnSettingsPage());
+        },
+      },
+    );
+  }
+
+  async run(): Promise<WeekReport> {
+    const settingsPage = new PluginLog(() => this.time.now);
+    this.cloud = await Cloud.start({
+      doorbells: DOORBELLS,
+      storagePath: this.storagePath,
+      now: () => this.time.now,
+      onRequest: (request) => this.watch.onRequest(request),
+      logger: settingsPage.logger,
+    });
+    this.delivery = new RingDelivery(this.cloud, this.ledger, this.watch, this.timeline, () => this.time.now);
+    const plugin = PluginUnderTest.launch({ cloud: this.cloud, doorbells: DOORBELLS, storagePath: this.storagePath, ledger: this.ledger, now: () => this.time.now });
+    try {
+      await this.advanceUntil(() => plugin.allConfirmed(), 'the launch');
+      await this.warmUp();
+      this.cloud.quiesce();
+      const afterLaunch = await held(this.time);
+      this.weekStart = this.time.now;
+      this.planFixedEvents(this.weekStart);
+      await this.playOut(this.weekStart);
+      await this.advanceUntil(() => plugin.allConfirmed() && this.delivery.pending === 0, 'alerts flowing at the end of the week');
+      const endAt = this.time.now;
+      this.cloud.quiesce();
+      const afterWeek = await held(this.time);
+      const { figures, outages } = outageFigures(plugin.sensor.record(endAt), endAt);
+      this.notes.push(
+        `status.json writes refused for a full disk: ${this.cloud.disk.refused}`,
+        `settles cut short with real work under way: ${this.time.slowSettles}`,
+      );
+      const failures = [
+        ...this.time.timerErrors.map((error) => `a timer threw, which would end Homebridge: ${String(error)}`),
+        ...(this.ledger.unexplained > 0 ? [`${this.ledger.unexplained} button events or stale drops no ring explains (a ring shown twice?)`] : []),
+      ];
+      return {
+        results: {
+          simulatedDays: Math.round(((endAt - this.launchAt) / DAY_MS) * 100) / 100,
+          refreshes: this.watch.refreshes.length,
+          alerts: this.ledger.counts(),
+          outages: figures,
+          resources: {
+            handlesAfterLaunch: afterLaunch.handles,
+            handlesAfterWeek: afterWeek.handles,
+            heapDeltaMiB: Math.round(((afterWeek.heapBytes - afterLaunch.heapBytes) / 2 ** 20) * 100) / 100,
+          },
+        },
+        outages,
+        timeline: this.timeline,
+        problems: plugin.log.problems,
+        notes: this.notes,
+        failures,
+        launchAt: this.launchAt,
+      };
+    } finally {
+      plugin.shutdown();
+      await this.time.runUntil(this.time.now + 5_000);
+      await this.cloud.close();
+    }
+  }
+
+  /**
+   * Before the figures after the launch are taken, motion at every doorbell for a while: V8 keeps type
+   * feedback for each function once it has run often enough, which the path every alert takes would
+   * otherwise add to the heap early in the week, as growth that is no leak. Motion, not rings: the
+   * week's rings are counted from the doorbell buttons alone.
+   */
+  private async warmUp(): Promise<void> {
+    for (let motion = 0; motion < WARM_UP_MOTIONS; motion += 1) {
+      await this.cloud.deliver(DOORBELLS[motion % DOORBELLS.length].deviceId, `soak-warm-up-${motion + 1}`, 'motion');
+      await this.time.runUntil(this.time.now + WARM_UP_SPACING_MS);
+    }
+  }
+
+  /** The events whose time the plan fixes; those around a refresh are planned once it is due. */
+  private planFixedEvents(weekStart: number): void {
+    const { plan, timeline, cloud } = this;
+    const at = (offsetMs: number): number => weekStart + offsetMs;
+    plan.rings.forEach(({ atMs }, index) => timeline.at(at(atMs), undefined, () => this.delivery.ring(this.ledger.rings[index])));
+    for (const { atMs, downMs } of plan.relayRestarts) {
+      timeline.at(at(atMs), `relay stopped for ${Math.round(downMs / 1000)} s`, () => cloud.relay.stop());
+      timeline.at(at(atMs + downMs), 'relay started again, its cache kept', () => cloud.relay.start());
+    }
+    timeline.at(at(plan.homeCut.atMs), `home cut off from the relay for ${plan.homeCut.forMs / MINUTE_MS} minutes`, () => cloud.home.cutOff());
+    timeline.at(at(plan.homeCut.atMs + plan.homeCut.forMs), 'home reaches the relay again', () => cloud.home.restore());
+    const { forwardAtMs, backAtMs, jumpMs } = plan.hostClock;
+    timeline.at(at(forwardAtMs), `host clock jumps ${jumpMs / MINUTE_MS} minutes forward`, () => this.time.jumpHostClock(jumpMs));
+    timeline.at(at(backAtMs), `host clock jumps ${jumpMs / MINUTE_MS} minutes back`, () => this.time.jumpHostClock(-jumpMs));
+    timeline.at(at(plan.diskFull.atMs), 'disk full: status.json writes fail with ENOSPC', () => {
+      cloud.disk.full = true;
+    });
+    timeline.at(at(plan.diskFull.atMs + plan.diskFull.forMs), 'disk has space again', () => {
+      cloud.disk.full = false;
+    });
+  }
+
+  /** A refresh is due at `dueAt`: the session expiry and the service outage are placed around the first due late enough. */
+  private planAroundRefresh(dueAt: number): void {
+    const { sessionExpiry, serviceUnavailable } = this.plan;
+    if (this.weekStart === undefined) {
+      return;
+    }
+    if (!this.scheduledExpiry && dueAt - this.weekStart >= sessionExpiry.beforeRefreshAfterMs) {
+      this.scheduledExpiry = true;
+      this.timeline.at(dueAt - sessionExpiry.expiryLeadMs, 'session expires: 401 on every call with it', () => {
+        this.cloud.expireSession();
+        this.watch.sessionExpired();
+      });
+    } else if (!this.scheduledOutage && dueAt - this.weekStart >= serviceUnavailable.aroundRefreshAfterMs) {
+      this.scheduledOutage = true;
+      const from = dueAt - serviceUnavailable.leadMs;
+      this.timeline.at(from, `doorbell service answers 503 for ${serviceUnavailable.forMs / MINUTE_MS / 60} hours`, () => this.cloud.serviceUnavailable(true));
+      this.timeline.at(from + serviceUnavailable.forMs, 'doorbell service answers again', () => this.cloud.serviceUnavailable(false));
+    }
+  }
+
+  /** Plays the plan out until its days and its refreshes are done. */
+  private async playOut(weekStart: number): Promise<void> {
+    const { plan, time, timeline, watch } = this;
+    const daysEnd = weekStart + plan.days * DAY_MS;
+    const giveUpAt = daysEnd + DAY_MS;
+    const endAt = (): number => Math.max(daysEnd, (watch.refreshes[plan.refreshes - 1] ?? giveUpAt) + TAIL_MS);
+    while (time.now < Math.min(endAt(), giveUpAt)) {
+      await time.runUntil(Math.min(timeline.nextAt(), time.now + LOOK_AGAIN_MS, endAt(), giveUpAt));
+      await timeline.runDue();
+    }
+  }
+
+  /** Runs simulated time until `condition` holds; rejects when it has not within HEALTHY_WITHIN_MS. */
+  private async advanceUntil(condition: () => boolean, what: string): Promise<void> {
+    const deadline = this.time.now + HEALTHY_WITHIN_MS;
+    while (!condition()) {
+      if (this.time.now >= deadline) {
+        throw new Error(`${what} did not happen within ${HEALTHY_WITHIN_MS / MINUTE_MS} simulated minutes`);
+      }
+      await this.time.runUntil(this.time.now + 1_000);
+      await this.timeline.runDue();
+    }
+  }
+}
