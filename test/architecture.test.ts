@@ -8,6 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import madge from 'madge';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SRC = join(ROOT, 'src');
@@ -103,6 +104,14 @@ describe('the rooms of src/', () => {
   it('keeps the top level to registration, the names, the platform and the logger', () => {
     const files = readdirSync(SRC, { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
     expect(files.sort()).toEqual(TOP_LEVEL);
+  });
+
+  it('has no import circle: each file can be read after the files it imports', async () => {
+    // madge reads the imports as TypeScript resolves them (`./file.js` is `./file.ts`), type-only ones included.
+    const graph = await madge(SRC, { fileExtensions: ['ts'], tsConfig: join(ROOT, 'tsconfig.json') });
+    expect(graph.warnings().skipped).toEqual([]);
+    expect(Object.keys(graph.obj()).length).toBeGreaterThan(50);
+    expect(graph.circular()).toEqual([]);
   });
 
   it('has no source file over 250 lines', () => {

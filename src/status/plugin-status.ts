@@ -1,9 +1,9 @@
 import type { ConnectionListener } from '../connection/connection.js';
 import type { Logger } from '../log.js';
 import type { PrivateFolder } from '../session/private-folder.js';
-import { openStatusFile } from './delivery-status.js';
+import { openStatusFile, type StatusTiming } from './delivery-status.js';
 import { StatusBoard, type BoardDoorbell } from './status-board.js';
-import { StatusWriter, type StatusTiming } from './status-writer.js';
+import { StatusWriter } from './status-writer.js';
 
 export interface PluginStatusOptions {
   doorbells: readonly BoardDoorbell[];
