@@ -22,7 +22,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   connection: ['cloud', 'session'],
   push: ['cloud', 'session'],
   accessories: ['config'],
-  status: ['cloud', 'session', 'connection'],
+  alerts: ['cloud', 'session', 'connection'],
+  status: ['cloud', 'session', 'connection', 'alerts'],
   matter: ['config', 'accessories'],
 };
 
@@ -41,10 +42,11 @@ const TYPES_FROM: Readonly<Record<string, readonly string[]>> = {
 const SHARED = ['values', 'log.ts', 'settings.ts'];
 
 /**
- * The top level of src/: registration, the two names, the platform, the logger, and the platform's
- * way to the Matter room, which loads that room only on a bridge with Matter on.
+ * The top level of src/: registration, the two names, the platform, the logger, the platform's way to
+ * the Matter room, which loads that room only on a bridge with Matter on, and its way to the Doorbell
+ * Alerts sensor, which joins the alerts rule to HomeKit and Matter.
  */
-const TOP_LEVEL = ['index.ts', 'log.ts', 'matter-link.ts', 'platform.ts', 'settings.ts'];
+const TOP_LEVEL = ['alerts-link.ts', 'index.ts', 'log.ts', 'matter-link.ts', 'platform.ts', 'settings.ts'];
 
 const HOMEBRIDGE = /^(homebridge|@homebridge\/)/;
 

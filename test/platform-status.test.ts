@@ -73,6 +73,8 @@ describe('status.json', () => {
         { deviceId: FRONT, name: 'Front Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
         { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
       ],
+      alerts: { flowing: true, since: expect.any(String), reason: null },
+      outages: [],
     });
     const at = (text: string | null) => Date.parse(text ?? '');
     expect(at(confirmed.startedAt)).toBeGreaterThanOrEqual(launchedAt - 1);

@@ -1,4 +1,5 @@
 import type { API, MatterAccessory, MatterAPI } from 'homebridge';
+import { ALERTS_SENSOR_NAME } from '../accessories/alerts-sensor.js';
 import { cleanName } from '../accessories/names.js';
 import { DETECTION_SUFFIXES, DETECTIONS, type Detection } from '../values/detection.js';
 
@@ -13,11 +14,12 @@ const MATTER_NAME_BYTES = 32;
  * The Matter devices a doorbell has: `motion`, an occupancy sensor, always; `button`, a generic
  * switch, while its button is on; an occupancy sensor per configured detection (`person`, `vehicle`,
  * `other`). Each is a bridged device of its own, since a composed device's parts carry no name of
- * their own on Homebridge 2.1.0.
+ * their own on Homebridge 2.1.0. And the bridge's one `alerts` device, the Doorbell Alerts contact
+ * sensor, which belongs to no doorbell.
  */
-export type MatterRole = 'motion' | 'button' | Detection;
+export type MatterRole = 'motion' | 'button' | 'alerts' | Detection;
 
-const ROLES: readonly string[] = ['motion', 'button', ...DETECTIONS];
+const ROLES: readonly string[] = ['motion', 'button', 'alerts', ...DETECTIONS];
 
 /**
  * Everything a device's definition is made from, kept in its context so that a cached device can be
@@ -30,9 +32,13 @@ export interface MatterContext {
   doorbellName: string;
 }
 
+/** The Doorbell Alerts sensor's context: its id, as its serial number, and its name stand for a doorbell's. */
+export const ALERTS_CONTEXT: Readonly<MatterContext> = { deviceId: 'alerts', role: 'alerts', doorbellName: ALERTS_SENSOR_NAME };
+
 /** As in HomeKit: the detections' sensors are named as the HomeKit accessory's are. */
 const SUFFIXES: Readonly<Record<MatterRole, string>> = {
   motion: '',
+  alerts: '',
   button: ' Doorbell',
   person: ` ${DETECTION_SUFFIXES.person}`,
   vehicle: ` ${DETECTION_SUFFIXES.vehicle}`,
@@ -47,10 +53,10 @@ const PIR = 0;
 
 /** Derived from the device id and the role alone, so a renamed doorbell's devices keep their UUIDs. */
 function matterUuid(api: API, deviceId: string, role: MatterRole): string {
-  return api.hap.uuid.generate(role === 'motion' ? `doorbell-motion:matter:${deviceId}` : `doorbell-motion:matter:${deviceId}:${role}`);
+  return api.hap.uuid.generate(role === 'motion' || role === 'alerts' ? `doorbell-motion:matter:${deviceId}` : `doorbell-motion:matter:${deviceId}:${role}`);
 }
 
-/** The device's definition, in its resting state: no occupancy, the button released. */
+/** The device's definition, in its resting state: no occupancy, the button released, the contact closed. */
 export function matterAccessory(api: API, matter: MatterAPI, context: MatterContext): MatterAccessory {
   const { deviceId, role, doorbellName } = context;
   return {
@@ -59,13 +65,21 @@ export function matterAccessory(api: API, matter: MatterAPI, context: MatterCont
     deviceType: deviceTypeOf(matter, role),
     serialNumber: deviceId,
     manufacturer: 'Doorbell Motion',
-    model: 'Doorbell',
+    model: role === 'alerts' ? 'Alerts' : 'Doorbell',
     context: { ...context },
-    clusters:
-      role === 'button'
-        ? { switch: { numberOfPositions: SWITCH_POSITIONS, currentPosition: 0 } }
-        : { occupancySensing: { occupancy: { occupied: false }, occupancySensorType: PIR, occupancySensorTypeBitmap: { pir: true } } },
+    clusters: restingState(role),
   };
+}
+
+function restingState(role: MatterRole): MatterAccessory['clusters'] {
+  switch (serverClusterOf(role)) {
+    case 'switch':
+      return { switch: { numberOfPositions: SWITCH_POSITIONS, currentPosition: 0 } };
+    case 'booleanState':
+      return { booleanState: { stateValue: true } };
+    case 'occupancySensing':
+      return { occupancySensing: { occupancy: { occupied: false }, occupancySensorType: PIR, occupancySensorTypeBitmap: { pir: true } } };
+  }
 }
 
 /** The role a cached accessory was published in; undefined for one the plugin does not know. */
@@ -79,6 +93,9 @@ export function cachedContext(accessory: MatterAccessory): MatterContext | undef
 const BUTTON_FEATURES = ['MomentarySwitch', 'MomentarySwitchRelease'] as const;
 /** A doorbell's motion detection senses as a passive infrared sensor does. */
 const SENSOR_FEATURES = ['PassiveInfrared'] as const;
+
+/** Each role's server cluster's features. */
+const FEATURES: Readonly<Record<ReturnType<typeof serverClusterOf>, readonly string[]>> = { switch: BUTTON_FEATURES, occupancySensing: SENSOR_FEATURES, booleanState: [] };
 
 /**
  * The device types, with their server cluster and exactly its features. Homebridge 2.1.0's
@@ -100,13 +117,18 @@ function deviceTypeOf(matter: MatterAPI, role: MatterRole): MatterAccessory['dev
     const button = matter.deviceTypes.GenericSwitch;
     return button.with(button.requirements.server.mandatory.Switch.with(...BUTTON_FEATURES), bridged);
   }
+  if (role === 'alerts') {
+    // The contact sensor's state: `stateValue` true while the contact is closed, as alerts flow.
+    const contact = matter.deviceTypes.ContactSensor;
+    return contact.with(contact.requirements.server.mandatory.BooleanState, bridged);
+  }
   const sensor = matter.deviceTypes.MotionSensor;
   return sensor.with(sensor.requirements.server.mandatory.OccupancySensing.with(...SENSOR_FEATURES), bridged);
 }
 
 /** The device's server cluster, as Homebridge names it in `getAccessoryState`. */
-export function serverClusterOf(role: MatterRole): 'switch' | 'occupancySensing' {
-  return role === 'button' ? 'switch' : 'occupancySensing';
+export function serverClusterOf(role: MatterRole): 'switch' | 'occupancySensing' | 'booleanState' {
+  return role === 'button' ? 'switch' : role === 'alerts' ? 'booleanState' : 'occupancySensing';
 }
 
 /**
@@ -120,6 +142,6 @@ export function hasOtherFeatures(role: MatterRole, state: Record<string, unknown
   if (typeof featureMap !== 'object' || featureMap === null) {
     return false;
   }
-  const wanted = new Set<string>((role === 'button' ? BUTTON_FEATURES : SENSOR_FEATURES).map((feature) => feature[0].toLowerCase() + feature.slice(1)));
+  const wanted = new Set<string>(FEATURES[serverClusterOf(role)].map((feature) => feature[0].toLowerCase() + feature.slice(1)));
   return Object.entries(featureMap).some(([feature, on]) => (on === true) !== wanted.has(feature));
 }

@@ -4,6 +4,7 @@ import type { PushSecrets } from '../session/push-secrets.js';
 import { NotificationIntake } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
 import { relayPushToken } from './push-token.js';
+import type { DeliveryOutage } from './relay-outage.js';
 import { RelaySubscription } from './relay-subscription.js';
 import type { RelayTiming } from './relay-timing.js';
 
@@ -18,8 +19,8 @@ export interface RelayEndpointOptions {
   secrets: () => Promise<PushSecrets>;
   log: SecretMaskingLogger;
   onNotification: (notification: DoorbellNotification) => void;
-  /** The relay stream has been down too long (true), or is back, or closed on purpose (false). */
-  onDeliveryDown: (down: boolean) => void;
+  /** The relay stream has been down too long (true, and why), or is back, or closed on purpose (false). */
+  onDeliveryDown: (down: boolean, outage?: DeliveryOutage) => void;
   /** The stream is open, each time it opens: a registration that waited for it can go ahead. */
   onConnected?: () => void;
   timing: RelayTiming;
@@ -144,9 +145,9 @@ export class RelayEndpoint {
         }
         return verdict.accepted;
       },
-      onDeliveryDown: (down) => {
+      onDeliveryDown: (down, outage) => {
         this.deliveryDown = down;
-        this.options.onDeliveryDown(down);
+        this.options.onDeliveryDown(down, outage);
       },
       onConnected: this.options.onConnected,
     });

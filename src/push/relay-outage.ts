@@ -1,12 +1,20 @@
 import type { Logger } from '../log.js';
 
+/** Why relay alerts cannot arrive. */
+export interface DeliveryOutage {
+  /** Since when the stream is down, on this machine's clock. */
+  since: number;
+  /** The relay's last answer refused access (401, 403): a token to fix, not a network to wait for. */
+  refused: boolean;
+}
+
 export interface RelayOutageOptions {
   /** Down for longer than this, alerts count as unable to arrive. */
   faultAfterMs: number;
   log: Logger;
   now: () => number;
-  /** Down too long (true), or back after that (false). */
-  onDeliveryDown: (down: boolean) => void;
+  /** Down too long (true, with since when on `now`'s clock), or back after that (false). */
+  onDeliveryDown: (down: boolean, since?: number) => void;
 }
 
 /**
@@ -36,7 +44,7 @@ export class RelayOutage {
       this.reported = true;
       const seconds = Math.round((now() - downSince) / 1000);
       log.warn(`Push relay unreachable for ${seconds} s (${problem()}): motion alerts cannot arrive until it is back. Still trying.`);
-      onDeliveryDown(true);
+      onDeliveryDown(true, downSince);
     }, Math.max(0, faultAfterMs - downForMs));
   }
 

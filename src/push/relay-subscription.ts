@@ -6,7 +6,7 @@ import { CatchUpPoint } from './relay-catch-up.js';
 import { RelayClock } from './relay-clock.js';
 import { answerUnlessAborted, readUntilAborted } from './abortable-stream.js';
 import { LineSplitter, parseRelayLine } from './relay-lines.js';
-import { RelayOutage } from './relay-outage.js';
+import { RelayOutage, type DeliveryOutage } from './relay-outage.js';
 import { requestRelayStream } from './relay-stream.js';
 import type { RelayTiming } from './relay-timing.js';
 import { RecentIds } from './recent-ids.js';
@@ -22,8 +22,8 @@ export interface RelaySubscriptionOptions {
   timing: RelayTiming;
   /** The body of each fresh message, in order; false when it was not a notification. */
   onMessage: (body: Buffer) => boolean;
-  /** The stream has been down longer than `faultAfterMs` (true), or is back after that (false). */
-  onDeliveryDown: (down: boolean) => void;
+  /** The stream has been down longer than `faultAfterMs` (true, and why), or is back after that (false). */
+  onDeliveryDown: (down: boolean, outage?: DeliveryOutage) => void;
   /** The stream is open, each time it opens. */
   onConnected?: () => void;
   /** This machine's clock; only durations and the clock warning read it, never a message's age. */
@@ -55,6 +55,7 @@ export class RelaySubscription {
   private readonly clock: RelayClock;
   private readonly outage: RelayOutage;
   private lastProblem = 'not connected yet';
+  private accessRefused = false;
   /** By this machine's clock: how long the stream has been down is a duration, whatever the clock says. */
   private lastAliveAt: number | undefined;
 
@@ -62,7 +63,7 @@ export class RelaySubscription {
     const { timing, log, onDeliveryDown, random, relayUrl } = options;
     this.now = options.now ?? Date.now;
     this.delays = new ReconnectDelays(timing, random);
-    this.outage = new RelayOutage({ faultAfterMs: timing.faultAfterMs, log, now: this.now, onDeliveryDown });
+    this.outage = new RelayOutage({ faultAfterMs: timing.faultAfterMs, log, now: this.now, onDeliveryDown: (down, since = this.now()) => onDeliveryDown(down, down ? { since, refused: this.accessRefused } : undefined) });
     this.clock = new RelayClock(this.now, relayUrl, (message) => log.warn(message));
   }
 
@@ -200,7 +201,8 @@ export class RelaySubscription {
   private delayAfter(outcome: Outcome): number {
     const { timing, log } = this.options;
     const delayMs = this.delays.after(outcome);
-    if (outcome.kind === 'refused' && isAccessRefusal(outcome.status)) {
+    this.accessRefused = outcome.kind === 'refused' && isAccessRefusal(outcome.status);
+    if (outcome.kind === 'refused' && this.accessRefused) {
       this.lastProblem = `access refused (HTTP ${outcome.status})`;
       log.warn(`Push relay refused access (HTTP ${outcome.status}): check push.relayToken. Trying again in ${Math.round(timing.refusedRetryMs / 60_000)} minutes.`);
     } else {

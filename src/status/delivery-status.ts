@@ -1,3 +1,4 @@
+import type { AlertsHealth, Outage } from '../alerts/alerts-state.js';
 import type { SessionLoss } from '../connection/progress.js';
 import type { Logger } from '../log.js';
 import { DATA_FILES } from '../session/data-folder.js';
@@ -43,6 +44,12 @@ export interface DeliveryStatus {
   nextRefreshAt: string | null;
   session: SessionState;
   doorbells: DoorbellStatus[];
+  /**
+   * Whether alerts flow, as the Doorbell Alerts sensor shows it, and the times they stopped, newest
+   * first. Always written; absent from a file an earlier version wrote.
+   */
+  alerts?: AlertsHealth;
+  outages?: Outage[];
 }
 
 /** Against status-schema.ts, as Ajv compiled it when the code was written (`npm run validators`). */

@@ -3,7 +3,7 @@ import { isTimestamp } from '../values/time.js';
 
 const formats = { 'date-time': isTimestamp };
 export const deliveryStatus = validate10;
-const schema11 = {"type":"object","required":["pid","startedAt","updatedAt","pushMode","registeredAt","nextRefreshAt","session","doorbells"],"properties":{"pid":{"type":"integer","minimum":1},"startedAt":{"type":"string","format":"date-time"},"updatedAt":{"type":"string","format":"date-time"},"pushMode":{"enum":["relay","direct"]},"relay":{"type":"object","required":["connected","since"],"properties":{"connected":{"type":"boolean"},"since":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}},"receiver":{"type":"object","required":["listening"],"properties":{"listening":{"type":"boolean"}}},"registeredAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"nextRefreshAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"session":{"enum":["signing-in","signed-in","token","signed-out","expired","token-refused"]},"doorbells":{"type":"array","items":{"type":"object","required":["deviceId","name","subscribed","fault","lastMotionAt","lastRingAt"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string"},"subscribed":{"type":"boolean"},"fault":{"type":["string","null"]},"lastMotionAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lastRingAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}}}}};
+const schema11 = {"type":"object","required":["pid","startedAt","updatedAt","pushMode","registeredAt","nextRefreshAt","session","doorbells"],"properties":{"pid":{"type":"integer","minimum":1},"startedAt":{"type":"string","format":"date-time"},"updatedAt":{"type":"string","format":"date-time"},"pushMode":{"enum":["relay","direct"]},"relay":{"type":"object","required":["connected","since"],"properties":{"connected":{"type":"boolean"},"since":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}},"receiver":{"type":"object","required":["listening"],"properties":{"listening":{"type":"boolean"}}},"registeredAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"nextRefreshAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"session":{"enum":["signing-in","signed-in","token","signed-out","expired","token-refused"]},"doorbells":{"type":"array","items":{"type":"object","required":["deviceId","name","subscribed","fault","lastMotionAt","lastRingAt"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string"},"subscribed":{"type":"boolean"},"fault":{"type":["string","null"]},"lastMotionAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lastRingAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}}},"alerts":{"type":"object","required":["flowing","since","reason"],"properties":{"flowing":{"type":"boolean"},"since":{"type":"string","format":"date-time"},"reason":{"type":["string","null"]}}},"outages":{"type":"array","maxItems":20,"items":{"type":"object","required":["from","to","reason"],"properties":{"from":{"type":"string","format":"date-time"},"to":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"reason":{"type":"string"}}}}}};
 const formats0 = formats["date-time"];
 const pattern0 = new RegExp("^[1-9][0-9]{0,18}$", "u");
 
@@ -669,6 +669,243 @@ var valid0 = _errs35 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.alerts !== undefined){
+let data20 = data.alerts;
+const _errs59 = errors;
+if(errors === _errs59){
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+let missing4;
+if((((data20.flowing === undefined) && (missing4 = "flowing")) || ((data20.since === undefined) && (missing4 = "since"))) || ((data20.reason === undefined) && (missing4 = "reason"))){
+validate10.errors = [{instancePath:instancePath+"/alerts",schemaPath:"#/properties/alerts/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+return false;
+}
+else {
+if(data20.flowing !== undefined){
+const _errs61 = errors;
+if(typeof data20.flowing !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/alerts/flowing",schemaPath:"#/properties/alerts/properties/flowing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid10 = _errs61 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data20.since !== undefined){
+let data22 = data20.since;
+const _errs63 = errors;
+if(errors === _errs63){
+if(errors === _errs63){
+if(typeof data22 === "string"){
+if(!(formats0(data22))){
+validate10.errors = [{instancePath:instancePath+"/alerts/since",schemaPath:"#/properties/alerts/properties/since/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/alerts/since",schemaPath:"#/properties/alerts/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid10 = _errs63 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data20.reason !== undefined){
+let data23 = data20.reason;
+const _errs65 = errors;
+if((typeof data23 !== "string") && (data23 !== null)){
+validate10.errors = [{instancePath:instancePath+"/alerts/reason",schemaPath:"#/properties/alerts/properties/reason/type",keyword:"type",params:{type: schema11.properties.alerts.properties.reason.type},message:"must be string,null"}];
+return false;
+}
+var valid10 = _errs65 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/alerts",schemaPath:"#/properties/alerts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs59 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.outages !== undefined){
+let data24 = data.outages;
+const _errs67 = errors;
+if(errors === _errs67){
+if(Array.isArray(data24)){
+if(data24.length > 20){
+validate10.errors = [{instancePath:instancePath+"/outages",schemaPath:"#/properties/outages/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
+return false;
+}
+else {
+var valid11 = true;
+const len1 = data24.length;
+for(let i1=0; i1<len1; i1++){
+let data25 = data24[i1];
+const _errs69 = errors;
+if(errors === _errs69){
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+let missing5;
+if((((data25.from === undefined) && (missing5 = "from")) || ((data25.to === undefined) && (missing5 = "to"))) || ((data25.reason === undefined) && (missing5 = "reason"))){
+validate10.errors = [{instancePath:instancePath+"/outages/" + i1,schemaPath:"#/properties/outages/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+return false;
+}
+else {
+if(data25.from !== undefined){
+let data26 = data25.from;
+const _errs71 = errors;
+if(errors === _errs71){
+if(errors === _errs71){
+if(typeof data26 === "string"){
+if(!(formats0(data26))){
+validate10.errors = [{instancePath:instancePath+"/outages/" + i1+"/from",schemaPath:"#/properties/outages/items/properties/from/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/outages/" + i1+"/from",schemaPath:"#/properties/outages/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid12 = _errs71 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data25.to !== undefined){
+let data27 = data25.to;
+const _errs73 = errors;
+const _errs74 = errors;
+let valid13 = false;
+const _errs75 = errors;
+if(errors === _errs75){
+if(errors === _errs75){
+if(typeof data27 === "string"){
+if(!(formats0(data27))){
+const err20 = {instancePath:instancePath+"/outages/" + i1+"/to",schemaPath:"#/properties/outages/items/properties/to/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/outages/" + i1+"/to",schemaPath:"#/properties/outages/items/properties/to/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+var _valid5 = _errs75 === errors;
+valid13 = valid13 || _valid5;
+if(!valid13){
+const _errs77 = errors;
+if(data27 !== null){
+const err22 = {instancePath:instancePath+"/outages/" + i1+"/to",schemaPath:"#/properties/outages/items/properties/to/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+var _valid5 = _errs77 === errors;
+valid13 = valid13 || _valid5;
+}
+if(!valid13){
+const err23 = {instancePath:instancePath+"/outages/" + i1+"/to",schemaPath:"#/properties/outages/items/properties/to/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs74;
+if(vErrors !== null){
+if(_errs74){
+vErrors.length = _errs74;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid12 = _errs73 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data25.reason !== undefined){
+const _errs79 = errors;
+if(typeof data25.reason !== "string"){
+validate10.errors = [{instancePath:instancePath+"/outages/" + i1+"/reason",schemaPath:"#/properties/outages/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid12 = _errs79 === errors;
+}
+else {
+var valid12 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/outages/" + i1,schemaPath:"#/properties/outages/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid11 = _errs69 === errors;
+if(!valid11){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/outages",schemaPath:"#/properties/outages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs67 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }

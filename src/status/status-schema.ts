@@ -1,4 +1,5 @@
 import type { SchemaObject } from 'ajv';
+import { MAX_OUTAGES } from '../alerts/alerts-state.js';
 import type { SessionState } from './delivery-status.js';
 
 /**
@@ -27,7 +28,22 @@ const DOORBELL_SCHEMA: SchemaObject = {
   },
 };
 
-/** What the plugin writes; a reader takes other keys too, as a newer plugin may add some. */
+const ALERTS_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['flowing', 'since', 'reason'],
+  properties: { flowing: { type: 'boolean' }, since: time, reason: { type: ['string', 'null'] } },
+};
+
+const OUTAGE_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['from', 'to', 'reason'],
+  properties: { from: time, to: timeOrNull, reason: { type: 'string' } },
+};
+
+/**
+ * What the plugin writes; a reader takes other keys too, as a newer plugin may add some. `alerts` and
+ * `outages` are not required: a file an earlier version wrote has neither, and is still read.
+ */
 export const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['pid', 'startedAt', 'updatedAt', 'pushMode', 'registeredAt', 'nextRefreshAt', 'session', 'doorbells'],
@@ -42,5 +58,7 @@ export const STATUS_SCHEMA: SchemaObject = {
     nextRefreshAt: timeOrNull,
     session: { enum: SESSION_STATES },
     doorbells: { type: 'array', items: DOORBELL_SCHEMA },
+    alerts: ALERTS_SCHEMA,
+    outages: { type: 'array', maxItems: MAX_OUTAGES, items: OUTAGE_SCHEMA },
   },
 };
