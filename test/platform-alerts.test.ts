@@ -271,6 +271,17 @@ describe('status.json', () => {
   });
 });
 
+describe('a bridge full of doorbells', () => {
+  it('leaves the sensor out of HomeKit with a warning, rather than have HAP-NodeJS refuse the 150th accessory', () => {
+    const doorbells = Array.from({ length: 149 }, (_, index) => ({ deviceId: String(index + 1), name: `Door ${index + 1}` }));
+    const platform = launch({ doorbells });
+
+    expect(platform.test.bridge.bridgedAccessories).toHaveLength(149);
+    expect(platform.test.registered.has(alertsSensorUuid(platform.test.api))).toBe(false);
+    expect(logged(platform, 'Doorbell Alerts is not in HomeKit: a bridge holds 149 accessories, all of them doorbells.')).toBe(true);
+  });
+});
+
 /** A bare block, unconfigured: the cached sensor opens too, naming what to do. */
 describe('an unconfigured platform block', () => {
   it('opens the cached sensor, saying to sign in and add the doorbells on the settings page', async () => {
