@@ -8,6 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { PlatformConfig } from 'homebridge';
 import { startRelay } from '../simulator/relay/index.js';
@@ -124,6 +125,29 @@ describe('when a doorbell has been down for the whole minute', () => {
     await delay(OPEN_AFTER_MS);
 
     expect(stopped(platform)).toEqual([expect.stringMatching(new RegExp(`^warn: Doorbell alerts stopped: the session expired\\. Sign in again: .* ${SETTINGS_PAGE}`))]);
+  });
+
+  it('opens while the push registration keeps failing, saying why', async () => {
+    bed.sim.injectFault('register', { status: 503, times: 10_000 });
+    const platform = launch();
+    await waitOpen(platform);
+
+    expect(stopped(platform)).toEqual([expect.stringMatching(/^warn: Doorbell alerts stopped: the push registration failed \(the doorbell service answered HTTP 503\)\. The plugin keeps trying; check doorbellServerUrl /)]);
+  });
+
+  it('opens while the push receiver cannot listen, naming its address', async () => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(bed.pushPort, '127.0.0.1', resolve));
+    try {
+      const platform = launch();
+      await waitOpen(platform);
+
+      expect(stopped(platform)).toEqual([
+        `warn: Doorbell alerts stopped: the push receiver cannot listen on 127.0.0.1:${bed.pushPort}. Free port ${bed.pushPort}, or choose another push.port, push.host or relay mode ${SETTINGS_PAGE}.`,
+      ]);
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
   });
 
   it('opens on an invalid configuration, keeping the cached sensor, and sends nothing', async () => {

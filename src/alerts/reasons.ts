@@ -96,7 +96,8 @@ export class DownReasons {
       const failed = down.filter((deviceId) => this.failures.has(deviceId));
       return { words: `the subscription of ${this.names(failed)} failed (${failure})`, todo: `${KEEPS_TRYING}; check the device ids on ${SETTINGS_PAGE} if it goes on.` };
     }
-    return this.stoppedReason(since, now) ?? { words: `the subscription of ${this.names(down)} is not confirmed yet`, todo: `${KEEPS_TRYING}.` };
+    const pending = down.filter((deviceId) => !this.failures.has(deviceId));
+    return this.stoppedReason(since, now) ?? { words: `the subscription of ${this.names(pending)} is not confirmed yet`, todo: `${KEEPS_TRYING}.` };
   }
 
   private stoppedReason(since: number, now: number): Reason | undefined {
