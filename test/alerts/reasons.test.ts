@@ -5,8 +5,9 @@
  * status.json.
  */
 import { describe, expect, it } from '@jest/globals';
-import { DownReasons, CONFIGURATION_INVALID, NODE_TOO_OLD, NOT_CONFIGURED } from '../../src/alerts/reasons.js';
+import { DownReasons, CONFIGURATION_INVALID, NODE_TOO_OLD, NOT_CONFIGURED, type ReasonSettings } from '../../src/alerts/reasons.js';
 import { CloudError } from '../../src/cloud/errors.js';
+import type { SessionLoss } from '../../src/connection/progress.js';
 
 const DOORBELLS = [
   { deviceId: '1', name: 'Front Door' },
@@ -15,8 +16,8 @@ const DOORBELLS = [
   { deviceId: '4', name: 'Side Gate' },
   { deviceId: '5', name: 'Shed' },
 ];
-const RELAY = { mode: 'relay' as const, direct: { host: '0.0.0.0', port: 47850 } };
-const DIRECT = { ...RELAY, mode: 'direct' as const };
+const RELAY: ReasonSettings['push'] = { mode: 'relay', direct: { host: '0.0.0.0', port: 47850 } };
+const DIRECT: ReasonSettings['push'] = { ...RELAY, mode: 'direct' };
 const NOW = new Date(2026, 2, 1, 10, 30).getTime();
 const SINCE = new Date(2026, 2, 1, 10, 2).getTime();
 const SETTINGS_PAGE = "the plugin's settings page in the Homebridge UI";
@@ -25,10 +26,10 @@ const httpError = (status: number) => new CloudError({ kind: 'http', method: 'PO
 const reasons = (push = RELAY) => new DownReasons({ doorbells: DOORBELLS, push });
 
 describe('why alerts stopped', () => {
-  it.each([
+  it.each<[SessionLoss, string]>([
     ['expired', 'the session expired'],
     ['signed-out', 'signed out'],
-  ] as const)('a session %s: says so, and to sign in again on the settings page', (loss, words) => {
+  ])('a session %s: says so, and to sign in again on the settings page', (loss, words) => {
     const down = reasons();
     down.sessionUnavailable(loss);
 
