@@ -145,6 +145,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     const store = new SessionStore(folder, this.log);
     const usesToken = settings.doorbellAccessToken !== undefined;
     const { alerts } = this;
+    // The alerts' outages of the last run are in the status file, read before it is written again.
     this.status = new PluginStatus({ doorbells: settings.doorbells, pushMode: settings.push.mode, usesToken, folder, log: this.log, alerts });
     this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log), this.status.board);
     const connection = new Connection({

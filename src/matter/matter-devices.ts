@@ -94,8 +94,15 @@ const BUTTON_FEATURES = ['MomentarySwitch', 'MomentarySwitchRelease'] as const;
 /** A doorbell's motion detection senses as a passive infrared sensor does. */
 const SENSOR_FEATURES = ['PassiveInfrared'] as const;
 
-/** Each role's server cluster's features. */
-const FEATURES: Readonly<Record<ReturnType<typeof serverClusterOf>, readonly string[]>> = { switch: BUTTON_FEATURES, occupancySensing: SENSOR_FEATURES, booleanState: [] };
+/**
+ * Each role's server cluster's features; none to compare for the contact sensor, taken as Homebridge's
+ * type has it (Homebridge 2.4's with the ChangeEvent feature, 2.1.0's without).
+ */
+const FEATURES: Readonly<Record<ReturnType<typeof serverClusterOf>, readonly string[] | undefined>> = {
+  switch: BUTTON_FEATURES,
+  occupancySensing: SENSOR_FEATURES,
+  booleanState: undefined,
+};
 
 /**
  * The device types, with their server cluster and exactly its features. Homebridge 2.1.0's
@@ -118,9 +125,11 @@ function deviceTypeOf(matter: MatterAPI, role: MatterRole): MatterAccessory['dev
     return button.with(button.requirements.server.mandatory.Switch.with(...BUTTON_FEATURES), bridged);
   }
   if (role === 'alerts') {
-    // The contact sensor's state: `stateValue` true while the contact is closed, as alerts flow.
-    const contact = matter.deviceTypes.ContactSensor;
-    return contact.with(contact.requirements.server.mandatory.BooleanState, bridged);
+    // Unlike the others, the contact sensor's type comes with its server cluster (BooleanState has no
+    // features to choose) on 2.1.0 too, and Homebridge adds the bridged-device information itself.
+    // Taken as it is, it has the shape Homebridge 2.4 restores a cached one in, so that one is kept
+    // rather than built anew while the plugin already updates it.
+    return matter.deviceTypes.ContactSensor;
   }
   const sensor = matter.deviceTypes.MotionSensor;
   return sensor.with(sensor.requirements.server.mandatory.OccupancySensing.with(...SENSOR_FEATURES), bridged);
@@ -139,9 +148,10 @@ export function serverClusterOf(role: MatterRole): 'switch' | 'occupancySensing'
  */
 export function hasOtherFeatures(role: MatterRole, state: Record<string, unknown> | undefined): boolean {
   const featureMap = state?.featureMap;
-  if (typeof featureMap !== 'object' || featureMap === null) {
+  const features = FEATURES[serverClusterOf(role)];
+  if (typeof featureMap !== 'object' || featureMap === null || features === undefined) {
     return false;
   }
-  const wanted = new Set<string>(FEATURES[serverClusterOf(role)].map((feature) => feature[0].toLowerCase() + feature.slice(1)));
+  const wanted = new Set<string>(features.map((feature) => feature[0].toLowerCase() + feature.slice(1)));
   return Object.entries(featureMap).some(([feature, on]) => (on === true) !== wanted.has(feature));
 }

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { MatterAccessory } from 'homebridge';
 import type { DoorbellSettings } from '../../src/config/parse-config.js';
-import { ALERTS_CONTEXT, matterAccessory } from '../../src/matter/matter-devices.js';
+import { ALERTS_CONTEXT, hasOtherFeatures, matterAccessory } from '../../src/matter/matter-devices.js';
 import { MatterDoorbells } from '../../src/matter/matter-doorbells.js';
 import type { MatterTiming } from '../../src/matter/registration-wait.js';
 import { FakeMatter, type FakeMatterOptions } from '../support/fake-matter.js';
@@ -182,6 +182,11 @@ describe('the Doorbell Alerts contact sensor', () => {
     run.devices.showAlerts(false);
     await pollUntil(() => stateOf(run)?.clusters.booleanState.stateValue, (value) => value === true, 1_000, 'closed again', 10);
     expect(stateOf(run)?.clusters.bridgedDeviceBasicInformation.reachable).toBe(true);
+  });
+
+  it('counts as registered whatever features Homebridge gives its BooleanState (2.4.0 turns ChangeEvent on)', () => {
+    expect(hasOtherFeatures('alerts', { featureMap: { changeEvent: true }, stateValue: true })).toBe(false);
+    expect(hasOtherFeatures('motion', { featureMap: { passiveInfrared: true, occupancyEvent: true } })).toBe(true);
   });
 
   it('is registered open when it opened before Homebridge had registered it', async () => {
