@@ -43,8 +43,13 @@ export class MatterLink {
     this.then((doorbells) => doorbells.restore(accessory));
   }
 
-  publish(doorbells: readonly DoorbellSettings[], options: { complete: boolean }): void {
+  publish(doorbells: readonly DoorbellSettings[], options: { complete: boolean; alerts?: boolean }): void {
     this.then((matter) => matter.publish(doorbells, options));
+  }
+
+  /** The Doorbell Alerts sensor's state: open while alerts do not flow. */
+  showAlerts(open: boolean): void {
+    this.then((doorbells) => doorbells.showAlerts(open));
   }
 
   showUnavailable(): void {

@@ -1,6 +1,8 @@
-import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig, PlatformPluginConstructor } from 'homebridge';
+import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { DoorbellAccessories } from './accessories/doorbell-accessories.js';
-import type { DoorbellAccessory } from './accessories/doorbell-accessory.js';
+import { AlertsLink } from './alerts-link.js';
+import { ALERTS_OPEN_AFTER_MS, type AlertsClock } from './alerts/alerts-rule.js';
+import { CONFIGURATION_INVALID, NODE_TOO_OLD, NOT_CONFIGURED } from './alerts/reasons.js';
 import type { RetryPolicy } from './cloud/retry-policy.js';
 import { parseConfig, type PlatformSettings } from './config/parse-config.js';
 import { pushAddressWarnings } from './config/push-settings.js';
@@ -44,9 +46,11 @@ export interface PlatformTiming {
   status?: StatusTiming;
   /** Where status.json is written; the data folder when absent (a test makes writes fail through it). */
   statusSink?: PluginStatusOptions['sink'];
+  /** How long something is down before the Doorbell Alerts sensor opens (a minute when absent), and on what clock. */
+  alerts?: { openAfterMs: number; clock?: AlertsClock };
 }
 
-export const PRODUCTION_TIMING: PlatformTiming = { schedule: SCHEDULE_TIMING, relay: RELAY_TIMING, relayConnectWaitMs: 30_000 };
+export const PRODUCTION_TIMING: PlatformTiming = { schedule: SCHEDULE_TIMING, relay: RELAY_TIMING, relayConnectWaitMs: 30_000, alerts: { openAfterMs: ALERTS_OPEN_AFTER_MS } };
 
 /** Where notifications arrive, owned by the platform from launch to shutdown. */
 type OwnedEndpoint = PushEndpoint & { close(): Promise<void> };
@@ -66,6 +70,8 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   private readonly accessories: DoorbellAccessories;
   /** The doorbells' Matter devices, on a bridge with Matter on. */
   private readonly matter: MatterLink | undefined;
+  /** The Doorbell Alerts sensor: whether alerts reach this Homebridge. */
+  private readonly alerts: AlertsLink;
   private endpoint: OwnedEndpoint | undefined;
   private connection: Connection | undefined;
   private sessionWatcher: SessionWatcher | undefined;
@@ -83,19 +89,21 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     this.log = new SecretMaskingLogger(logging);
     this.accessories = new DoorbellAccessories(api, this.log);
     this.matter = MatterLink.forBridge(api, this.log, loadMatter, timing.matter);
+    this.alerts = new AlertsLink({ api, log: this.log, matter: this.matter, onChange: () => this.status?.changed(), ...timing.alerts });
     // On an older Node.js every notification with a number in it would fail: better do nothing, and say so.
     const nodeProblem = nodeVersionProblem();
     if (nodeProblem !== undefined) {
       this.log.error(`This plugin ${nodeProblem}. Update Node.js and restart Homebridge; until then it does nothing and every doorbell shows a fault.`);
     }
-    const accepted = nodeProblem === undefined ? this.readConfig(config) : undefined;
+    const accepted = nodeProblem === undefined ? this.readConfig(config) : NODE_TOO_OLD;
     // Whatever was started, a launch or only what shows a bad config as unavailable, ends here.
     api.on('shutdown', () => void this.shutdown());
-    if (accepted === undefined) {
+    if (typeof accepted === 'string') {
       // Without a usable config or Node.js, what the cache shows (motion, no fault) would be stale: clear it.
       api.on('didFinishLaunching', () => {
         this.accessories.showUnavailable();
         this.matter?.showUnavailable();
+        this.alerts.showUnavailable(accepted);
       });
       return;
     }
@@ -103,7 +111,9 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   }
 
   configureAccessory(accessory: PlatformAccessory): void {
-    this.accessories.restore(accessory);
+    if (!this.alerts.restore(accessory)) {
+      this.accessories.restore(accessory);
+    }
   }
 
   /** Homebridge 2 hands over each cached Matter accessory, on a bridge with Matter on. */
@@ -111,21 +121,22 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     this.matter?.restore(accessory);
   }
 
-  private readConfig(config: PlatformConfig): AcceptedConfig | undefined {
+  /** The settings, or why there are none usable: not configured, or the configuration is invalid. */
+  private readConfig(config: PlatformConfig): AcceptedConfig | typeof NOT_CONFIGURED | typeof CONFIGURATION_INVALID {
     const result = parseConfig(config);
     for (const warning of result.warnings) {
       this.log.warn(`Configuration: ${warning}`);
     }
     if (result.status === 'unconfigured') {
       this.log.warn('Not configured yet: add your account and doorbells in the plugin settings. Doing nothing until then.');
-      return undefined;
+      return NOT_CONFIGURED;
     }
     for (const problem of result.problems) {
       this.log.error(`Configuration: ${problem}`);
     }
     if (result.status === 'invalid') {
       this.log.error('Doing nothing until the configuration is fixed.');
-      return undefined;
+      return CONFIGURATION_INVALID;
     }
     this.log.addSecrets(result.settings.account?.code, result.settings.doorbellAccessToken);
     return { settings: result.settings, complete: result.problems.length === 0 };
@@ -135,10 +146,11 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     // A doorbell left out for a bad entry may own a cached accessory: keep them all until it is fixed,
     // but nothing updates those, so they must not go on showing what they were saved with.
     this.accessories.publish(settings.doorbells, { removeStale: complete });
-    this.matter?.publish(settings.doorbells, { complete });
+    this.matter?.publish(settings.doorbells, { complete, alerts: settings.alertsSensor });
+    this.alerts.launch(settings, complete);
     this.accessories.forEach((accessory, deviceId) => {
       this.matter?.follow(accessory, deviceId);
-      this.logControlChanges(accessory);
+      accessory.onChange((change) => change.type === 'fault' && this.alerts.faultChanged(deviceId, change.faulted));
     });
     if (!complete) {
       this.accessories.showUnavailable();
@@ -147,12 +159,15 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     const folder = openDataFolder(this.api.user.storagePath(), this.log);
     const store = new SessionStore(folder, this.log);
     const usesToken = settings.doorbellAccessToken !== undefined;
+    const { alerts } = this;
+    // The alerts' outages of the last run are in the status file, read before it is written again.
     this.status = new PluginStatus({
       doorbells: settings.doorbells,
       pushMode: settings.push.mode,
       usesToken,
       folder,
       log: this.log,
+      alerts,
       timing: this.timing.status,
       sink: this.timing.statusSink,
     });
@@ -167,11 +182,13 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       store,
       log: this.log,
       endpoint: this.endpoint,
-      listener: this.status.following({
-        subscribed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(true),
-        subscriptionFailed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(false),
-        sessionUnavailable: () => this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
-      }),
+      listener: alerts.following(
+        this.status.following({
+          subscribed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(true),
+          subscriptionFailed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(false),
+          sessionUnavailable: () => this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
+        }),
+      ),
       timing: this.timing.schedule,
       retry: this.timing.retry,
       timeoutMs: this.timing.requestTimeoutMs,
@@ -200,7 +217,9 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       log: this.log,
       onNotification,
       onDropped,
-      onDeliveryDown: (down) => {
+      onDeliveryDown: (down, outage) => {
+        // Why first: the faults that follow may open the Doorbell Alerts sensor, which says why.
+        this.alerts.deliveryDown(outage);
         this.accessories.forEach((accessory) => accessory.setDeliveryDown(down));
         status.deliveryDownChanged(down);
       },
@@ -218,27 +237,9 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
 
   private async shutdown(): Promise<void> {
     this.accessories.dispose();
+    this.alerts.dispose();
     this.matter?.dispose();
     this.connection?.stop();
     await Promise.all([this.endpoint?.close(), this.sessionWatcher?.stop(), this.status?.stop()]);
   }
-
-  /** A switch turned in the Home app, by hand or by an automation, is worth a line: it changes what alerts do. */
-  private logControlChanges(accessory: DoorbellAccessory): void {
-    accessory.onChange((change) => {
-      if (change.type === 'control') {
-        const what = change.control === 'motion-alerts' ? 'Motion alerts' : 'The chime';
-        this.log.info(`${what} at ${accessory.name} turned ${change.on ? 'on' : 'off'}`);
-      }
-    });
-  }
-}
-
-/** The constructor Homebridge calls (with log, config and api), bound to the timings given here. */
-export function platformWithTiming(timing: PlatformTiming): PlatformPluginConstructor {
-  return class extends DoorbellMotionPlatform {
-    constructor(logging: Logging, config: PlatformConfig, api: API) {
-      super(logging, config, api, timing);
-    }
-  };
 }

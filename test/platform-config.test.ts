@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { PlatformConfig } from 'homebridge';
+import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
 import { accessoryUuid } from '../src/accessories/doorbell-accessory.js';
 import { delay, DOORBELLS, platformConfig, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
@@ -116,6 +117,7 @@ describe('a deviceId written twice', () => {
     expect([...platform.test.registered.values()].map((accessory) => [accessory.UUID, accessory.displayName])).toEqual([
       [accessoryUuid(platform.test.api, FRONT), 'Front Door'],
       [accessoryUuid(platform.test.api, BACK), 'Back Door'],
+      [alertsSensorUuid(platform.test.api), 'Doorbell Alerts'],
     ]);
     expect(bed.sim.requestsTo('subscribe').filter((request) => request.path.includes(`/${FRONT}/`))).toHaveLength(1);
     await expectWorkingDoorbell(platform, FRONT, 'Front Door');

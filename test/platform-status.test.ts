@@ -77,6 +77,8 @@ describe('status.json', () => {
         { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
       ],
       dropped: { invalid: 0, duplicate: 0, unconfigured: 0, stale: 0, flood: 0 },
+      alerts: { flowing: true, since: expect.any(String), reason: null },
+      outages: [],
     });
     const at = (text: string | null) => Date.parse(text ?? '');
     expect(at(confirmed.startedAt)).toBeGreaterThanOrEqual(launchedAt - 1);

@@ -15,11 +15,11 @@ const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 const bed = usePlatformTestbed();
 
 describe('start-up', () => {
-  it('publishes one faulted motion sensor per doorbell at launch, before any network answer', () => {
+  it('publishes one faulted motion sensor per doorbell at launch, and the Doorbell Alerts sensor, before any network answer', () => {
     const { test } = bed.launch();
 
-    expect(test.registered.size).toBe(2);
-    expect([...test.registered.values()].map((accessory) => accessory.displayName)).toEqual(['Front Door', 'Back Door']);
+    expect(test.registered.size).toBe(3);
+    expect([...test.registered.values()].map((accessory) => accessory.displayName)).toEqual(['Front Door', 'Back Door', 'Doorbell Alerts']);
     expect(sensorValue(test, FRONT, 'StatusFault')).toBe(1);
     expect(sensorValue(test, BACK, 'MotionDetected')).toBe(false);
   });
@@ -91,7 +91,7 @@ describe('restart', () => {
     const second = bed.launch({ overrides: { doorbells: [{ deviceId: FRONT, name: 'Porch' }] }, cached: first.test.registered });
 
     expect(second.test.calls.unregister).toBe(1);
-    expect([...second.test.registered.values()].map((accessory) => accessory.displayName)).toEqual(['Porch']);
+    expect([...second.test.registered.values()].map((accessory) => accessory.displayName)).toEqual(['Porch', 'Doorbell Alerts']);
     expect(second.test.calls.update).toBe(1);
   });
 
@@ -104,7 +104,7 @@ describe('restart', () => {
 
     const second = bed.launch({ overrides: { doorbells: [{ deviceId: FRONT, name: 'Front Door' }, { deviceId: 'bad' }] }, cached: first.test.registered });
 
-    expect(second.test.registered.size).toBe(2);
+    expect(second.test.registered.size).toBe(3);
     expect(logged(second, 'doorbells[1].deviceId must be an integer from 1 to 9223372036854775807')).toBe(true);
     // Only the bad entry may own it, and nothing updates it until that entry is fixed.
     expect([sensorValue(second.test, BACK, 'MotionDetected'), sensorValue(second.test, BACK, 'StatusFault')]).toEqual([false, 1]);

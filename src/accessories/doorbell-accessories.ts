@@ -49,7 +49,9 @@ export class DoorbellAccessories {
         renamed.push(accessory);
       }
       this.cached.delete(uuid);
-      this.byDeviceId.set(doorbell.deviceId, new DoorbellAccessory(this.api, accessory, doorbell));
+      const published = new DoorbellAccessory(this.api, accessory, doorbell);
+      this.logControlChanges(published);
+      this.byDeviceId.set(doorbell.deviceId, published);
     }
     if (fresh.length > 0) {
       this.api.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, fresh);
@@ -89,6 +91,16 @@ export class DoorbellAccessories {
           .updateCharacteristic(Characteristic.StatusFault, Characteristic.StatusFault.GENERAL_FAULT);
       }
     }
+  }
+
+  /** A switch turned in the Home app, by hand or by an automation, is worth a line: it changes what alerts do. */
+  private logControlChanges(accessory: DoorbellAccessory): void {
+    accessory.onChange((change) => {
+      if (change.type === 'control') {
+        const what = change.control === 'motion-alerts' ? 'Motion alerts' : 'The chime';
+        this.log.info(`${what} at ${accessory.name} turned ${change.on ? 'on' : 'off'}`);
+      }
+    });
   }
 
   /** Clears every pending end of motion. */

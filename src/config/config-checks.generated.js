@@ -4,7 +4,7 @@ import { isListenAddress, isWebAddress } from '../values/address.js';
 
 const require = createRequire(import.meta.url);
 export const platformBlock = validate11;
-const schema12 = {"type":"object","required":["name","doorbellServerUrl","doorbells"],"if":{"required":["doorbellAccessToken"]},"else":{"required":["account"]},"properties":{"name":{"type":"string","minLength":1,"default":"Doorbell Motion"},"account":{"type":"object","if":{"anyOf":[{"required":["serverUrl"]},{"required":["email"]},{"required":["country"]},{"required":["countryCode"]},{"required":["code"]}]},"then":{"required":["serverUrl","email","country","countryCode"]},"properties":{"serverUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s\\u0000-\\u001f\\u007f@]+@[^\\s\\u0000-\\u001f\\u007f@]+\\.[^\\s\\u0000-\\u001f\\u007f@]+$"},"country":{"type":"string","pattern":"^[A-Z]{2}$"},"countryCode":{"type":"string","pattern":"^[0-9]{1,4}$"},"code":{"type":"string","pattern":"^[0-9]{6}$"},"majorVersion":{"type":"integer","minimum":0,"default":14},"minorVersion":{"type":"integer","minimum":0,"default":0}}},"doorbellServerUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"doorbellAccessToken":{"type":"string","minLength":4,"pattern":"^[!-~]+$"},"doorbells":{"type":"array","minItems":1,"maxItems":149,"items":{"type":"object","required":["deviceId"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string","minLength":1},"motionTimeout":{"type":"integer","minimum":5,"maximum":3600},"button":{"type":"boolean","default":true},"chimeSwitch":{"type":"boolean","default":false},"motionSwitch":{"type":"boolean","default":false},"detections":{"type":"array","items":{"type":"string","enum":["person","vehicle","other"]},"default":[]}}}},"motionTimeout":{"type":"integer","minimum":5,"maximum":3600,"default":60},"push":{"type":"object","default":{},"properties":{"mode":{"type":"string","enum":["relay","direct"]},"relayUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"relayToken":{"type":"string","minLength":4,"pattern":"^[!-~]+$"},"port":{"type":"integer","minimum":1,"maximum":65535,"default":47850},"host":{"type":"string","minLength":1,"pattern":"^[0-9A-Za-z.:%_-]+$","x-address":"listen","default":"0.0.0.0"},"publicUrl":{"type":"string","pattern":"^https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"service":{"type":"string","minLength":1,"default":"webhook"},"os":{"type":"string","minLength":1},"dictVersion":{"type":"string","minLength":1,"default":"2.0.0"}}}}};
+const schema12 = {"type":"object","required":["name","doorbellServerUrl","doorbells"],"if":{"required":["doorbellAccessToken"]},"else":{"required":["account"]},"properties":{"name":{"type":"string","minLength":1,"default":"Doorbell Motion"},"account":{"type":"object","if":{"anyOf":[{"required":["serverUrl"]},{"required":["email"]},{"required":["country"]},{"required":["countryCode"]},{"required":["code"]}]},"then":{"required":["serverUrl","email","country","countryCode"]},"properties":{"serverUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s\\u0000-\\u001f\\u007f@]+@[^\\s\\u0000-\\u001f\\u007f@]+\\.[^\\s\\u0000-\\u001f\\u007f@]+$"},"country":{"type":"string","pattern":"^[A-Z]{2}$"},"countryCode":{"type":"string","pattern":"^[0-9]{1,4}$"},"code":{"type":"string","pattern":"^[0-9]{6}$"},"majorVersion":{"type":"integer","minimum":0,"default":14},"minorVersion":{"type":"integer","minimum":0,"default":0}}},"doorbellServerUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"doorbellAccessToken":{"type":"string","minLength":4,"pattern":"^[!-~]+$"},"doorbells":{"type":"array","minItems":1,"maxItems":149,"items":{"type":"object","required":["deviceId"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string","minLength":1},"motionTimeout":{"type":"integer","minimum":5,"maximum":3600},"button":{"type":"boolean","default":true},"chimeSwitch":{"type":"boolean","default":false},"motionSwitch":{"type":"boolean","default":false},"detections":{"type":"array","items":{"type":"string","enum":["person","vehicle","other"]},"default":[]}}}},"motionTimeout":{"type":"integer","minimum":5,"maximum":3600,"default":60},"alertsSensor":{"type":"boolean","default":true},"push":{"type":"object","default":{},"properties":{"mode":{"type":"string","enum":["relay","direct"]},"relayUrl":{"type":"string","pattern":"^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"relayToken":{"type":"string","minLength":4,"pattern":"^[!-~]+$"},"port":{"type":"integer","minimum":1,"maximum":65535,"default":47850},"host":{"type":"string","minLength":1,"pattern":"^[0-9A-Za-z.:%_-]+$","x-address":"listen","default":"0.0.0.0"},"publicUrl":{"type":"string","pattern":"^https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$","x-address":"url"},"service":{"type":"string","minLength":1,"default":"webhook"},"os":{"type":"string","minLength":1},"dictVersion":{"type":"string","minLength":1,"default":"2.0.0"}}}}};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const func3 = isWebAddress;
 const func11 = isListenAddress;
@@ -80,6 +80,9 @@ data.name = "Doorbell Motion";
 }
 if(data.motionTimeout === undefined){
 data.motionTimeout = 60;
+}
+if(data.alertsSensor === undefined){
+data.alertsSensor = true;
 }
 if(data.push === undefined){
 data.push = {};
@@ -858,24 +861,8 @@ vErrors.push(err62);
 errors++;
 }
 }
-let data22 = data.push;
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-if(data22.port === undefined){
-data22.port = 47850;
-}
-if(data22.host === undefined){
-data22.host = "0.0.0.0";
-}
-if(data22.service === undefined){
-data22.service = "webhook";
-}
-if(data22.dictVersion === undefined){
-data22.dictVersion = "2.0.0";
-}
-if(data22.mode !== undefined){
-let data23 = data22.mode;
-if(typeof data23 !== "string"){
-const err63 = {instancePath:instancePath+"/push/mode",schemaPath:"#/properties/push/properties/mode/type",keyword:"type",params:{type: "string"}};
+if(typeof data.alertsSensor !== "boolean"){
+const err63 = {instancePath:instancePath+"/alertsSensor",schemaPath:"#/properties/alertsSensor/type",keyword:"type",params:{type: "boolean"}};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -884,8 +871,24 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(!((data23 === "relay") || (data23 === "direct"))){
-const err64 = {instancePath:instancePath+"/push/mode",schemaPath:"#/properties/push/properties/mode/enum",keyword:"enum",params:{allowedValues: schema12.properties.push.properties.mode.enum}};
+let data23 = data.push;
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if(data23.port === undefined){
+data23.port = 47850;
+}
+if(data23.host === undefined){
+data23.host = "0.0.0.0";
+}
+if(data23.service === undefined){
+data23.service = "webhook";
+}
+if(data23.dictVersion === undefined){
+data23.dictVersion = "2.0.0";
+}
+if(data23.mode !== undefined){
+let data24 = data23.mode;
+if(typeof data24 !== "string"){
+const err64 = {instancePath:instancePath+"/push/mode",schemaPath:"#/properties/push/properties/mode/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -894,12 +897,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-if(data22.relayUrl !== undefined){
-let data24 = data22.relayUrl;
-if(typeof data24 === "string"){
-if(!pattern0.test(data24)){
-const err65 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/pattern",keyword:"pattern",params:{pattern: "^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$"}};
+if(!((data24 === "relay") || (data24 === "direct"))){
+const err65 = {instancePath:instancePath+"/push/mode",schemaPath:"#/properties/push/properties/mode/enum",keyword:"enum",params:{allowedValues: schema12.properties.push.properties.mode.enum}};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -908,8 +907,12 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(!func3(data24)){
-const err66 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/x-address",keyword:"x-address",params:{}};
+}
+if(data23.relayUrl !== undefined){
+let data25 = data23.relayUrl;
+if(typeof data25 === "string"){
+if(!pattern0.test(data25)){
+const err66 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/pattern",keyword:"pattern",params:{pattern: "^(https://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$"}};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -918,9 +921,8 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-else {
-const err67 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/type",keyword:"type",params:{type: "string"}};
+if(!func3(data25)){
+const err67 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/x-address",keyword:"x-address",params:{}};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -930,11 +932,8 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data22.relayToken !== undefined){
-let data25 = data22.relayToken;
-if(typeof data25 === "string"){
-if(func2(data25) < 4){
-const err68 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/minLength",keyword:"minLength",params:{limit: 4}};
+else {
+const err68 = {instancePath:instancePath+"/push/relayUrl",schemaPath:"#/properties/push/properties/relayUrl/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -943,8 +942,12 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(!pattern6.test(data25)){
-const err69 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"}};
+}
+if(data23.relayToken !== undefined){
+let data26 = data23.relayToken;
+if(typeof data26 === "string"){
+if(func2(data26) < 4){
+const err69 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/minLength",keyword:"minLength",params:{limit: 4}};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -953,9 +956,8 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-else {
-const err70 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/type",keyword:"type",params:{type: "string"}};
+if(!pattern6.test(data26)){
+const err70 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"}};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -965,9 +967,8 @@ vErrors.push(err70);
 errors++;
 }
 }
-let data26 = data22.port;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-const err71 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/type",keyword:"type",params:{type: "integer"}};
+else {
+const err71 = {instancePath:instancePath+"/push/relayToken",schemaPath:"#/properties/push/properties/relayToken/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -976,9 +977,10 @@ vErrors.push(err71);
 }
 errors++;
 }
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 > 65535 || isNaN(data26)){
-const err72 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535}};
+}
+let data27 = data23.port;
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
+const err72 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -987,8 +989,9 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(data26 < 1 || isNaN(data26)){
-const err73 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 > 65535 || isNaN(data27)){
+const err73 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535}};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -997,11 +1000,8 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-let data27 = data22.host;
-if(typeof data27 === "string"){
-if(func2(data27) < 1){
-const err74 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/minLength",keyword:"minLength",params:{limit: 1}};
+if(data27 < 1 || isNaN(data27)){
+const err74 = {instancePath:instancePath+"/push/port",schemaPath:"#/properties/push/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1010,8 +1010,11 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(!pattern10.test(data27)){
-const err75 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z.:%_-]+$"}};
+}
+let data28 = data23.host;
+if(typeof data28 === "string"){
+if(func2(data28) < 1){
+const err75 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/minLength",keyword:"minLength",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1020,8 +1023,8 @@ vErrors.push(err75);
 }
 errors++;
 }
-if(!func11(data27)){
-const err76 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/x-address",keyword:"x-address",params:{}};
+if(!pattern10.test(data28)){
+const err76 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z.:%_-]+$"}};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1030,9 +1033,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-}
-else {
-const err77 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/type",keyword:"type",params:{type: "string"}};
+if(!func11(data28)){
+const err77 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/x-address",keyword:"x-address",params:{}};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1041,11 +1043,9 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(data22.publicUrl !== undefined){
-let data28 = data22.publicUrl;
-if(typeof data28 === "string"){
-if(!pattern11.test(data28)){
-const err78 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/pattern",keyword:"pattern",params:{pattern: "^https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$"}};
+}
+else {
+const err78 = {instancePath:instancePath+"/push/host",schemaPath:"#/properties/push/properties/host/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1054,8 +1054,11 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(!func3(data28)){
-const err79 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/x-address",keyword:"x-address",params:{}};
+if(data23.publicUrl !== undefined){
+let data29 = data23.publicUrl;
+if(typeof data29 === "string"){
+if(!pattern11.test(data29)){
+const err79 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/pattern",keyword:"pattern",params:{pattern: "^https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(/[^\\s?#]*)?$"}};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1064,9 +1067,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-else {
-const err80 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/type",keyword:"type",params:{type: "string"}};
+if(!func3(data29)){
+const err80 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/x-address",keyword:"x-address",params:{}};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1076,10 +1078,8 @@ vErrors.push(err80);
 errors++;
 }
 }
-let data29 = data22.service;
-if(typeof data29 === "string"){
-if(func2(data29) < 1){
-const err81 = {instancePath:instancePath+"/push/service",schemaPath:"#/properties/push/properties/service/minLength",keyword:"minLength",params:{limit: 1}};
+else {
+const err81 = {instancePath:instancePath+"/push/publicUrl",schemaPath:"#/properties/push/properties/publicUrl/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1089,8 +1089,10 @@ vErrors.push(err81);
 errors++;
 }
 }
-else {
-const err82 = {instancePath:instancePath+"/push/service",schemaPath:"#/properties/push/properties/service/type",keyword:"type",params:{type: "string"}};
+let data30 = data23.service;
+if(typeof data30 === "string"){
+if(func2(data30) < 1){
+const err82 = {instancePath:instancePath+"/push/service",schemaPath:"#/properties/push/properties/service/minLength",keyword:"minLength",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1099,11 +1101,9 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(data22.os !== undefined){
-let data30 = data22.os;
-if(typeof data30 === "string"){
-if(func2(data30) < 1){
-const err83 = {instancePath:instancePath+"/push/os",schemaPath:"#/properties/push/properties/os/minLength",keyword:"minLength",params:{limit: 1}};
+}
+else {
+const err83 = {instancePath:instancePath+"/push/service",schemaPath:"#/properties/push/properties/service/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1112,9 +1112,11 @@ vErrors.push(err83);
 }
 errors++;
 }
-}
-else {
-const err84 = {instancePath:instancePath+"/push/os",schemaPath:"#/properties/push/properties/os/type",keyword:"type",params:{type: "string"}};
+if(data23.os !== undefined){
+let data31 = data23.os;
+if(typeof data31 === "string"){
+if(func2(data31) < 1){
+const err84 = {instancePath:instancePath+"/push/os",schemaPath:"#/properties/push/properties/os/minLength",keyword:"minLength",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1124,10 +1126,8 @@ vErrors.push(err84);
 errors++;
 }
 }
-let data31 = data22.dictVersion;
-if(typeof data31 === "string"){
-if(func2(data31) < 1){
-const err85 = {instancePath:instancePath+"/push/dictVersion",schemaPath:"#/properties/push/properties/dictVersion/minLength",keyword:"minLength",params:{limit: 1}};
+else {
+const err85 = {instancePath:instancePath+"/push/os",schemaPath:"#/properties/push/properties/os/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1137,8 +1137,10 @@ vErrors.push(err85);
 errors++;
 }
 }
-else {
-const err86 = {instancePath:instancePath+"/push/dictVersion",schemaPath:"#/properties/push/properties/dictVersion/type",keyword:"type",params:{type: "string"}};
+let data32 = data23.dictVersion;
+if(typeof data32 === "string"){
+if(func2(data32) < 1){
+const err86 = {instancePath:instancePath+"/push/dictVersion",schemaPath:"#/properties/push/properties/dictVersion/minLength",keyword:"minLength",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1149,7 +1151,7 @@ errors++;
 }
 }
 else {
-const err87 = {instancePath:instancePath+"/push",schemaPath:"#/properties/push/type",keyword:"type",params:{type: "object"}};
+const err87 = {instancePath:instancePath+"/push/dictVersion",schemaPath:"#/properties/push/properties/dictVersion/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1160,12 +1162,23 @@ errors++;
 }
 }
 else {
-const err88 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
+const err88 = {instancePath:instancePath+"/push",schemaPath:"#/properties/push/type",keyword:"type",params:{type: "object"}};
 if(vErrors === null){
 vErrors = [err88];
 }
 else {
 vErrors.push(err88);
+}
+errors++;
+}
+}
+else {
+const err89 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
 }
 errors++;
 }

@@ -52,6 +52,7 @@ export const EXPECTED: Readonly<Record<string, string>> = {
   'doorbells[].detections': 'a list of any of "person", "vehicle" and "other", like ["person"]',
   'doorbells[].detections[]': '"person", "vehicle" or "other"',
   motionTimeout: SECONDS,
+  alertsSensor: 'true or false',
   push: 'an object',
   'push.mode': '"relay" or "direct"',
   'push.relayUrl': HTTPS_ADDRESS,

@@ -45,6 +45,8 @@ export interface PlatformSettings {
   doorbellServerUrl: string;
   doorbellAccessToken?: string;
   doorbells: DoorbellSettings[];
+  /** The Doorbell Alerts sensor: open while alerts do not reach this Homebridge. */
+  alertsSensor: boolean;
   push: PushSettings;
 }
 
@@ -66,6 +68,7 @@ interface SchemaBlock {
   doorbellAccessToken?: string;
   doorbells: SchemaDoorbell[];
   motionTimeout: number;
+  alertsSensor: boolean;
   push: SchemaPush;
 }
 
@@ -153,6 +156,7 @@ function toSettings(config: SchemaBlock, doorbells: SchemaDoorbell[], environmen
       chimeSwitch: doorbell.chimeSwitch,
       detections: [...new Set(doorbell.detections)],
     })),
+    alertsSensor: config.alertsSensor,
     push: toPushSettings(config.push, environment),
   };
 }

@@ -6,7 +6,7 @@ import { obtainAccessToken, type Credentials } from '../session/access-token.js'
 import { advice } from '../session/advice.js';
 import type { SessionStore, StoredSession } from '../session/session-store.js';
 import { SignInError } from '../session/sign-in.js';
-import type { ProgressListener, SessionLoss } from './progress.js';
+import type { ConnectStage, ProgressListener, SessionLoss } from './progress.js';
 import { EndpointNotOpen, type PushEndpoint } from './push-endpoint.js';
 import { formatDelay, Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
 import { Subscriptions, type SubscribedDoorbell, type SubscriptionListener } from './subscriptions.js';
@@ -63,6 +63,8 @@ export class Connection {
   private registeredAt: number | undefined;
   /** The last pass failed in opening the push endpoint: it runs again once the endpoint is up. */
   private waitingForEndpoint = false;
+  /** How far the attempt under way has come, to say where it stopped. */
+  private stage: ConnectStage = 'session';
 
   constructor(private readonly options: ConnectionOptions) {
     const { settings, timing, listener, log } = options;
@@ -156,13 +158,16 @@ export class Connection {
   /** One pass of the whole chain; resolves whether every doorbell is subscribed. */
   private async connect(signal: AbortSignal): Promise<boolean> {
     const { settings, log, endpoint } = this.options;
+    this.stage = 'session';
     this.client ??= await this.signIn(signal);
     // Shut down (or signed in anew) while signing in: opening the endpoint now would outlive its close.
     signal.throwIfAborted();
+    this.stage = 'push-endpoint';
     const pushToken = await endpoint.open().catch((error: unknown) => {
       throw new EndpointNotOpen(error);
     });
     if (this.registeredAt === undefined) {
+      this.stage = 'registration';
       await this.client.registerPushDevice({ token: pushToken, ...settings.registration }, { signal });
       this.registeredAt = Date.now();
       log.info(`Registered for push notifications at ${endpoint.description}`);
@@ -189,8 +194,10 @@ export class Connection {
       this.waitForUser(error);
     } else if (error instanceof EndpointNotOpen) {
       this.waitingForEndpoint = true;
+      this.options.listener.connectFailed?.('push-endpoint', error.cause);
       this.retryLater(error.message, 'as soon as it opens, at the latest');
     } else {
+      this.options.listener.connectFailed?.(this.stage, error);
       this.retryLater(errorMessage(error));
     }
   }

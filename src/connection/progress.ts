@@ -9,7 +9,15 @@ export interface ConnectionProgress {
   nextRunAt?: number;
 }
 
+/**
+ * Where an attempt to connect stopped: getting a session (the account service), opening the push
+ * endpoint (the relay stream, or the receiver's port), or the push registration.
+ */
+export type ConnectStage = 'session' | 'push-endpoint' | 'registration';
+
 export interface ProgressListener {
   /** Told whenever the connection plans its next pass, which is after every pass and every pause. */
   progressed?(progress: ConnectionProgress): void;
+  /** An attempt stopped before the subscriptions, and will be tried again; `error` is why. */
+  connectFailed?(stage: ConnectStage, error: unknown): void;
 }

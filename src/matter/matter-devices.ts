@@ -1,4 +1,5 @@
 import type { API, MatterAccessory, MatterAPI } from 'homebridge';
+import { ALERTS_SENSOR_NAME } from '../accessories/alerts-sensor.js';
 import { cleanName } from '../accessories/names.js';
 import { DETECTION_SUFFIXES, DETECTIONS, type Detection } from '../values/detection.js';
 
@@ -13,11 +14,12 @@ const MATTER_NAME_BYTES = 32;
  * The Matter devices a doorbell has: `motion`, an occupancy sensor, always; `button`, a generic
  * switch, while its button is on; an occupancy sensor per configured detection (`person`, `vehicle`,
  * `other`). Each is a bridged device of its own, since a composed device's parts carry no name of
- * their own on Homebridge 2.1.0.
+ * their own on Homebridge 2.1.0. And the bridge's one `alerts` device, the Doorbell Alerts contact
+ * sensor, which belongs to no doorbell.
  */
-export type MatterRole = 'motion' | 'button' | Detection;
+export type MatterRole = 'motion' | 'button' | 'alerts' | Detection;
 
-const ROLES: readonly string[] = ['motion', 'button', ...DETECTIONS];
+const ROLES: readonly string[] = ['motion', 'button', 'alerts', ...DETECTIONS];
 
 /**
  * Everything a device's definition is made from, kept in its context so that a cached device can be
@@ -30,9 +32,13 @@ export interface MatterContext {
   doorbellName: string;
 }
 
+/** The Doorbell Alerts sensor's context: its id, as its serial number, and its name stand for a doorbell's. */
+export const ALERTS_CONTEXT: Readonly<MatterContext> = { deviceId: 'alerts', role: 'alerts', doorbellName: ALERTS_SENSOR_NAME };
+
 /** As in HomeKit: the detections' sensors are named as the HomeKit accessory's are. */
 const SUFFIXES: Readonly<Record<MatterRole, string>> = {
   motion: '',
+  alerts: '',
   button: ' Doorbell',
   person: ` ${DETECTION_SUFFIXES.person}`,
   vehicle: ` ${DETECTION_SUFFIXES.vehicle}`,
@@ -47,10 +53,10 @@ const PIR = 0;
 
 /** Derived from the device id and the role alone, so a renamed doorbell's devices keep their UUIDs. */
 function matterUuid(api: API, deviceId: string, role: MatterRole): string {
-  return api.hap.uuid.generate(role === 'motion' ? `doorbell-motion:matter:${deviceId}` : `doorbell-motion:matter:${deviceId}:${role}`);
+  return api.hap.uuid.generate(role === 'motion' || role === 'alerts' ? `doorbell-motion:matter:${deviceId}` : `doorbell-motion:matter:${deviceId}:${role}`);
 }
 
-/** The device's definition, in its resting state: no occupancy, the button released. */
+/** The device's definition, in its resting state: no occupancy, the button released, the contact closed. */
 export function matterAccessory(api: API, matter: MatterAPI, context: MatterContext): MatterAccessory {
   const { deviceId, role, doorbellName } = context;
   return {
@@ -59,13 +65,21 @@ export function matterAccessory(api: API, matter: MatterAPI, context: MatterCont
     deviceType: deviceTypeOf(matter, role),
     serialNumber: deviceId,
     manufacturer: 'Doorbell Motion',
-    model: 'Doorbell',
+    model: role === 'alerts' ? 'Alerts' : 'Doorbell',
     context: { ...context },
-    clusters:
-      role === 'button'
-        ? { switch: { numberOfPositions: SWITCH_POSITIONS, currentPosition: 0 } }
-        : { occupancySensing: { occupancy: { occupied: false }, occupancySensorType: PIR, occupancySensorTypeBitmap: { pir: true } } },
+    clusters: restingState(role),
   };
+}
+
+function restingState(role: MatterRole): MatterAccessory['clusters'] {
+  switch (serverClusterOf(role)) {
+    case 'switch':
+      return { switch: { numberOfPositions: SWITCH_POSITIONS, currentPosition: 0 } };
+    case 'booleanState':
+      return { booleanState: { stateValue: true } };
+    case 'occupancySensing':
+      return { occupancySensing: { occupancy: { occupied: false }, occupancySensorType: PIR, occupancySensorTypeBitmap: { pir: true } } };
+  }
 }
 
 /** The role a cached accessory was published in; undefined for one the plugin does not know. */
@@ -79,6 +93,16 @@ export function cachedContext(accessory: MatterAccessory): MatterContext | undef
 const BUTTON_FEATURES = ['MomentarySwitch', 'MomentarySwitchRelease'] as const;
 /** A doorbell's motion detection senses as a passive infrared sensor does. */
 const SENSOR_FEATURES = ['PassiveInfrared'] as const;
+
+/**
+ * Each role's server cluster's features; none to compare for the contact sensor, taken as Homebridge's
+ * type has it (Homebridge 2.4's with the ChangeEvent feature, 2.1.0's without).
+ */
+const FEATURES: Readonly<Record<ReturnType<typeof serverClusterOf>, readonly string[] | undefined>> = {
+  switch: BUTTON_FEATURES,
+  occupancySensing: SENSOR_FEATURES,
+  booleanState: undefined,
+};
 
 /**
  * The device types, with their server cluster and exactly its features. Homebridge 2.1.0's
@@ -100,13 +124,20 @@ function deviceTypeOf(matter: MatterAPI, role: MatterRole): MatterAccessory['dev
     const button = matter.deviceTypes.GenericSwitch;
     return button.with(button.requirements.server.mandatory.Switch.with(...BUTTON_FEATURES), bridged);
   }
+  if (role === 'alerts') {
+    // Unlike the others, the contact sensor's type comes with its server cluster (BooleanState has no
+    // features to choose) on 2.1.0 too, and Homebridge adds the bridged-device information itself.
+    // Taken as it is, it has the shape Homebridge 2.4 restores a cached one in, so that one is kept
+    // rather than built anew while the plugin already updates it.
+    return matter.deviceTypes.ContactSensor;
+  }
   const sensor = matter.deviceTypes.MotionSensor;
   return sensor.with(sensor.requirements.server.mandatory.OccupancySensing.with(...SENSOR_FEATURES), bridged);
 }
 
 /** The device's server cluster, as Homebridge names it in `getAccessoryState`. */
-export function serverClusterOf(role: MatterRole): 'switch' | 'occupancySensing' {
-  return role === 'button' ? 'switch' : 'occupancySensing';
+export function serverClusterOf(role: MatterRole): 'switch' | 'occupancySensing' | 'booleanState' {
+  return role === 'button' ? 'switch' : role === 'alerts' ? 'booleanState' : 'occupancySensing';
 }
 
 /**
@@ -117,9 +148,10 @@ export function serverClusterOf(role: MatterRole): 'switch' | 'occupancySensing'
  */
 export function hasOtherFeatures(role: MatterRole, state: Record<string, unknown> | undefined): boolean {
   const featureMap = state?.featureMap;
-  if (typeof featureMap !== 'object' || featureMap === null) {
+  const features = FEATURES[serverClusterOf(role)];
+  if (typeof featureMap !== 'object' || featureMap === null || features === undefined) {
     return false;
   }
-  const wanted = new Set<string>((role === 'button' ? BUTTON_FEATURES : SENSOR_FEATURES).map((feature) => feature[0].toLowerCase() + feature.slice(1)));
+  const wanted = new Set<string>(features.map((feature) => feature[0].toLowerCase() + feature.slice(1)));
   return Object.entries(featureMap).some(([feature, on]) => (on === true) !== wanted.has(feature));
 }

@@ -2,7 +2,7 @@ import type { API, MatterAccessory, MatterAPI } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
 import { errorMessage, type Logger } from '../log.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
-import { cachedContext, matterAccessory, type MatterContext } from './matter-devices.js';
+import { ALERTS_CONTEXT, cachedContext, matterAccessory, type MatterContext } from './matter-devices.js';
 import { MatterDoorbell } from './matter-doorbell.js';
 import { MatterEndpoint } from './matter-endpoint.js';
 import { Pauses } from './pauses.js';
@@ -24,6 +24,9 @@ export class MatterDoorbells {
   /** Every wait of the Matter devices, ended at shutdown. */
   private readonly pauses = new Pauses();
   private wait: RegistrationWait | undefined;
+  /** The Doorbell Alerts contact sensor, when there is one, and whether it shows alerts stopped. */
+  private alertsSensor: MatterEndpoint | undefined;
+  private alertsOpen = false;
 
   constructor(
     private readonly api: API,
@@ -37,8 +40,11 @@ export class MatterDoorbells {
     this.cached.set(accessory.UUID, accessory);
   }
 
-  /** `complete`: no doorbell entry was left out, so a cached device no doorbell claims is gone for good. */
-  publish(doorbells: readonly DoorbellSettings[], { complete }: { complete: boolean }): void {
+  /**
+   * `complete`: no doorbell entry was left out, so a cached device no doorbell claims is gone for good.
+   * `alerts`: the Doorbell Alerts sensor is on.
+   */
+  publish(doorbells: readonly DoorbellSettings[], { complete, alerts = false }: { complete: boolean; alerts?: boolean }): void {
     const configured = new Set(doorbells.map(({ deviceId }) => deviceId));
     for (const doorbell of doorbells) {
       const identity = { deviceId: doorbell.deviceId, doorbellName: doorbell.name };
@@ -47,22 +53,32 @@ export class MatterDoorbells {
       const detections = new Map(doorbell.detections.map((detection) => [detection, this.endpoint({ ...identity, role: detection })]));
       this.doorbells.set(doorbell.deviceId, new MatterDoorbell({ motion, button, detections }));
     }
+    if (alerts) {
+      this.endpoint(ALERTS_CONTEXT);
+    }
     const unclaimed = [...this.cached.values()].filter(({ UUID }) => !this.endpoints.some(({ uuid }) => uuid === UUID));
     const [kept, removed] = partition(unclaimed, (accessory) => {
       const context = cachedContext(accessory);
-      return !complete && context !== undefined && !configured.has(context.deviceId);
+      return !complete && context !== undefined && context.role !== 'alerts' && !configured.has(context.deviceId);
     });
     kept.forEach((accessory) => this.keepUnavailable(accessory));
     void this.register(removed, `Publishing ${doorbells.length} doorbell${doorbells.length === 1 ? '' : 's'} over Matter too`);
   }
 
   /**
-   * Without a usable config nothing updates the cached devices: they are registered again, unreachable
-   * and with no occupancy, until the config is fixed.
+   * Without a usable config nothing updates the cached doorbells' devices: they are registered again,
+   * unreachable and with no occupancy, until the config is fixed. A cached Doorbell Alerts sensor is
+   * registered again too, reachable: it is what tells of the outage.
    */
   showUnavailable(): void {
     this.cached.forEach((accessory) => this.keepUnavailable(accessory));
     void this.register([]);
+  }
+
+  /** The Doorbell Alerts sensor shows alerts stopped (open) or flowing (closed). */
+  showAlerts(open: boolean): void {
+    this.alertsOpen = open;
+    this.alertsSensor?.setClosed(!open);
   }
 
   /** The doorbell's devices, to follow its HomeKit accessory; undefined for one not published. */
@@ -82,6 +98,10 @@ export class MatterDoorbells {
     const renamed = cached !== undefined && cached.displayName !== definition.displayName;
     const endpoint = new MatterEndpoint(this.matter, definition, identity.role, this.pauses, this.log, renamed);
     this.endpoints.push(endpoint);
+    if (identity.role === 'alerts') {
+      this.alertsSensor = endpoint;
+      endpoint.setClosed(!this.alertsOpen);
+    }
     return endpoint;
   }
 

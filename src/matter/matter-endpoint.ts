@@ -13,6 +13,8 @@ const CONFIRM_POLL_MS = 20;
 interface Shown {
   occupied: boolean;
   reachable: boolean;
+  /** A contact sensor's: closed while alerts flow. */
+  closed: boolean;
 }
 
 /**
@@ -23,7 +25,7 @@ interface Shown {
  * stopped.
  */
 export class MatterEndpoint {
-  private readonly desired: Shown = { occupied: false, reachable: false };
+  private readonly desired: Shown;
   private registered = false;
   /** What the plugin put in the context: Homebridge swaps the cached context in at registration. */
   private readonly context: MatterAccessory['context'];
@@ -39,6 +41,9 @@ export class MatterEndpoint {
     private readonly renamed = false,
   ) {
     this.context = { ...definition.context };
+    // A doorbell's devices are unreachable until it is confirmed; the alerts sensor is what reports
+    // an outage, so it is always reachable.
+    this.desired = { occupied: false, reachable: role === 'alerts', closed: true };
   }
 
   get uuid(): string {
@@ -70,6 +75,8 @@ export class MatterEndpoint {
     Object.assign(this.definition.context, this.context);
     if (serverClusterOf(this.role) === 'occupancySensing') {
       void this.showOccupied(performance.now());
+    } else if (serverClusterOf(this.role) === 'booleanState') {
+      void this.showClosed();
     }
     void this.showReachable();
     if (this.renamed) {
@@ -83,6 +90,14 @@ export class MatterEndpoint {
     if (this.desired.occupied !== occupied) {
       this.desired.occupied = occupied;
       void this.showOccupied(since);
+    }
+  }
+
+  /** A contact sensor's state: closed (true) or open. */
+  setClosed(closed: boolean): void {
+    if (this.desired.closed !== closed) {
+      this.desired.closed = closed;
+      void this.showClosed();
     }
   }
 
@@ -112,6 +127,11 @@ export class MatterEndpoint {
       const after = occupied ? 'the motion alert was accepted' : 'the change';
       this.log.debug(`Matter: ${this.name} ${occupied ? 'occupied' : 'clear'}, ${(performance.now() - since).toFixed(1)} ms after ${after}`);
     }
+  }
+
+  private async showClosed(): Promise<void> {
+    const stateValue = this.desired.closed;
+    await this.update('booleanState', { stateValue }, (state) => state.stateValue === stateValue);
   }
 
   private async showReachable(): Promise<void> {

@@ -5,6 +5,7 @@ import { NotificationIntake, type DropListener } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
 import { relayPushToken } from './push-token.js';
 import { ImpostorWarning } from './relay-impostor.js';
+import type { DeliveryOutage } from './relay-outage.js';
 import { RelaySubscription } from './relay-subscription.js';
 import type { RelayTiming } from './relay-timing.js';
 
@@ -25,8 +26,8 @@ export interface RelayEndpointOptions {
    * is what they show, and it has its own warning.
    */
   onDropped?: DropListener;
-  /** The relay stream has been down too long (true), or is back, or closed on purpose (false). */
-  onDeliveryDown: (down: boolean) => void;
+  /** The relay stream has been down too long (true, and why), or is back, or closed on purpose (false). */
+  onDeliveryDown: (down: boolean, outage?: DeliveryOutage) => void;
   /** The stream is open, each time it opens: a registration that waited for it can go ahead. */
   onConnected?: () => void;
   timing: RelayTiming;
@@ -169,9 +170,9 @@ export class RelayEndpoint {
         }
         return verdict.accepted;
       },
-      onDeliveryDown: (down) => {
+      onDeliveryDown: (down, outage) => {
         this.deliveryDown = down;
-        this.options.onDeliveryDown(down);
+        this.options.onDeliveryDown(down, outage);
       },
       onConnected: this.options.onConnected,
     });

@@ -1,13 +1,21 @@
 import type { Logger } from '../log.js';
 
+/** Why relay alerts cannot arrive. */
+export interface DeliveryOutage {
+  /** Since when the stream is down, on this machine's clock. */
+  since: number;
+  /** The relay's last answer refused access (401, 403): a token to fix, not a network to wait for. */
+  refused: boolean;
+}
+
 export interface RelayOutageOptions {
   /** Down for longer than this, alerts count as unable to arrive. */
   faultAfterMs: number;
   log: Logger;
   /** A monotonic clock (performance.now): a wall clock set back while down would put the fault off by as much. */
   now: () => number;
-  /** Down too long (true), or back after that (false). */
-  onDeliveryDown: (down: boolean) => void;
+  /** Down too long (true, with how long it has been down, in ms), or back after that (false). */
+  onDeliveryDown: (down: boolean, downForMs?: number) => void;
 }
 
 /**
@@ -37,7 +45,7 @@ export class RelayOutage {
       this.reported = true;
       const seconds = Math.round((now() - downSince) / 1000);
       log.warn(`Push relay unreachable for ${seconds} s (${problem()}): motion alerts cannot arrive until it is back. Still trying.`);
-      onDeliveryDown(true);
+      onDeliveryDown(true, now() - downSince);
     }, Math.max(0, faultAfterMs - downForMs));
   }
 

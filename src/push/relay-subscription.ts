@@ -7,7 +7,7 @@ import { ConnectWaits } from './connect-waits.js';
 import { ImpostorWarning, NOT_A_RELAY } from './relay-impostor.js';
 import { isRelayEvent, LineSplitter, parseRelayLine } from './relay-lines.js';
 import { RelayMessages } from './relay-messages.js';
-import { RelayOutage } from './relay-outage.js';
+import { RelayOutage, type DeliveryOutage } from './relay-outage.js';
 import { requestRelayStream } from './relay-stream.js';
 import type { RelayTiming } from './relay-timing.js';
 
@@ -22,8 +22,8 @@ export interface RelaySubscriptionOptions {
   timing: RelayTiming;
   /** The body of each fresh message, in order; false when it was not a notification. */
   onMessage: (body: Buffer) => boolean;
-  /** The stream has been down longer than `faultAfterMs` (true), or is back after that (false). */
-  onDeliveryDown: (down: boolean) => void;
+  /** The stream has been down longer than `faultAfterMs` (true, and why), or is back after that (false). */
+  onDeliveryDown: (down: boolean, outage?: DeliveryOutage) => void;
   /** The stream is open, each time it opens. */
   onConnected?: () => void;
   /** This machine's wall clock (Date.now when absent), held against the relay's `time` stamps only. */
@@ -55,6 +55,8 @@ export class RelaySubscription {
   private readonly messages: RelayMessages;
   private readonly outage: RelayOutage;
   private lastProblem = 'not connected yet';
+  /** The relay's last answer refused access: the Doorbell Alerts sensor says so rather than "unreachable". */
+  private accessRefused = false;
   /** On the monotonic clock: how long the stream has been down is a duration, whatever the wall clock says. */
   private lastAliveAt: number | undefined;
 
@@ -63,8 +65,15 @@ export class RelaySubscription {
     this.monotonicNow = options.monotonicNow ?? (() => performance.now());
     this.impostor = options.impostor ?? new ImpostorWarning(relayUrl, log);
     this.delays = new ReconnectDelays(timing, random);
-    this.outage = new RelayOutage({ faultAfterMs: timing.faultAfterMs, log, now: this.monotonicNow, onDeliveryDown });
-    this.messages = new RelayMessages({ relayUrl, log, staleMs: timing.staleMs, now: options.now ?? Date.now, onMessage: options.onMessage });
+    const wallNow = options.now ?? Date.now;
+    // The outage is timed on the monotonic clock; the sensor's words name the wall time it began.
+    this.outage = new RelayOutage({
+      faultAfterMs: timing.faultAfterMs,
+      log,
+      now: this.monotonicNow,
+      onDeliveryDown: (down, downForMs = 0) => onDeliveryDown(down, down ? { since: wallNow() - downForMs, refused: this.accessRefused } : undefined),
+    });
+    this.messages = new RelayMessages({ relayUrl, log, staleMs: timing.staleMs, now: wallNow, onMessage: options.onMessage });
   }
 
   /** Lines that were not a relay event, messages that were not a notification, and those dropped as duplicates or stale. */
@@ -203,7 +212,8 @@ export class RelaySubscription {
   private delayAfter(outcome: Outcome): number {
     const { timing, log } = this.options;
     const delayMs = this.delays.after(outcome);
-    if (outcome.kind === 'refused' && isAccessRefusal(outcome.status)) {
+    this.accessRefused = outcome.kind === 'refused' && isAccessRefusal(outcome.status);
+    if (outcome.kind === 'refused' && this.accessRefused) {
       this.lastProblem = `access refused (HTTP ${outcome.status})`;
       log.warn(`Push relay refused access (HTTP ${outcome.status}): check push.relayToken. Trying again in ${Math.round(timing.refusedRetryMs / 60_000)} minutes.`);
     } else {

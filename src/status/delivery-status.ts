@@ -1,10 +1,10 @@
+import type { AlertsHealth, Outage } from '../alerts/alerts-state.js';
 import type { SessionLoss } from '../connection/progress.js';
 import type { Logger } from '../log.js';
 import { DATA_FILES } from '../session/data-folder.js';
 import { JsonFile } from '../session/json-file.js';
 import type { PrivateFolder } from '../session/private-folder.js';
 import { deliveryStatus } from './status-check.generated.js';
-import { STATUS_TIMING } from './status-writer.js';
 
 /**
  * status.json: what the running plugin knows of its delivery, for the settings page, which runs in
@@ -62,6 +62,12 @@ export interface DeliveryStatus {
   doorbells: DoorbellStatus[];
   /** Absent in a file written by an earlier version of the plugin. */
   dropped?: DroppedCounts;
+  /**
+   * Whether alerts flow, as the Doorbell Alerts sensor shows it, and the times they stopped, newest
+   * first. Always written; absent from a file an earlier version wrote.
+   */
+  alerts?: AlertsHealth;
+  outages?: Outage[];
 }
 
 /** Against status-schema.ts, as Ajv compiled it when the code was written (`npm run validators`). */
@@ -73,6 +79,16 @@ export function isDeliveryStatus(value: unknown): value is DeliveryStatus {
 export function openStatusFile(folder: PrivateFolder, log: Logger): JsonFile<DeliveryStatus> {
   return new JsonFile(folder, DATA_FILES.status, isDeliveryStatus, log);
 }
+
+/** How often status.json is written: what a reader judges its freshness by. */
+export interface StatusTiming {
+  /** Writes start at least this far apart, however often the status changes. */
+  minIntervalMs: number;
+  /** The status is written at least this often, changed or not: its updatedAt shows the plugin runs. */
+  maxIntervalMs: number;
+}
+
+export const STATUS_TIMING: Readonly<StatusTiming> = Object.freeze({ minIntervalMs: 1_000, maxIntervalMs: 60_000 });
 
 /** Twice the longest wait between two writes: a status older than this was left by a plugin that stopped. */
 export const STALE_AFTER_MS = 2 * STATUS_TIMING.maxIntervalMs;

@@ -1,9 +1,10 @@
+import type { AlertsRecord } from '../alerts/alerts-state.js';
 import type { ConnectionListener } from '../connection/connection.js';
 import type { Logger } from '../log.js';
 import type { PrivateFolder } from '../session/private-folder.js';
-import { openStatusFile } from './delivery-status.js';
+import { openStatusFile, type DeliveryStatus, type StatusTiming } from './delivery-status.js';
 import { StatusBoard, type BoardDoorbell } from './status-board.js';
-import { StatusWriter, type StatusSink, type StatusTiming } from './status-writer.js';
+import { StatusWriter, type StatusSink } from './status-writer.js';
 
 export interface PluginStatusOptions {
   doorbells: readonly BoardDoorbell[];
@@ -15,6 +16,11 @@ export interface PluginStatusOptions {
   timing?: StatusTiming;
   /** What status.json is written through: the file itself when absent; the soak puts a full disk in between. */
   sink?: (file: StatusSink) => StatusSink;
+  /**
+   * Whether alerts flow, and the outages: handed what the last run wrote before the first write (so
+   * they survive a restart), then written with the rest.
+   */
+  alerts?: { restoreRecord(previous: Partial<AlertsRecord> | undefined): void; record(): AlertsRecord | undefined };
 }
 
 /**
@@ -24,19 +30,43 @@ export interface PluginStatusOptions {
 export class PluginStatus {
   readonly board: StatusBoard;
   private readonly writer: StatusWriter;
+  private readonly file: ReturnType<typeof openStatusFile>;
+  private readonly alerts: PluginStatusOptions['alerts'];
+  /** Nothing is written before the last run's file has been read. */
+  private started = false;
 
-  constructor({ doorbells, pushMode, usesToken, folder, log, timing, sink = (file) => file }: PluginStatusOptions) {
-    this.writer = new StatusWriter(sink(openStatusFile(folder, log)), () => this.board.snapshot(), log, timing);
-    this.board = new StatusBoard(doorbells, { pushMode, usesToken }, () => this.writer.changed());
+  constructor({ doorbells, pushMode, usesToken, folder, log, timing, alerts, sink = (file) => file }: PluginStatusOptions) {
+    this.file = openStatusFile(folder, log);
+    this.alerts = alerts;
+    this.writer = new StatusWriter(sink(this.file), () => this.snapshot(), log, timing);
+    this.board = new StatusBoard(doorbells, { pushMode, usesToken }, () => this.changed());
   }
 
-  /** The first status is written at once, then kept fresh. */
+  /** The last run's file is read, then the first status is written at once and kept fresh. */
   start(): void {
-    this.writer.changed();
+    void this.file
+      .read()
+      .catch(() => undefined)
+      .then((previous) => {
+        this.alerts?.restoreRecord(previous);
+        this.started = true;
+        this.writer.changed();
+      });
+  }
+
+  /** Something changed that the status shows: it is written soon, never at once. */
+  changed(): void {
+    if (this.started) {
+      this.writer.changed();
+    }
   }
 
   stop(): Promise<void> {
     return this.writer.stop();
+  }
+
+  private snapshot(): DeliveryStatus {
+    return { ...this.board.snapshot(), ...this.alerts?.record() };
   }
 
   /** `listener`, with what the connection tells it recorded on the board as well. */
@@ -63,6 +93,7 @@ export class PluginStatus {
         listener.progressed?.(progress);
         board.connectionProgressed(progress);
       },
+      connectFailed: (stage, error) => listener.connectFailed?.(stage, error),
     };
   }
 }

@@ -3,7 +3,7 @@ import { isTimestamp } from '../values/time.js';
 
 const formats = { 'date-time': isTimestamp };
 export const deliveryStatus = validate10;
-const schema11 = {"type":"object","required":["pid","startedAt","updatedAt","pushMode","registeredAt","nextRefreshAt","session","doorbells"],"properties":{"pid":{"type":"integer","minimum":1},"startedAt":{"type":"string","format":"date-time"},"updatedAt":{"type":"string","format":"date-time"},"pushMode":{"enum":["relay","direct"]},"relay":{"type":"object","required":["connected","since"],"properties":{"connected":{"type":"boolean"},"since":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}},"receiver":{"type":"object","required":["listening"],"properties":{"listening":{"type":"boolean"}}},"registeredAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"nextRefreshAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"session":{"enum":["signing-in","signed-in","token","signed-out","expired","token-refused"]},"signedInAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"doorbells":{"type":"array","items":{"type":"object","required":["deviceId","name","subscribed","fault","lastMotionAt","lastRingAt"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string"},"subscribed":{"type":"boolean"},"fault":{"type":["string","null"]},"lastMotionAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lastRingAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}}},"dropped":{"type":"object","required":["invalid","duplicate","unconfigured","stale","flood"],"properties":{"invalid":{"type":"integer","minimum":0},"duplicate":{"type":"integer","minimum":0},"unconfigured":{"type":"integer","minimum":0},"stale":{"type":"integer","minimum":0},"flood":{"type":"integer","minimum":0}}}}};
+const schema11 = {"type":"object","required":["pid","startedAt","updatedAt","pushMode","registeredAt","nextRefreshAt","session","doorbells"],"properties":{"pid":{"type":"integer","minimum":1},"startedAt":{"type":"string","format":"date-time"},"updatedAt":{"type":"string","format":"date-time"},"pushMode":{"enum":["relay","direct"]},"relay":{"type":"object","required":["connected","since"],"properties":{"connected":{"type":"boolean"},"since":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}},"receiver":{"type":"object","required":["listening"],"properties":{"listening":{"type":"boolean"}}},"registeredAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"nextRefreshAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"session":{"enum":["signing-in","signed-in","token","signed-out","expired","token-refused"]},"signedInAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"doorbells":{"type":"array","items":{"type":"object","required":["deviceId","name","subscribed","fault","lastMotionAt","lastRingAt"],"properties":{"deviceId":{"type":"string","pattern":"^[1-9][0-9]{0,18}$"},"name":{"type":"string"},"subscribed":{"type":"boolean"},"fault":{"type":["string","null"]},"lastMotionAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lastRingAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}}}},"dropped":{"type":"object","required":["invalid","duplicate","unconfigured","stale","flood"],"properties":{"invalid":{"type":"integer","minimum":0},"duplicate":{"type":"integer","minimum":0},"unconfigured":{"type":"integer","minimum":0},"stale":{"type":"integer","minimum":0},"flood":{"type":"integer","minimum":0}}},"alerts":{"type":"object","required":["flowing","since","reason"],"properties":{"flowing":{"type":"boolean"},"since":{"type":"string","format":"date-time"},"reason":{"type":["string","null"]}}},"outages":{"type":"array","maxItems":20,"items":{"type":"object","required":["from","to","reason"],"properties":{"from":{"type":"string","format":"date-time"},"to":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"reason":{"type":"string"}}}}}};
 const formats0 = formats["date-time"];
 const pattern0 = new RegExp("^[1-9][0-9]{0,18}$", "u");
 
@@ -879,6 +879,243 @@ var valid0 = _errs65 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.alerts !== undefined){
+let data27 = data.alerts;
+const _errs77 = errors;
+if(errors === _errs77){
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+let missing5;
+if((((data27.flowing === undefined) && (missing5 = "flowing")) || ((data27.since === undefined) && (missing5 = "since"))) || ((data27.reason === undefined) && (missing5 = "reason"))){
+validate10.errors = [{instancePath:instancePath+"/alerts",schemaPath:"#/properties/alerts/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+return false;
+}
+else {
+if(data27.flowing !== undefined){
+const _errs79 = errors;
+if(typeof data27.flowing !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/alerts/flowing",schemaPath:"#/properties/alerts/properties/flowing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid12 = _errs79 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data27.since !== undefined){
+let data29 = data27.since;
+const _errs81 = errors;
+if(errors === _errs81){
+if(errors === _errs81){
+if(typeof data29 === "string"){
+if(!(formats0(data29))){
+validate10.errors = [{instancePath:instancePath+"/alerts/since",schemaPath:"#/properties/alerts/properties/since/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/alerts/since",schemaPath:"#/properties/alerts/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid12 = _errs81 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data27.reason !== undefined){
+let data30 = data27.reason;
+const _errs83 = errors;
+if((typeof data30 !== "string") && (data30 !== null)){
+validate10.errors = [{instancePath:instancePath+"/alerts/reason",schemaPath:"#/properties/alerts/properties/reason/type",keyword:"type",params:{type: schema11.properties.alerts.properties.reason.type},message:"must be string,null"}];
+return false;
+}
+var valid12 = _errs83 === errors;
+}
+else {
+var valid12 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/alerts",schemaPath:"#/properties/alerts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs77 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.outages !== undefined){
+let data31 = data.outages;
+const _errs85 = errors;
+if(errors === _errs85){
+if(Array.isArray(data31)){
+if(data31.length > 20){
+validate10.errors = [{instancePath:instancePath+"/outages",schemaPath:"#/properties/outages/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
+return false;
+}
+else {
+var valid13 = true;
+const len1 = data31.length;
+for(let i1=0; i1<len1; i1++){
+let data32 = data31[i1];
+const _errs87 = errors;
+if(errors === _errs87){
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+let missing6;
+if((((data32.from === undefined) && (missing6 = "from")) || ((data32.to === undefined) && (missing6 = "to"))) || ((data32.reason === undefined) && (missing6 = "reason"))){
+validate10.errors = [{instancePath:instancePath+"/outages/" + i1,schemaPath:"#/properties/outages/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+return false;
+}
+else {
+if(data32.from !== undefined){
+let data33 = data32.from;
+const _errs89 = errors;
+if(errors === _errs89){
+if(errors === _errs89){
+if(typeof data33 === "string"){
+if(!(formats0(data33))){
+validate10.errors = [{instancePath:instancePath+"/outages/" + i1+"/from",schemaPath:"#/properties/outages/items/properties/from/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/outages/" + i1+"/from",schemaPath:"#/properties/outages/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid14 = _errs89 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data32.to !== undefined){
+let data34 = data32.to;
+const _errs91 = errors;
+const _errs92 = errors;
+let valid15 = false;
+const _errs93 = errors;
+if(errors === _errs93){
+if(errors === _errs93){
+if(typeof data34 === "string"){
+if(!(formats0(data34))){
+const err24 = {instancePath:instancePath+"/outages/" + i1+"/to",schemaPath:"#/properties/outages/items/properties/to/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/outages/" + i1+"/to",schemaPath:"#/properties/outages/items/properties/to/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+var _valid6 = _errs93 === errors;
+valid15 = valid15 || _valid6;
+if(!valid15){
+const _errs95 = errors;
+if(data34 !== null){
+const err26 = {instancePath:instancePath+"/outages/" + i1+"/to",schemaPath:"#/properties/outages/items/properties/to/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+var _valid6 = _errs95 === errors;
+valid15 = valid15 || _valid6;
+}
+if(!valid15){
+const err27 = {instancePath:instancePath+"/outages/" + i1+"/to",schemaPath:"#/properties/outages/items/properties/to/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs92;
+if(vErrors !== null){
+if(_errs92){
+vErrors.length = _errs92;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid14 = _errs91 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data32.reason !== undefined){
+const _errs97 = errors;
+if(typeof data32.reason !== "string"){
+validate10.errors = [{instancePath:instancePath+"/outages/" + i1+"/reason",schemaPath:"#/properties/outages/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid14 = _errs97 === errors;
+}
+else {
+var valid14 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/outages/" + i1,schemaPath:"#/properties/outages/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid13 = _errs87 === errors;
+if(!valid13){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/outages",schemaPath:"#/properties/outages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs85 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }

@@ -1,4 +1,5 @@
 import type { SchemaObject } from 'ajv';
+import { MAX_OUTAGES } from '../alerts/alerts-state.js';
 import type { DropCause, SessionState } from './delivery-status.js';
 
 /**
@@ -36,9 +37,22 @@ const DROPPED_SCHEMA: SchemaObject = {
   properties: Object.fromEntries(DROP_CAUSES.map((cause) => [cause, { type: 'integer', minimum: 0 }])),
 };
 
+const ALERTS_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['flowing', 'since', 'reason'],
+  properties: { flowing: { type: 'boolean' }, since: time, reason: { type: ['string', 'null'] } },
+};
+
+const OUTAGE_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['from', 'to', 'reason'],
+  properties: { from: time, to: timeOrNull, reason: { type: 'string' } },
+};
+
 /**
  * What the plugin writes; a reader takes other keys too, as a newer plugin may add some. Keys added
- * later (`dropped`) are optional, so the file an earlier version left is still read, not ignored.
+ * later (`signedInAt`, `dropped`, `alerts`, `outages`) are not required: a file an earlier version
+ * wrote lacks them, and is still read.
  */
 export const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
@@ -57,5 +71,7 @@ export const STATUS_SCHEMA: SchemaObject = {
     signedInAt: timeOrNull,
     doorbells: { type: 'array', items: DOORBELL_SCHEMA },
     dropped: DROPPED_SCHEMA,
+    alerts: ALERTS_SCHEMA,
+    outages: { type: 'array', maxItems: MAX_OUTAGES, items: OUTAGE_SCHEMA },
   },
 };

@@ -1,14 +1,5 @@
 import { errorMessage, type Logger } from '../log.js';
-import type { DeliveryStatus } from './delivery-status.js';
-
-export interface StatusTiming {
-  /** Writes start at least this far apart, however often the status changes. */
-  minIntervalMs: number;
-  /** The status is written at least this often, changed or not: its updatedAt shows the plugin runs. */
-  maxIntervalMs: number;
-}
-
-export const STATUS_TIMING: Readonly<StatusTiming> = Object.freeze({ minIntervalMs: 1_000, maxIntervalMs: 60_000 });
+import { STATUS_TIMING, type DeliveryStatus, type StatusTiming } from './delivery-status.js';
 
 /** Where the status goes: status.json, read-modify-written under the data folder's lock. */
 export interface StatusSink {

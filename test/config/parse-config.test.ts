@@ -140,6 +140,7 @@ describe('parseConfig: valid blocks', () => {
         account: { ...ACCOUNT, majorVersion: 14, minorVersion: 0 },
         doorbellServerUrl: 'https://doorbell.example.com',
         doorbells: [{ deviceId: '1234567', name: 'Front Door', motionTimeout: 30, ...CONTROL_DEFAULTS }],
+        alertsSensor: true,
         push: {
           mode: 'direct',
           relay: { relayUrl: 'https://ntfy.sh' },
@@ -155,6 +156,7 @@ describe('parseConfig: valid blocks', () => {
       account: { ...MINIMAL.account, majorVersion: 14, minorVersion: 0 },
       doorbellServerUrl: 'https://doorbell.example.com',
       doorbells: [{ deviceId: '1234567', name: 'Doorbell 1234567', motionTimeout: 60, ...CONTROL_DEFAULTS }],
+      alertsSensor: true,
       push: {
         mode: 'relay',
         relay: { relayUrl: 'https://ntfy.sh' },

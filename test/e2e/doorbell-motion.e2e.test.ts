@@ -60,7 +60,8 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
     expect(firstRunSensors.map(({ name, serialNumber }) => ({ name, serialNumber }))).toEqual(
       DOORBELLS.map(({ name, deviceId }) => ({ name, serialNumber: String(deviceId) })),
     );
-    expect(await (await rig().controller()).accessories()).toHaveLength(1 + DOORBELLS.length);
+    // The bridge, the doorbells and the Doorbell Alerts sensor.
+    expect(await (await rig().controller()).accessories()).toHaveLength(1 + DOORBELLS.length + 1);
     expect(await rig().statusFaults()).toEqual(DOORBELLS.map(() => NO_FAULT));
   });
 

@@ -2,7 +2,9 @@
  * The doorbells over Matter, on real Homebridge 2.1.0 and 2.4.0 with Matter on, commissioned by a
  * real matter.js controller in a private network: an occupancy sensor per doorbell and per detection,
  * a generic switch per doorbell button, a fault shown as unreachable, motion and rings as a controller
- * sees them, the Motion Alerts switch silencing them too, HomeKit working beside it; after a restart
+ * sees them, the Motion Alerts switch silencing them too, HomeKit working beside it; the Doorbell
+ * Alerts contact sensor, always reachable, opening in HomeKit and over Matter alike once the garage
+ * has been down a minute; after a restart
  * the same devices without commissioning again, a removed doorbell or detection gone, a renamed one
  * renamed, a cached occupancy cleared; a doorbell left out for a bad entry, and every doorbell under a
  * config mistake, kept, unreachable and clear.
@@ -56,6 +58,16 @@ function isOccupancySensor(endpoint: MatterEndpoint): boolean {
   return endpoint.deviceTypes.includes(MatterDeviceType.OccupancySensor);
 }
 
+/** The bridge's one device that belongs to no doorbell. */
+const ALERTS_SENSOR = 'Doorbell Alerts';
+
+function doorbellDevices(devices: readonly MatterEndpoint[]): MatterEndpoint[] {
+  return devices.filter(({ nodeLabel }) => nodeLabel !== ALERTS_SENSOR);
+}
+
+/** The Doorbell Alerts sensor opens this long after a doorbell went down: from the plugin's launch, for the garage. */
+const ALERTS_OPEN_AFTER_MS = 60_000;
+
 /**
  * Exactly a doorbell's features: an occupancy sensor senses by passive infrared; a switch is momentary,
  * reports its release, and has neither long nor multiple presses, which a controller would wait for.
@@ -91,9 +103,13 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
   /** The devices as the first run showed them, by node label. */
   let firstRun: Map<string, MatterEndpoint>;
 
+  /** When the first run's Homebridge was started: the garage is down from then on. */
+  let firstStartedAt: number;
+
   it(
-    'publishes an occupancy sensor per doorbell under its name, and a generic switch only where the button is on',
+    'publishes an occupancy sensor per doorbell under its name, a generic switch only where the button is on, and the Doorbell Alerts contact sensor, closed',
     async () => {
+      firstStartedAt = performance.now();
       await rig().start();
       const devices = await rig().matter.bridgedDevices();
       firstRun = new Map(devices.map((device) => [device.nodeLabel as string, device]));
@@ -105,16 +121,19 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
         'Back Door Yard': [MatterDeviceType.OccupancySensor],
         [GARAGE_MOTION_NAME]: [MatterDeviceType.OccupancySensor],
         [GARAGE_BUTTON_NAME]: [MatterDeviceType.GenericSwitch],
+        [ALERTS_SENSOR]: [MatterDeviceType.ContactSensor],
       });
-      expect(devices).toHaveLength(6);
-      for (const device of devices) {
+      expect(devices).toHaveLength(7);
+      const alerts = firstRun.get(ALERTS_SENSOR);
+      expect([alerts?.vendorName, alerts?.productName, alerts?.serialNumber, alerts?.reachable, alerts?.contactClosed]).toEqual(['Doorbell Motion', 'Alerts', 'alerts', true, true]);
+      for (const device of doorbellDevices(devices)) {
         const doorbell = MATTER_DOORBELLS.find(({ deviceId }) => String(deviceId) === device.serialNumber);
         expect([device.vendorName, device.productName, doorbell]).toEqual(['Doorbell Motion', 'Doorbell', expect.anything()]);
         if (isOccupancySensor(device)) {
           expect(device.occupied).toBe(false);
         }
       }
-      expectDoorbellFeatures(devices);
+      expectDoorbellFeatures(doorbellDevices(devices));
     },
     RUN_TIMEOUT_MS,
   );
@@ -222,6 +241,24 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
   }
 
   it(
+    'opens the Doorbell Alerts sensor in HomeKit and over Matter once the garage has been down a minute, with one warning naming it',
+    async () => {
+      const { matter, sandbox } = rig();
+      const contact = (await (await rig().controller()).accessoryWithSerialNumber('alerts')).characteristic(HapService.ContactSensor, HapCharacteristic.ContactSensorState);
+      // The plugin launched after the first run's start: its minute ends within a minute from now.
+      const stoppedLines = () => sandbox.outputLines.filter((line) => line.includes('Doorbell alerts stopped'));
+      await pollUntil(stoppedLines, (lines) => lines.length > 0, ALERTS_OPEN_AFTER_MS + REPORT_TIMEOUT_MS, 'the warning that alerts stopped');
+      await pollUntil(() => matter.endpointNamed(ALERTS_SENSOR), ({ contactClosed }) => contactClosed === false, REPORT_TIMEOUT_MS, 'the Doorbell Alerts sensor open over Matter');
+
+      expect(performance.now() - firstStartedAt).toBeGreaterThanOrEqual(ALERTS_OPEN_AFTER_MS);
+      expect(await (await rig().controller()).read(contact)).toEqual([1]);
+      expect((await matter.endpointNamed(ALERTS_SENSOR)).reachable).toBe(true);
+      expect(stoppedLines()).toEqual([expect.stringContaining(`Doorbell alerts stopped: the subscription of ${GARAGE_NAME} failed (the doorbell service answered HTTP 503).`)]);
+    },
+    ALERTS_OPEN_AFTER_MS + 3 * REPORT_TIMEOUT_MS,
+  );
+
+  it(
     'after a restart without the back door and the front door\'s person sensor, with the garage renamed: the same devices without commissioning again, those removed gone, the garage still unreachable, a cached occupancy cleared',
     async () => {
       await occupyAndStop(FRONT.deviceId, 'Front Door');
@@ -232,9 +269,9 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
       await rig().start();
       const devices = await pollUntil(
         () => rig().matter.bridgedDevices(),
-        (shown) => shown.length === 4 && shown.every(({ occupied, reachable, serialNumber }) => occupied !== true && reachable === (serialNumber !== GARAGE.deviceId)),
+        (shown) => shown.length === 5 && shown.every(({ occupied, reachable, serialNumber }) => occupied !== true && reachable === (serialNumber !== GARAGE.deviceId)),
         SUBSCRIBED_TIMEOUT_MS,
-        'the four devices of the front door and the garage, cleared, the garage unreachable',
+        'the four devices of the front door and the garage, cleared, the garage unreachable, and the Doorbell Alerts sensor',
       );
 
       const endpointOf = (name: string) => (firstRun.get(name) as MatterEndpoint).endpoint;
@@ -243,11 +280,12 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
         'Front Door Doorbell': endpointOf('Front Door Doorbell'),
         Garage: endpointOf(GARAGE_MOTION_NAME),
         'Garage Doorbell': endpointOf(GARAGE_BUTTON_NAME),
+        [ALERTS_SENSOR]: endpointOf(ALERTS_SENSOR),
       });
       expect(rig().sandbox.outputLines.filter((line) => /\[Matter\/Server\] Bridge commissioned/.test(line))).toHaveLength(1);
       // Unregistered, the removed devices leave Homebridge's Matter cache: only the kept ones are there.
-      const kept = ['Front Door', 'Front Door Doorbell', GARAGE_MOTION_NAME, GARAGE_BUTTON_NAME].map((name) => uuidsBefore.get(name));
-      expect(uuidsBefore.size).toBe(6);
+      const kept = ['Front Door', 'Front Door Doorbell', GARAGE_MOTION_NAME, GARAGE_BUTTON_NAME, ALERTS_SENSOR].map((name) => uuidsBefore.get(name));
+      expect(uuidsBefore.size).toBe(7);
       await pollUntil(
         async () => (await cachedMatterAccessories(rig().sandbox.storagePath)).map(({ uuid }) => uuid).sort(),
         (uuids) => JSON.stringify(uuids) === JSON.stringify([...kept].sort()),
@@ -255,7 +293,7 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
         'Homebridge\'s Matter cache without the back door\'s and the person sensor\'s devices',
       );
       // Restored from Homebridge's cache, the devices keep the features the plugin gave them.
-      expectDoorbellFeatures(devices);
+      expectDoorbellFeatures(doorbellDevices(devices));
       await expectSinglePressAtRing('matter-ring-after-restart', endpointOf('Front Door Doorbell'), endpointOf('Front Door'));
     },
     RUN_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS + CACHE_SAVED_WITHIN_MS + REPORT_TIMEOUT_MS + MULTI_PRESS_SETTLED_MS,
@@ -273,7 +311,7 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
       await homebridge.waitForLine(pluginLogLine('Configuration: doorbells\\[1\\]\\.motionTimeout'), 0);
       const devices = await pollUntil(
         () => rig().matter.bridgedDevices(),
-        (shown) => shown.length === 4 && shown.every(({ reachable, serialNumber }) => reachable === (serialNumber === FRONT.deviceId)),
+        (shown) => shown.length === 5 && doorbellDevices(shown).every(({ reachable, serialNumber }) => reachable === (serialNumber === FRONT.deviceId)),
         SUBSCRIBED_TIMEOUT_MS,
         'the front door reachable, the garage kept unreachable',
       );
@@ -289,7 +327,7 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
   );
 
   it(
-    'after a restart with a config mistake: every device still there, unreachable, with no occupancy',
+    'after a restart with a config mistake: every doorbell\'s device still there, unreachable, with no occupancy, and the Doorbell Alerts sensor reachable',
     async () => {
       await occupyAndStop(FRONT.deviceId, 'Front Door');
       await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { doorbells: MATTER_DOORBELLS, doorbellServerUrl: 'not a url' })]);
@@ -298,11 +336,12 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
       await homebridge.waitForLine(pluginLogLine('Configuration: doorbellServerUrl must be'), 0);
       const devices = await pollUntil(
         () => rig().matter.bridgedDevices(),
-        (shown) => shown.length === 4 && shown.every(({ reachable }) => reachable === false),
+        (shown) => shown.length === 5 && doorbellDevices(shown).every(({ reachable }) => reachable === false),
         REPORT_TIMEOUT_MS,
         'the four devices unreachable',
       );
-      expect(devices.map(({ occupied }) => occupied ?? false)).toEqual([false, false, false, false]);
+      expect(doorbellDevices(devices).map(({ occupied }) => occupied ?? false)).toEqual([false, false, false, false]);
+      expect((await rig().matter.endpointNamed(ALERTS_SENSOR)).reachable).toBe(true);
       await rig().stop();
     },
     RUN_TIMEOUT_MS + REPORT_TIMEOUT_MS,

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { MatterAccessory } from 'homebridge';
 import type { DoorbellSettings } from '../../src/config/parse-config.js';
-import { matterAccessory } from '../../src/matter/matter-devices.js';
+import { ALERTS_CONTEXT, hasOtherFeatures, matterAccessory } from '../../src/matter/matter-devices.js';
 import { MatterDoorbells } from '../../src/matter/matter-doorbells.js';
 import type { MatterTiming } from '../../src/matter/registration-wait.js';
 import { FakeMatter, type FakeMatterOptions } from '../support/fake-matter.js';
@@ -160,5 +160,59 @@ describe('timing', () => {
       10,
     );
     expect(Number(/, ([\d.]+) ms after the motion alert was accepted$/.exec(line)?.[1])).toBeGreaterThanOrEqual(40);
+  });
+});
+
+describe('the Doorbell Alerts contact sensor', () => {
+  const stateOf = ({ matter, api }: Running) => matter.registered.get(api.hap.uuid.generate('doorbell-motion:matter:alerts'));
+
+  it('is a contact sensor of its own, named Doorbell Alerts, always reachable, closed (stateValue true) while alerts flow and open while they do not', async () => {
+    const run = start({});
+    run.devices.publish(doorbells(1), { complete: true, alerts: true });
+    await pollUntil(() => stateOf(run)?.clusters.booleanState, (state) => state !== undefined, 5_000, 'the alerts sensor registered', 10);
+    const device = stateOf(run);
+
+    expect(device?.definition).toMatchObject({ displayName: 'Doorbell Alerts', serialNumber: 'alerts', manufacturer: 'Doorbell Motion', model: 'Alerts' });
+    expect(device?.definition.deviceType.deviceType).toBe(0x0015);
+    expect(Object.keys(device?.definition.deviceType.behaviors ?? {})).toContain('booleanState');
+    await pollUntil(() => stateOf(run)?.clusters, (clusters) => clusters?.bridgedDeviceBasicInformation.reachable === true && clusters.booleanState.stateValue === true, 1_000, 'closed and reachable', 10);
+
+    run.devices.showAlerts(true);
+    await pollUntil(() => stateOf(run)?.clusters.booleanState.stateValue, (value) => value === false, 1_000, 'open', 10);
+    run.devices.showAlerts(false);
+    await pollUntil(() => stateOf(run)?.clusters.booleanState.stateValue, (value) => value === true, 1_000, 'closed again', 10);
+    expect(stateOf(run)?.clusters.bridgedDeviceBasicInformation.reachable).toBe(true);
+  });
+
+  it('counts as registered whatever features Homebridge gives its BooleanState (2.4.0 turns ChangeEvent on)', () => {
+    expect(hasOtherFeatures('alerts', { featureMap: { changeEvent: true }, stateValue: true })).toBe(false);
+    expect(hasOtherFeatures('motion', { featureMap: { passiveInfrared: true, occupancyEvent: true } })).toBe(true);
+  });
+
+  it('is registered open when it opened before Homebridge had registered it', async () => {
+    const run = start({ firstAfterMs: 100 });
+    run.devices.showAlerts(true);
+    run.devices.publish(doorbells(1), { complete: true, alerts: true });
+
+    await pollUntil(() => stateOf(run)?.clusters.booleanState?.stateValue, (value) => value === false, 5_000, 'open once registered', 10);
+  });
+
+  it('is unregistered when turned off, even while a doorbell entry is left out', async () => {
+    const run = start({});
+    const cached = matterAccessory(run.api, run.api.matter!, ALERTS_CONTEXT);
+    run.devices.restore(cached);
+    run.devices.publish(doorbells(1), { complete: false, alerts: false });
+    await allShown(run, 5);
+
+    expect(run.matter.calls.filter(({ method }) => method === 'unregistered').map(({ uuid }) => uuid)).toEqual([cached.UUID]);
+  });
+
+  it('is kept, reachable, while the config cannot be used', async () => {
+    const run = start({});
+    run.devices.restore(matterAccessory(run.api, run.api.matter!, ALERTS_CONTEXT));
+    run.devices.showUnavailable();
+    run.devices.showAlerts(true);
+
+    await pollUntil(() => stateOf(run)?.clusters, (clusters) => clusters?.bridgedDeviceBasicInformation.reachable === true && clusters.booleanState.stateValue === false, 5_000, 'registered, open and reachable', 10);
   });
 });

@@ -6,6 +6,7 @@
  * an update shows on a read after it. The device types are Homebridge 2.1.0's, from the same copy of
  * matter.js it uses. (The real thing is tested end to end, in test/e2e/matter.e2e.test.ts.)
  */
+import { ContactSensorDevice } from '@matter/node/devices/contact-sensor';
 import { GenericSwitchDevice } from '@matter/node/devices/generic-switch';
 import { OccupancySensorDevice } from '@matter/node/devices/occupancy-sensor';
 import { BridgedNodeEndpoint } from '@matter/node/endpoints/bridged-node';
@@ -78,7 +79,7 @@ export class FakeMatter {
   private api(): MatterAPI {
     const registration = this.options.registration ?? 'registers';
     const api = {
-      deviceTypes: { MotionSensor: OccupancySensorDevice, GenericSwitch: GenericSwitchDevice, BridgedNode: BridgedNodeEndpoint },
+      deviceTypes: { MotionSensor: OccupancySensorDevice, GenericSwitch: GenericSwitchDevice, ContactSensor: ContactSensorDevice, BridgedNode: BridgedNodeEndpoint },
       registerPlatformAccessories: (_plugin: string, _platform: string, accessories: MatterAccessory[]) => {
         this.calls.push({ method: 'registerPlatformAccessories' });
         switch (registration) {

@@ -29,6 +29,7 @@ export const HapService = {
   Doorbell: hapType('121'),
   StatelessProgrammableSwitch: hapType('89'),
   Switch: hapType('49'),
+  ContactSensor: hapType('80'),
 } as const;
 
 export const HapCharacteristic = {
@@ -41,6 +42,7 @@ export const HapCharacteristic = {
   StatusFault: hapType('77'),
   ProgrammableSwitchEvent: hapType('73'),
   On: hapType('25'),
+  ContactSensorState: hapType('6A'),
 } as const;
 
 /** Where a characteristic lives (accessory and characteristic instance ids), and its value format. */

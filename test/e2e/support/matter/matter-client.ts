@@ -22,6 +22,7 @@ export const MatterCluster = {
 export const MatterDeviceType = {
   Aggregator: 0x0e,
   GenericSwitch: 0x0f,
+  ContactSensor: 0x15,
   RootNode: 0x16,
   OccupancySensor: 0x107,
 } as const;

@@ -17,7 +17,7 @@ export interface MatterEndpoint {
   endpoint: number;
   /**
    * Matter device type ids, the bridged-node type (0x13) left out: 0x16 the root node, 0xE the
-   * aggregator, 0x107 an occupancy sensor, 0xF a generic switch.
+   * aggregator, 0x107 an occupancy sensor, 0xF a generic switch, 0x15 a contact sensor.
    */
   deviceTypes: number[];
   nodeLabel?: string;
@@ -31,6 +31,8 @@ export interface MatterEndpoint {
   /** The Switch cluster's features, when the device has it. */
   switchFeatures?: Record<string, boolean>;
   numberOfPositions?: number;
+  /** A contact sensor's BooleanState: true while the contact is closed. */
+  contactClosed?: boolean;
 }
 
 /** An attribute report or an event, as it arrived, with the controller's clock. */
@@ -141,6 +143,7 @@ export class MatterTestController {
         occupancyFeatures: state.occupancySensing?.featureMap,
         switchFeatures: state.switch?.featureMap,
         numberOfPositions: state.switch?.numberOfPositions,
+        contactClosed: state.booleanState?.stateValue,
       };
     });
   }
@@ -175,4 +178,5 @@ interface EndpointState {
   bridgedDeviceBasicInformation: { nodeLabel?: string; serialNumber?: string; vendorName?: string; productName?: string; reachable?: boolean };
   occupancySensing: { occupancy: { occupied?: boolean }; featureMap: Record<string, boolean> };
   switch: { numberOfPositions: number; featureMap: Record<string, boolean> };
+  booleanState: { stateValue: boolean };
 }

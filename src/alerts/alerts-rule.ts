@@ -1,0 +1,185 @@
+import type { Logger } from '../log.js';
+import { MAX_OUTAGES, type AlertsRecord, type Outage } from './alerts-state.js';
+import type { Reason } from './reasons.js';
+import { durationWords } from './time-words.js';
+
+/** Down this long without a break, alerts count as stopped: a restart or a relay reconnect takes less. */
+export const ALERTS_OPEN_AFTER_MS = 60_000;
+
+/**
+ * The clocks and the timer the rule runs on. Durations go by a monotonic clock, so a clock set
+ * forward or back neither opens nor closes anything; the times users read go by the wall clock.
+ */
+export interface AlertsClock {
+  monotonic(): number;
+  wall(): number;
+  /** Runs `action` after `ms`; returns what cancels it. */
+  after(ms: number, action: () => void): () => void;
+}
+
+export const SYSTEM_CLOCK: AlertsClock = {
+  monotonic: () => performance.now(),
+  wall: () => Date.now(),
+  after: (ms, action) => {
+    const timer = setTimeout(action, ms);
+    // Homebridge's own servers keep the process alive; dispose() clears the timer on an orderly shutdown.
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
+export interface AlertsRuleOptions {
+  /** What is down from the start: every doorbell until it is first confirmed, or the whole plugin. */
+  down: readonly string[];
+  /** Why `down` (longest first) are down; `since`: when the first went down, on the wall clock. */
+  describe: (down: readonly string[], since: number, now: number) => Reason;
+  log: Logger;
+  /** The sensor's state, each time the rule decides it: open (alerts stopped) or closed. */
+  onShow: (open: boolean) => void;
+  /** What `record()` holds changed. */
+  onChange: () => void;
+  openAfterMs?: number;
+  clock?: AlertsClock;
+}
+
+/**
+ * Whether alerts flow: they stop (the sensor opens, with one warning) once something has been down
+ * for `openAfterMs` without a break, and flow again (it closes, with one info line) the moment
+ * nothing is down. Nothing is decided before `restore` has handed over what the last run left, so
+ * an outage that outlived a restart stays one outage, and the sensor shows its cached state till then.
+ */
+export class AlertsRule {
+  /** What is down and since when (monotonic), longest first: a key comes back at the end. */
+  private readonly downSince = new Map<string, number>();
+  private readonly openAfterMs: number;
+  private readonly clock: AlertsClock;
+  private open = false;
+  private decided = false;
+  private restored = false;
+  private disposed = false;
+  /** The outage under way, and when it began on the monotonic clock. */
+  private current: { outage: Outage; from: number } | undefined;
+  private outages: Outage[] = [];
+  /** When the sensor's state began, on the wall clock. */
+  private since: number;
+  private cancelTimer: (() => void) | undefined;
+
+  constructor(private readonly options: AlertsRuleOptions) {
+    this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.openAfterMs = options.openAfterMs ?? ALERTS_OPEN_AFTER_MS;
+    const now = this.clock.monotonic();
+    options.down.forEach((key) => this.downSince.set(key, now));
+    this.since = this.clock.wall();
+  }
+
+  /** What the last run left in status.json (nothing, without one); the rule decides from now on. */
+  restore(previous: Partial<AlertsRecord> | undefined): void {
+    if (this.restored) {
+      return;
+    }
+    this.restored = true;
+    this.outages = (previous?.outages ?? []).slice(0, MAX_OUTAGES).map((outage) => ({ ...outage }));
+    const { alerts } = previous ?? {};
+    if (alerts !== undefined) {
+      this.since = Date.parse(alerts.since);
+    }
+    if (alerts?.flowing === false) {
+      this.open = true;
+      let outage = this.outages[0];
+      if (outage?.to !== null) {
+        outage = { from: alerts.since, to: null, reason: alerts.reason ?? 'unknown' };
+        this.outages = [outage, ...this.outages].slice(0, MAX_OUTAGES);
+      }
+      this.current = { outage, from: this.clock.monotonic() - (this.clock.wall() - Date.parse(outage.from)) };
+    }
+    this.evaluate();
+  }
+
+  /** Whether `key` (a doorbell's id, or a reason the whole plugin is down) is down. */
+  setDown(key: string, down: boolean): void {
+    if (down === this.downSince.has(key)) {
+      return;
+    }
+    if (down) {
+      this.downSince.set(key, this.clock.monotonic());
+    } else {
+      this.downSince.delete(key);
+    }
+    this.evaluate();
+  }
+
+  /** For status.json. */
+  record(): AlertsRecord {
+    return {
+      alerts: { flowing: !this.open, since: new Date(this.since).toISOString(), reason: this.open ? (this.current?.outage.reason ?? null) : null },
+      outages: this.outages.map((outage) => ({ ...outage })),
+    };
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.cancelTimer?.();
+  }
+
+  private evaluate(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    if (!this.restored || this.disposed) {
+      return;
+    }
+    const [first] = this.downSince.values();
+    if (first === undefined) {
+      this.decide(false);
+    } else if (!(this.open && this.decided)) {
+      const downForMs = this.clock.monotonic() - first;
+      if (downForMs >= this.openAfterMs) {
+        this.decide(true);
+      } else {
+        this.cancelTimer = this.clock.after(this.openAfterMs - downForMs, () => this.evaluate());
+      }
+    }
+  }
+
+  /** The first decision at launch replaces the cached state, whatever it was. */
+  private decide(open: boolean): void {
+    const first = !this.decided;
+    this.decided = true;
+    if (open) {
+      this.stopped(first && this.open);
+    } else if (this.open) {
+      this.flowingAgain();
+    }
+    this.open = open;
+    this.options.onShow(open);
+    this.options.onChange();
+  }
+
+  /** `goesOn`: an outage from before the restart, still open at launch: one outage, told once more. */
+  private stopped(goesOn: boolean): void {
+    const down = [...this.downSince.keys()];
+    const from = this.downSince.get(down[0]) as number;
+    const now = this.clock.wall();
+    const fromWall = now - (this.clock.monotonic() - from);
+    const reason = this.options.describe(down, fromWall, now);
+    if (!goesOn || this.current === undefined) {
+      const outage = { from: new Date(fromWall).toISOString(), to: null, reason: reason.words };
+      this.current = { outage, from };
+      this.outages = [outage, ...this.outages].slice(0, MAX_OUTAGES);
+      this.since = fromWall;
+    }
+    this.options.log.warn(`Doorbell alerts stopped: ${reason.words}. ${reason.todo}`);
+  }
+
+  private flowingAgain(): void {
+    const { current } = this;
+    const now = this.clock.wall();
+    this.since = now;
+    this.current = undefined;
+    if (current === undefined) {
+      return;
+    }
+    current.outage.to = new Date(now).toISOString();
+    const lasted = durationWords(this.clock.monotonic() - current.from);
+    this.options.log.info(`Doorbell alerts are flowing again after ${lasted} (${current.outage.reason})`);
+  }
+}

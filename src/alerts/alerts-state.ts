@@ -1,0 +1,33 @@
+/**
+ * Whether alerts reach this Homebridge, as the Doorbell Alerts sensor shows it, and the times they
+ * stopped: what status.json keeps of it, so that the settings page can show it and a restart carries
+ * it over. Times are ISO strings; the words never hold a secret.
+ */
+
+/** One time alerts stopped. */
+export interface Outage {
+  /** When the down period that opened the sensor began (at least a minute before it opened). */
+  from: string;
+  /** When the sensor closed again; null while the outage lasts. */
+  to: string | null;
+  /** Why, in the words of the warning that said so. */
+  reason: string;
+}
+
+export interface AlertsHealth {
+  /** The sensor is closed: alerts flow. */
+  flowing: boolean;
+  /** Since when: the start of the outage while it lasts, its end (or the first start) once they flow. */
+  since: string;
+  /** Why they stopped, while they do not flow. */
+  reason: string | null;
+}
+
+export interface AlertsRecord {
+  alerts: AlertsHealth;
+  /** Newest first, at most MAX_OUTAGES. */
+  outages: Outage[];
+}
+
+/** A night's outages, and more, but never a file that grows without end. */
+export const MAX_OUTAGES = 20;

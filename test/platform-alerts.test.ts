@@ -1,0 +1,323 @@
+/**
+ * The Doorbell Alerts sensor on the running platform, real HAP objects against the simulator and the
+ * loopback relay, with its minute shortened: closed while alerts flow; open, with one warning naming
+ * the reason and what to do, once a doorbell has been down that long (a subscription failing, an
+ * expired session, the relay gone, a config that cannot be used); never for a shorter break; closed
+ * the moment the last doorbell is confirmed, with one line saying how long it lasted; its state kept
+ * across a restart; and the outages in status.json.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { PlatformConfig } from 'homebridge';
+import { startRelay } from '../simulator/relay/index.js';
+import type { Relay } from '../simulator/relay/types.js';
+import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
+import type { Outage } from '../src/alerts/alerts-state.js';
+import type { PlatformTiming } from '../src/platform.js';
+import { dataFolderPath } from '../src/session/data-folder.js';
+import type { DeliveryStatus } from '../src/status/delivery-status.js';
+import { hap } from './support/hap.js';
+import { delay, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
+import type { RunningPlatform } from './support/platform-harness.js';
+import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
+import { pollUntil } from './support/poll.js';
+
+const [, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
+
+/**
+ * The sensor's minute, shortened: well over what a launch here takes on a busy machine, and than the
+ * relay's own grace (300 ms).
+ */
+const OPEN_AFTER_MS = 1_500;
+const TIMING: PlatformTiming = { ...FAST, alerts: { openAfterMs: OPEN_AFTER_MS } };
+const { CONTACT_DETECTED: CLOSED, CONTACT_NOT_DETECTED: OPEN } = hap.Characteristic.ContactSensorState;
+const SETTINGS_PAGE = "on the plugin's settings page in the Homebridge UI";
+
+const bed = usePlatformTestbed();
+
+function launch(options: Parameters<typeof bed.launch>[0] = {}): RunningPlatform {
+  return bed.launch({ timing: TIMING, ...options });
+}
+
+function alertsService({ test }: RunningPlatform) {
+  return test.registered.get(alertsSensorUuid(test.api))?.getService(hap.Service.ContactSensor);
+}
+
+/** ContactSensorState and StatusFault, as HomeKit reads them; undefined without the sensor. */
+function alertsShown(platform: RunningPlatform): [unknown, unknown] | undefined {
+  const service = alertsService(platform);
+  return service && [service.getCharacteristic(hap.Characteristic.ContactSensorState).value, service.getCharacteristic(hap.Characteristic.StatusFault).value];
+}
+
+/** Every ContactSensorState value HAP announces from now on, which is what a controller is sent. */
+function recordStates(platform: RunningPlatform): unknown[] {
+  const states: unknown[] = [];
+  alertsService(platform)
+    ?.getCharacteristic(hap.Characteristic.ContactSensorState)
+    .on('change', ({ newValue }) => states.push(newValue));
+  return states;
+}
+
+const stopped = (platform: RunningPlatform) => platform.log.lines.filter(({ message }) => message.startsWith('Doorbell alerts stopped')).map(({ level, message }) => `${level}: ${message}`);
+const recovered = (platform: RunningPlatform) =>
+  platform.log.lines.filter(({ message }) => message.startsWith('Doorbell alerts are flowing again')).map(({ level, message }) => `${level}: ${message}`);
+
+const waitOpen = (platform: RunningPlatform, timeoutMs = 5_000) => waitFor(() => alertsShown(platform)?.[0] === OPEN, 'the sensor to open', timeoutMs);
+
+const statusPath = () => join(dataFolderPath(bed.storagePath), 'status.json');
+async function readStatus(): Promise<DeliveryStatus> {
+  return JSON.parse(await readFile(statusPath(), 'utf8')) as DeliveryStatus;
+}
+const statusWhere = (what: string, holds: (status: DeliveryStatus) => boolean) =>
+  pollUntil(() => readStatus().catch(() => undefined), (status) => status !== undefined && holds(status), 3_000, what, 50) as Promise<DeliveryStatus>;
+
+describe('while alerts flow', () => {
+  it('is one Doorbell Alerts contact sensor, closed once every doorbell is confirmed, answering from memory, and says nothing', async () => {
+    const platform = launch();
+    const accessory = platform.test.registered.get(alertsSensorUuid(platform.test.api));
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    await delay(OPEN_AFTER_MS + 200);
+
+    const information = accessory?.getService(hap.Service.AccessoryInformation);
+    expect([hap.Characteristic.Manufacturer, hap.Characteristic.Model, hap.Characteristic.SerialNumber].map((type) => information?.getCharacteristic(type).value)).toEqual([
+      'Doorbell Motion',
+      'Alerts',
+      'alerts',
+    ]);
+    expect(accessory?.services.filter(({ UUID }) => UUID === hap.Service.ContactSensor.UUID).map(({ displayName }) => displayName)).toEqual(['Doorbell Alerts']);
+    expect(alertsShown(platform)).toEqual([CLOSED, 0]);
+    expect(await alertsService(platform)?.getCharacteristic(hap.Characteristic.ContactSensorState).handleGetRequest()).toBe(CLOSED);
+    expect([...stopped(platform), ...recovered(platform)]).toEqual([]);
+  });
+
+  it('is not opened by a first connection slower than usual', async () => {
+    bed.sim.injectFault('register', { delayMs: OPEN_AFTER_MS / 3 });
+    const platform = launch();
+    const states = recordStates(platform);
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    await delay(OPEN_AFTER_MS + 200);
+
+    expect(states.filter((state) => state === OPEN)).toEqual([]);
+    expect(stopped(platform)).toEqual([]);
+  });
+});
+
+describe('when a doorbell has been down for the whole minute', () => {
+  it('opens with a fault while a subscription keeps failing, naming the doorbell, and closes the moment it succeeds', async () => {
+    bed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
+    const platform = launch();
+    await waitOpen(platform);
+    expect(alertsShown(platform)).toEqual([OPEN, 1]);
+    bed.sim.clearFaults();
+    await waitFor(() => sensorValue(platform.test, BACK, 'StatusFault') === 0, 'Back Door subscribed');
+
+    // Told in the same turn as the doorbell's fault clearing: the sensor closes with it.
+    expect(alertsShown(platform)).toEqual([CLOSED, 0]);
+    expect(stopped(platform)).toEqual([
+      `warn: Doorbell alerts stopped: the subscription of Back Door failed (the doorbell service answered HTTP 503). The plugin keeps trying; check the device ids ${SETTINGS_PAGE} if it goes on.`,
+    ]);
+    expect(recovered(platform)).toEqual([expect.stringMatching(/^info: Doorbell alerts are flowing again after \d+ s \(the subscription of Back Door failed \(the doorbell service answered HTTP 503\)\)$/)]);
+  });
+
+  it('opens on an expired session, saying to sign in again on the settings page', async () => {
+    bed.sim.injectFault('subscribe', { status: 401 });
+    const platform = launch();
+    await waitOpen(platform);
+    await delay(OPEN_AFTER_MS);
+
+    expect(stopped(platform)).toEqual([expect.stringMatching(new RegExp(`^warn: Doorbell alerts stopped: the session expired\\. Sign in again: .* ${SETTINGS_PAGE}`))]);
+  });
+
+  it('opens while the push registration keeps failing, saying why', async () => {
+    bed.sim.injectFault('register', { status: 503, times: 10_000 });
+    const platform = launch();
+    await waitOpen(platform);
+
+    expect(stopped(platform)).toEqual([expect.stringMatching(/^warn: Doorbell alerts stopped: the push registration failed \(the doorbell service answered HTTP 503\)\. The plugin keeps trying; check doorbellServerUrl /)]);
+  });
+
+  it('opens while the push receiver cannot listen, naming its address', async () => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(bed.pushPort, '127.0.0.1', resolve));
+    try {
+      const platform = launch();
+      await waitOpen(platform);
+
+      expect(stopped(platform)).toEqual([
+        `warn: Doorbell alerts stopped: the push receiver cannot listen on 127.0.0.1:${bed.pushPort}. Free port ${bed.pushPort}, or choose another push.port, push.host or relay mode ${SETTINGS_PAGE}.`,
+      ]);
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+  });
+
+  it('opens on an invalid configuration, keeping the cached sensor, and sends nothing', async () => {
+    const first = launch();
+    await waitFor(() => allConfirmed(first), 'subscriptions');
+    await bed.stop(first);
+    bed.sim.reset();
+
+    const second = launch({ overrides: { motionTimeout: 2 }, cached: first.test.registered });
+    expect(alertsShown(second)).toEqual([CLOSED, 0]);
+    await waitOpen(second);
+
+    expect(stopped(second)).toEqual([`warn: Doorbell alerts stopped: the configuration is invalid. Fix the settings the log names, ${SETTINGS_PAGE}, and restart Homebridge.`]);
+    expect(bed.sim.requests).toEqual([]);
+  });
+});
+
+describe('in relay mode', () => {
+  let relay: Relay;
+
+  beforeEach(async () => {
+    relay = await startRelay({ keepaliveMs: FAST.relay.aliveMs / 4 });
+  });
+
+  afterEach(async () => {
+    await relay.close();
+  });
+
+  it('is not opened by the relay stream breaking and coming back', async () => {
+    const platform = launch({ relayUrl: relay.url });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    const states = recordStates(platform);
+    for (let i = 0; i < 4; i += 1) {
+      relay.dropStreams();
+      await delay(OPEN_AFTER_MS / 3);
+    }
+    await delay(OPEN_AFTER_MS);
+
+    expect(states.filter((state) => state === OPEN)).toEqual([]);
+    expect(stopped(platform)).toEqual([]);
+  });
+
+  it('opens once the relay has been unreachable, saying since when, and closes as soon as it is back', async () => {
+    const platform = launch({ relayUrl: relay.url });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    relay.refuseSubscriptions({ status: 503, times: 10_000 });
+    relay.dropStreams();
+    await waitOpen(platform);
+    relay.refuseSubscriptions({ status: 503, times: 0 });
+    await waitFor(() => allConfirmed(platform), 'the relay back');
+
+    expect(alertsShown(platform)).toEqual([CLOSED, 0]);
+    expect(stopped(platform)).toEqual([
+      expect.stringMatching(/^warn: Doorbell alerts stopped: the relay has been unreachable since \d\d:\d\d\. Check this Homebridge's internet connection and push\.relayUrl /),
+    ]);
+    expect(recovered(platform)).toEqual([expect.stringMatching(/^info: Doorbell alerts are flowing again after \d+ s \(the relay has been unreachable since \d\d:\d\d\)$/)]);
+  });
+
+  it('says the relay refused access when it does', async () => {
+    relay.refuseSubscriptions({ status: 403, times: 10_000 });
+    const platform = launch({ relayUrl: relay.url });
+    await waitOpen(platform);
+
+    expect(stopped(platform)).toEqual([expect.stringMatching(/^warn: Doorbell alerts stopped: the relay refused access\. Check push\.relayToken /)]);
+  });
+});
+
+describe('across a restart', () => {
+  it('stays open while the cause lasts, told once more, as one outage; then closes and ends it', async () => {
+    bed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
+    const first = launch();
+    await waitOpen(first);
+    const opened = await statusWhere('the outage written', ({ outages }) => outages?.length === 1);
+    await bed.stop(first);
+
+    const second = launch({ cached: first.test.registered });
+    const states = recordStates(second);
+    expect(alertsShown(second)).toEqual([OPEN, 1]);
+    await waitFor(() => stopped(second).length === 1, 'the warning at launch');
+    bed.sim.clearFaults();
+    await waitFor(() => alertsShown(second)?.[0] === CLOSED, 'the sensor to close');
+
+    expect(states.filter((state) => state === CLOSED)).toEqual([CLOSED]);
+    expect(recovered(second)).toEqual([expect.stringMatching(/^info: Doorbell alerts are flowing again after \d+ s \(the subscription of Back Door failed/)]);
+    const closed = await statusWhere('the outage ended', ({ alerts }) => alerts?.flowing === true);
+    expect(closed.outages).toEqual([{ ...opened.outages?.[0], to: expect.any(String) }]);
+    expect(closed.alerts).toEqual({ flowing: true, since: closed.outages?.[0].to, reason: null });
+  });
+
+  it('never blinks open when it was closed: a launch takes less than the minute', async () => {
+    const first = launch();
+    await waitFor(() => allConfirmed(first), 'subscriptions');
+    await bed.stop(first);
+
+    const second = launch({ cached: first.test.registered });
+    expect(alertsShown(second)).toEqual([CLOSED, 0]);
+    const states = recordStates(second);
+    await waitFor(() => allConfirmed(second), 'subscriptions again');
+    await delay(OPEN_AFTER_MS);
+
+    expect(states.filter((state) => state === OPEN)).toEqual([]);
+    expect([...stopped(second), ...recovered(second)]).toEqual([]);
+  });
+
+  it('removes the sensor with alertsSensor: false, and still says and writes when alerts stop', async () => {
+    const first = launch();
+    await waitFor(() => allConfirmed(first), 'subscriptions');
+    await bed.stop(first);
+    bed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
+
+    const second = launch({ overrides: { alertsSensor: false }, cached: first.test.registered });
+    expect(second.test.registered.has(alertsSensorUuid(second.test.api))).toBe(false);
+    expect(logged(second, 'Removed Doorbell Alerts: alertsSensor is off')).toBe(true);
+    await waitFor(() => stopped(second).length === 1, 'the warning');
+    await statusWhere('alerts stopped', ({ alerts }) => alerts?.flowing === false);
+  });
+});
+
+describe('status.json', () => {
+  /** 20 outages of the night before, an hour each, newest first. */
+  const earlier: Outage[] = Array.from({ length: 20 }, (_, index) => {
+    const to = Date.now() - (2 * index + 1) * 3_600_000;
+    return { from: new Date(to - 3_600_000).toISOString(), to: new Date(to).toISOString(), reason: `the session expired ${index}` };
+  });
+
+  async function writePreviousStatus(status: Partial<DeliveryStatus>): Promise<void> {
+    await mkdir(dataFolderPath(bed.storagePath), { recursive: true, mode: 0o700 });
+    await writeFile(statusPath(), JSON.stringify(status), { mode: 0o600 });
+  }
+
+  it('carries the last run\'s outages over, adds each new one first, and keeps the newest 20', async () => {
+    const previous = JSON.parse(JSON.stringify({ alerts: { flowing: true, since: earlier[0].to, reason: null }, outages: earlier }));
+    await writePreviousStatus({ pid: 1, startedAt: earlier[19].from, updatedAt: earlier[0].to as string, pushMode: 'direct', registeredAt: null, nextRefreshAt: null, session: 'signed-in', doorbells: [], ...previous });
+    bed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
+    const platform = launch();
+    const carried = await statusWhere('the first status', ({ pid }) => pid === process.pid);
+    expect(carried.outages).toEqual(earlier);
+    await waitOpen(platform);
+
+    const reason = 'the subscription of Back Door failed (the doorbell service answered HTTP 503)';
+    const written = await statusWhere('the new outage', ({ alerts }) => alerts?.flowing === false);
+    expect(written.alerts).toEqual({ flowing: false, since: written.outages?.[0].from, reason });
+    expect(written.outages).toEqual([{ from: expect.any(String), to: null, reason }, ...earlier.slice(0, 19)]);
+    expect(Date.parse(written.outages?.[0].from ?? '')).toBeLessThanOrEqual(Date.now() - OPEN_AFTER_MS);
+  });
+});
+
+describe('a bridge full of doorbells', () => {
+  it('leaves the sensor out of HomeKit with a warning, rather than have HAP-NodeJS refuse the 150th accessory', () => {
+    const doorbells = Array.from({ length: 149 }, (_, index) => ({ deviceId: String(1_000_000 + index), name: `Door ${index + 1}` }));
+    const platform = launch({ doorbells });
+
+    expect(platform.test.bridge.bridgedAccessories).toHaveLength(149);
+    expect(platform.test.registered.has(alertsSensorUuid(platform.test.api))).toBe(false);
+    expect(logged(platform, 'Doorbell Alerts is not in HomeKit: a bridge holds 149 accessories, all of them doorbells.')).toBe(true);
+  });
+});
+
+/** A bare block, unconfigured: the cached sensor opens too, naming what to do. */
+describe('an unconfigured platform block', () => {
+  it('opens the cached sensor, saying to sign in and add the doorbells on the settings page', async () => {
+    const first = launch();
+    await bed.stop(first);
+
+    const second = launch({ block: { platform: 'DoorbellMotion' } as PlatformConfig, cached: first.test.registered });
+    await waitOpen(second);
+
+    expect(stopped(second)).toEqual([`warn: Doorbell alerts stopped: the plugin is not configured yet. Sign in and add your doorbells ${SETTINGS_PAGE}, then restart Homebridge.`]);
+  });
+});
