@@ -90,7 +90,7 @@ describe('why alerts stopped', () => {
   it.each([
     [CONFIGURATION_INVALID, 'the configuration is invalid', /^Fix the settings the log names, on the plugin's settings page/],
     [NOT_CONFIGURED, 'the plugin is not configured yet', /^Sign in and add your doorbells on the plugin's settings page/],
-    [NODE_TOO_OLD, 'this Node.js is too old', /^Update Node\.js to version 22 or later/],
+    [NODE_TOO_OLD, 'this Node.js is too old', /^Update Node\.js to version 22\.12 or later/],
   ])('the whole plugin down: %s', (key, words, todo) => {
     const reason = reasons().describe([key], SINCE, NOW);
 
