@@ -156,8 +156,9 @@ export class RelaySubscription {
           this.messages.handle(parsed);
         }
       });
-      // An answer that ended without an event was a page, not a stream.
-      stream.notARelay ||= stream.bytes;
+      // An answer that ended without an event, even an empty one, was no relay's: ntfy's stream always
+      // begins with its `open` event.
+      stream.notARelay ||= !stream.proven;
       return this.endOf(stream, 'the relay ended the stream', openedAt);
     } catch (error) {
       // Bytes for the whole alive timeout and not one event: a server trickling something else.
