@@ -10,10 +10,13 @@ export interface StatusTiming {
 
 export const STATUS_TIMING: Readonly<StatusTiming> = Object.freeze({ minIntervalMs: 1_000, maxIntervalMs: 60_000 });
 
-/** Where the status goes: status.json, read-modify-written under the data folder's lock. */
+/**
+ * Where the status goes: status.json, replaced whole under the data folder's lock. This plugin is its
+ * only writer and never needs what it held, so it is not read first.
+ */
 export interface StatusSink {
   readonly path: string;
-  update(change: () => DeliveryStatus): Promise<unknown>;
+  replace(status: DeliveryStatus): Promise<unknown>;
 }
 
 /**
@@ -89,7 +92,7 @@ export class StatusWriter {
     this.lastWriteAt = this.now();
     this.changedMeanwhile = false;
     try {
-      await this.sink.update(() => this.snapshot());
+      await this.sink.replace(this.snapshot());
       this.failing = false;
     } catch (error) {
       // Said once, not every minute: the settings page then reads the plugin as not running.
