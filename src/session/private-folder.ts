@@ -43,7 +43,13 @@ export class PrivateFolder {
    * secrets, and only the writes fail.
    */
   check(): Promise<void> {
-    this.checked ??= checkFolder(this.path, this.log);
+    // A folder that could not be looked at (a symbolic link loop, an I/O error) is looked at again
+    // next time: remembered, its mode would never be tightened nor its storage said to be read-only.
+    this.checked ??= checkFolder(this.path, this.log).then((lookedAt) => {
+      if (!lookedAt) {
+        this.checked = undefined;
+      }
+    });
     return this.checked;
   }
 
@@ -90,14 +96,17 @@ export class PrivateFolder {
   }
 }
 
-/** mkdir leaves an existing folder as it is, however loose its mode: that is looked at here, and changed only when wrong. */
-async function checkFolder(path: string, log: Logger): Promise<void> {
+/**
+ * mkdir leaves an existing folder as it is, however loose its mode: that is looked at here, and changed
+ * only when wrong. Resolves whether the folder could be looked at; a missing one counts as looked at.
+ */
+async function checkFolder(path: string, log: Logger): Promise<boolean> {
   let mode: number;
   try {
     ({ mode } = await stat(path));
-  } catch {
+  } catch (error) {
     // A missing folder is made, private, by the first write; any other failure shows in the reads.
-    return;
+    return fileErrorCode(error) === 'ENOENT';
   }
   if ((mode & GROUP_AND_OTHER_BITS) !== 0) {
     await chmod(path, PRIVATE_FOLDER_MODE).catch((error: unknown) =>
@@ -110,4 +119,5 @@ async function checkFolder(path: string, log: Logger): Promise<void> {
         'but signing in or out and the status for the settings page cannot be saved until it can.',
     ),
   );
+  return true;
 }
