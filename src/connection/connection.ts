@@ -6,9 +6,10 @@ import { obtainAccessToken, type AccessToken, type Credentials } from '../sessio
 import { advice } from '../session/advice.js';
 import { hashCode, type SessionStore, type StoredSession } from '../session/session-store.js';
 import { SignInError } from '../session/sign-in.js';
+import { describeDuration } from '../values/time.js';
 import type { ProgressListener, SessionLoss } from './progress.js';
 import { EndpointNotOpen, type PushEndpoint } from './push-endpoint.js';
-import { formatDelay, Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
+import { Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
 import { Subscriptions, type SubscribedDoorbell, type SubscriptionListener } from './subscriptions.js';
 
 export interface ConnectionListener extends SubscriptionListener, ProgressListener {
@@ -229,7 +230,7 @@ export class Connection {
   private retryLater(reason: string, when = ''): void {
     const delayMs = this.schedule.retryLater();
     const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`;
-    this.options.log.warn(`${sentence} Trying again ${when === '' ? '' : `${when} `}in ${formatDelay(delayMs)}.`);
+    this.options.log.warn(`${sentence} Trying again ${when === '' ? '' : `${when} `}in ${describeDuration(delayMs)}.`);
   }
 
   /**

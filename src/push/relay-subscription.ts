@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { honoursRetryAfter, parseRetryAfter } from '../cloud/retry-policy.js';
-import { errorMessage, type Logger } from '../log.js';
+import { errorCode, errorMessage, type Logger } from '../log.js';
 import { isAccessRefusal, ReconnectDelays, type ConnectionEnd } from './relay-backoff.js';
 import { answerUnlessAborted, readUntilAborted } from './abortable-stream.js';
 import { ConnectWaits } from './connect-waits.js';
@@ -10,6 +10,7 @@ import { RelayMessages } from './relay-messages.js';
 import { RelayOutage } from './relay-outage.js';
 import { requestRelayStream } from './relay-stream.js';
 import type { RelayTiming } from './relay-timing.js';
+import { describeDuration } from '../values/time.js';
 
 export interface RelaySubscriptionOptions {
   /** No trailing slash. */
@@ -163,7 +164,8 @@ export class RelaySubscription {
     } catch (error) {
       // Bytes for the whole alive timeout and not one event: a server trickling something else.
       stream.notARelay ||= fellSilent && stream.bytes;
-      const reason = fellSilent ? `nothing arrived for ${Math.round(this.options.timing.aliveMs / 1000)} s` : describeFailure(error);
+      // The system's code (ECONNREFUSED, ECONNRESET) says it in a word; else the error's message.
+      const reason = fellSilent ? `nothing arrived for ${Math.round(this.options.timing.aliveMs / 1000)} s` : (errorCode(error) ?? errorMessage(error));
       return this.endOf(stream, reason, openedAt);
     } finally {
       clearTimeout(watchdog);
@@ -206,7 +208,7 @@ export class RelaySubscription {
     const delayMs = this.delays.after(outcome);
     if (outcome.kind === 'refused' && isAccessRefusal(outcome.status)) {
       this.lastProblem = `access refused (HTTP ${outcome.status})`;
-      log.warn(`Push relay refused access (HTTP ${outcome.status}): check push.relayToken. Trying again in ${Math.round(timing.refusedRetryMs / 60_000)} minutes.`);
+      log.warn(`Push relay refused access (HTTP ${outcome.status}): check push.relayToken. Trying again in ${describeDuration(timing.refusedRetryMs)}.`);
     } else {
       this.lastProblem = outcome.reason;
       log.debug(`Push relay: ${outcome.reason}; reconnecting in ${delayMs} ms`);
@@ -239,10 +241,4 @@ export class RelaySubscription {
     const downForMs = fellSilent && this.lastAliveAt !== undefined ? this.monotonicNow() - this.lastAliveAt : 0;
     this.outage.down(() => this.lastProblem, downForMs);
   }
-}
-
-/** The system's code for what happened (ECONNREFUSED, ECONNRESET), else the error's message. */
-function describeFailure(error: unknown): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : errorMessage(error);
 }

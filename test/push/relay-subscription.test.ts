@@ -195,7 +195,7 @@ describe('refusals', () => {
 
     expect(performance.now() - started).toBeGreaterThanOrEqual(450);
     expect(subscribeRequests(run.topic).map((request) => request.status)).toEqual([401, 401]);
-    expect(lines(run, 'warn')[0]).toBe('Push relay refused access (HTTP 401): check push.relayToken. Trying again in 0 minutes.');
+    expect(lines(run, 'warn')[0]).toBe('Push relay refused access (HTTP 401): check push.relayToken. Trying again in 1 s.');
     expect(run.log.lines.some(({ message }) => message.includes('tk_wrongtoken'))).toBe(false);
   });
 });
