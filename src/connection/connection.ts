@@ -2,12 +2,13 @@ import { DoorbellClient } from '../cloud/doorbell.js';
 import { CloudError } from '../cloud/errors.js';
 import type { RetryPolicy } from '../cloud/retry-policy.js';
 import { errorMessage, type SecretMaskingLogger } from '../log.js';
-import { obtainAccessToken, type AccessToken, type Credentials } from '../session/access-token.js';
+import { obtainAccessToken, type Credentials } from '../session/access-token.js';
 import { advice } from '../session/advice.js';
-import { hashCode, type SessionStore, type StoredSession } from '../session/session-store.js';
+import type { SessionStore, StoredSession } from '../session/session-store.js';
 import { SignInError } from '../session/sign-in.js';
 import { describeDuration } from '../values/time.js';
 import type { ProgressListener, SessionLoss } from './progress.js';
+import { OwnSignIn } from './own-sign-in.js';
 import { EndpointNotOpen, type PushEndpoint } from './push-endpoint.js';
 import { Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
 import { Subscriptions, type SubscribedDoorbell, type SubscriptionListener } from './subscriptions.js';
@@ -64,15 +65,13 @@ export class Connection {
   private registeredAt: number | undefined;
   /** The last pass failed in opening the push endpoint: it runs again once the endpoint is up. */
   private waitingForEndpoint = false;
-  /** A pass is getting its token: a sign-in with account.code saves its session before that ends. */
-  private signingIn = false;
-  /** The file's latest session while signing in, when it came from account.code: judged once the token is known. */
-  private heldSession: StoredSession | undefined;
+  private readonly ownSignIn: OwnSignIn;
 
   constructor(private readonly options: ConnectionOptions) {
     const { settings, timing, listener, log } = options;
     this.schedule = new Schedule(timing, (reason) => void this.run(reason), (nextRunAt) => listener.progressed?.({ nextRunAt, registeredAt: this.registeredAt }));
     this.subscriptions = new Subscriptions(settings.doorbells, listener, log);
+    this.ownSignIn = new OwnSignIn(settings.credentials.account?.code);
   }
 
   start(): void {
@@ -104,7 +103,7 @@ export class Connection {
   followSessionFile(session: StoredSession | undefined): void {
     const { credentials } = this.options.settings;
     const { account } = credentials;
-    if (credentials.doorbellAccessToken !== undefined || account === undefined || this.stopped) {
+    if (credentials.doorbellAccessToken !== undefined || account === undefined || this.stopped || this.ownSignIn.holdsBack(session)) {
       return;
     }
     if (session === undefined) {
@@ -115,14 +114,7 @@ export class Connection {
       }
       return;
     }
-    this.heldSession = undefined;
     if (session.invalidatedAt !== undefined || session.login.token === this.accessToken) {
-      return;
-    }
-    if (this.signingIn && account.code !== undefined && session.codeHash === hashCode(account.code)) {
-      // Almost surely this pass's own sign-in: saved, but its token not handed over yet (the code is
-      // recorded as used in between). Taken for a sign-in on the page, it would end the pass for nothing.
-      this.heldSession = session;
       return;
     }
     if (session.email !== account.email || session.accountServer !== account.serverUrl) {
@@ -184,15 +176,8 @@ export class Connection {
 
   private async signIn(signal: AbortSignal): Promise<DoorbellClient> {
     const { settings, store, log, retry, timeoutMs } = this.options;
-    let obtained: AccessToken | undefined;
-    this.signingIn = true;
-    try {
-      obtained = await obtainAccessToken(settings.credentials, { store, log, retry, timeoutMs, signal });
-    } finally {
-      this.signingIn = false;
-      this.followHeldSession(obtained?.token);
-    }
-    const { token: accessToken, signedInAt, unsaved } = obtained;
+    const obtain = () => obtainAccessToken(settings.credentials, { store, log, retry, timeoutMs, signal });
+    const { token: accessToken, signedInAt, unsaved } = await this.ownSignIn.obtain(obtain, (held) => this.followSessionFile(held));
     log.addSecrets(accessToken);
     // A session that changed meanwhile (signed out, or in anew on the settings page) is not this pass's to set.
     signal.throwIfAborted();
@@ -200,18 +185,6 @@ export class Connection {
     this.sessionUnsaved = unsaved;
     this.options.listener.sessionInUse?.(signedInAt);
     return new DoorbellClient({ serverUrl: settings.doorbellServerUrl, accessToken, logger: log, retry, timeoutMs });
-  }
-
-  /**
-   * A session held back while signing in is followed now, unless it is the one the sign-in got: it may
-   * have been the page's (the same code typed there, or a stored session read just before it came).
-   */
-  private followHeldSession(obtainedToken: string | undefined): void {
-    const held = this.heldSession;
-    this.heldSession = undefined;
-    if (held !== undefined && held.login.token !== obtainedToken) {
-      this.followSessionFile(held);
-    }
   }
 
   private handleFailure(error: unknown): void {
@@ -239,11 +212,7 @@ export class Connection {
    */
   private waitForUser(error: SignInError): void {
     this.stopUntilSignedIn('signed-out');
-    if (error.notSignedIn) {
-      this.options.log.warn(error.message);
-    } else {
-      this.options.log.error(error.message);
-    }
+    this.options.log[error.notSignedIn ? 'warn' : 'error'](error.message);
   }
 
   /** Without a session nothing is held for it either: the relay stream closes until the next pass. */
