@@ -68,7 +68,8 @@ export const FOLLOW_GRACE_MS = 30_000;
  */
 const WAITING_USER_RETRY: Partial<RetryPolicy> = {
   retries: 2,
-  backoff: { firstMs: 500, factor: 2, maxMs: 2_000, jitter: true },
+  // Steps of 1 and 2 s, of which the jitter waits the upper half: 0.5 to 1 s, then 1 to 2 s.
+  backoff: { firstMs: 1_000, factor: 2, maxMs: 2_000, jitter: true },
   maxRetryAfterMs: 5_000,
 };
 

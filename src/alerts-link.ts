@@ -3,7 +3,7 @@ import { ALERTS_SENSOR_NAME, AlertsSensor, alertsSensorUuid } from './accessorie
 import { AlertsRule, type AlertsClock } from './alerts/alerts-rule.js';
 import type { AlertsRecord } from './alerts/alerts-state.js';
 import { CONFIGURATION_INVALID, DownReasons, type ReasonSettings } from './alerts/reasons.js';
-import type { ConnectionListener } from './connection/connection.js';
+import type { ConnectionListener } from './connection/progress.js';
 import type { Logger } from './log.js';
 import type { MatterLink } from './matter-link.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';

@@ -17,6 +17,12 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The system's code for what failed (ENOSPC, ECONNREFUSED); undefined for an error without one. */
+export function errorCode(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** How much of a text a sender chose one log line quotes. */
 const MAX_QUOTED_LENGTH = 64;
 

@@ -13,7 +13,7 @@ import { dataFolderPath } from '../src/session/data-folder.js';
 import { SessionStore } from '../src/session/session-store.js';
 import { openDataFolder } from '../src/session/data-folder.js';
 import { isDeliveryStatus, type DeliveryStatus } from '../src/status/delivery-status.js';
-import type { StatusSink } from '../src/status/status-writer.js';
+import { FullDisk } from '../scripts/soak/cloud.js';
 import { createTestLogger } from './support/homebridge-api.js';
 import { ACCOUNT, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
@@ -138,27 +138,17 @@ describe('status.json', () => {
   });
 
   it('writes through the sink its timing names: a full disk refuses each write with one warning, alerts reach HomeKit, the file follows once there is room', async () => {
-    let full = true;
-    let refused = 0;
-    const statusSink = (file: StatusSink): StatusSink => ({
-      path: file.path,
-      update: (change) => {
-        if (!full) {
-          return file.update(change);
-        }
-        refused += 1;
-        return Promise.reject(Object.assign(new Error(`ENOSPC: no space left on device, write '${file.path}'`), { code: 'ENOSPC' }));
-      },
-    });
-    const platform = bed.launch({ timing: { ...FAST, statusSink } });
+    const disk = new FullDisk();
+    disk.full = true;
+    const platform = bed.launch({ timing: { ...FAST, statusSink: disk.wrap } });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     expect((await bed.sim.deliverMotion(FRONT)).status).toBe(202);
     await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit', 1_000);
-    await waitFor(() => refused >= 2, 'writes refused', WRITTEN_MS);
+    await waitFor(() => disk.refused >= 2, 'writes refused', WRITTEN_MS);
 
     expect(await readStatus()).toBeUndefined();
     expect(platform.log.lines.filter(({ level, message }) => level === 'warn' && message.includes('ENOSPC'))).toHaveLength(1);
-    full = false;
+    disk.full = false;
     expect((await bed.sim.deliverMotion(BACK)).status).toBe(202);
     await statusWhere('both motions once there is room', ({ doorbells }) => doorbells.every(({ lastMotionAt }) => lastMotionAt !== null));
   });

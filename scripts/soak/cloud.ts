@@ -31,9 +31,9 @@ export class FullDisk {
 
   readonly wrap = (file: StatusSink): StatusSink => ({
     path: file.path,
-    update: (change) => {
+    replace: (status) => {
       if (!this.full) {
-        return file.update(change);
+        return file.replace(status);
       }
       this.refused += 1;
       return Promise.reject(Object.assign(new Error(`ENOSPC: no space left on device, write '${file.path}'`), { code: 'ENOSPC', errno: -28, syscall: 'write' }));

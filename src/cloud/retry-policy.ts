@@ -35,8 +35,9 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 /**
  * The backoff in p-retry's terms, for the waits p-retry makes itself. Its jitter multiplies the step by
  * a random 1 to 2, so it is given half of each step: each wait then lies in the upper half of the
- * step, as the backoff says. p-retry caps a wait after the jitter, so one that would pass the cap waits
- * the cap: still within the step.
+ * step, as the backoff says. Unlike the backoff's rule, the cap is not jittered here: p-retry caps a
+ * wait after its jitter, so once the steps pass the cap every wait is the cap itself. Within a call
+ * that never happens: 4 retries wait at most 8 to 16 s, under a cap of 30 s.
  */
 export function pRetryTimings(backoff: Readonly<Backoff>): Pick<PRetryOptions, 'minTimeout' | 'maxTimeout' | 'factor' | 'randomize'> {
   return {

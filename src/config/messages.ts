@@ -95,6 +95,17 @@ export function mustBe(path: SettingPath): Problem {
   return { path, message: expected === undefined ? `${name} is not valid` : `${name} must be ${expected}` };
 }
 
+/** What to do instead of writing credentials into an address, by setting; the rest have no such place. */
+const CREDENTIALS_INSTEAD: Readonly<Record<string, string>> = {
+  'push.relayUrl': "put the relay's access token in push.relayToken",
+};
+
+/** An address with `user:password@` in it: named without the address, which holds them. */
+export function holdsCredentials(path: SettingPath): Problem {
+  const instead = CREDENTIALS_INSTEAD[genericName(path)] ?? 'addresses with sign-in details are not supported';
+  return { path, message: `${settingName(path)} must not hold a user name or password (user:password@ before the host): ${instead}` };
+}
+
 export function isRequired(path: SettingPath): Problem {
   return { path, message: MISSING[genericName(path)] ?? `${settingName(path)} is required` };
 }

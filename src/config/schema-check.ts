@@ -5,12 +5,14 @@ import {
   type Problem,
   type SettingPath,
   genericName,
+  holdsCredentials,
   isRequired,
   mustBe,
   mustBeQuoted,
   repeatsDeviceId,
   unknownSetting,
 } from './messages.js';
+import { hasUserInfo } from '../values/address.js';
 import { deviceIdText, isDeviceId } from '../values/device-id.js';
 import { isJsonObject } from '../values/json.js';
 
@@ -37,6 +39,7 @@ export interface KnownSettings {
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;
   items?: SchemaNode;
+  'x-address'?: string;
 }
 
 interface PlatformSchema extends SchemaNode {
@@ -107,9 +110,23 @@ function problemOf(error: ErrorObject, data: unknown, at: SettingPath): Problem 
       return undefined; // its `else` has already reported the missing key
     case 'required':
       return isRequired([...path, String(error.params.missingProperty)]);
-    default:
-      return isUnquotedLargeId(path, valueAt(data, inData)) ? mustBeQuoted(path) : mustBe(path);
+    default: {
+      const value = valueAt(data, inData);
+      if (isUrlSetting(path) && typeof value === 'string' && hasUserInfo(value)) {
+        return holdsCredentials(path);
+      }
+      return isUnquotedLargeId(path, value) ? mustBeQuoted(path) : mustBe(path);
+    }
   }
+}
+
+/** A setting the schema marks as a URL (`"x-address": "url"`). */
+function isUrlSetting(path: SettingPath): boolean {
+  let node: SchemaNode | undefined = schema;
+  for (const part of path) {
+    node = typeof part === 'number' ? node?.items : node?.properties && Object.hasOwn(node.properties, part) ? node.properties[part] : undefined;
+  }
+  return node?.['x-address'] === 'url';
 }
 
 function isUnquotedLargeId(path: SettingPath, value: unknown): boolean {

@@ -6,20 +6,12 @@ import { obtainAccessToken, type Credentials } from '../session/access-token.js'
 import { advice } from '../session/advice.js';
 import type { SessionStore, StoredSession } from '../session/session-store.js';
 import { SignInError } from '../session/sign-in.js';
-import type { ConnectStage, ProgressListener, SessionLoss } from './progress.js';
+import { describeDuration } from '../values/time.js';
+import type { ConnectionListener, ConnectStage, SessionLoss } from './progress.js';
+import { OwnSignIn } from './own-sign-in.js';
 import { EndpointNotOpen, type PushEndpoint } from './push-endpoint.js';
-import { formatDelay, Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
-import { Subscriptions, type SubscribedDoorbell, type SubscriptionListener } from './subscriptions.js';
-
-export interface ConnectionListener extends SubscriptionListener, ProgressListener {
-  /** No usable session: every doorbell is in fault until the user signs in again. */
-  sessionUnavailable(why: SessionLoss): void;
-  /**
-   * A session (or the configured token) is in use from now on, before anything was sent with it:
-   * `signedInAt` is when that session was signed in, undefined for the configured token.
-   */
-  sessionInUse?(signedInAt: string | undefined): void;
-}
+import { Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
+import { Subscriptions, type SubscribedDoorbell } from './subscriptions.js';
 
 export interface ConnectionSettings {
   credentials: Credentials;
@@ -65,11 +57,13 @@ export class Connection {
   private waitingForEndpoint = false;
   /** How far the attempt under way has come, to say where it stopped. */
   private stage: ConnectStage = 'session';
+  private readonly ownSignIn: OwnSignIn;
 
   constructor(private readonly options: ConnectionOptions) {
     const { settings, timing, listener, log } = options;
     this.schedule = new Schedule(timing, (reason) => void this.run(reason), (nextRunAt) => listener.progressed?.({ nextRunAt, registeredAt: this.registeredAt }));
     this.subscriptions = new Subscriptions(settings.doorbells, listener, log);
+    this.ownSignIn = new OwnSignIn(settings.credentials.account?.code);
   }
 
   start(): void {
@@ -101,7 +95,7 @@ export class Connection {
   followSessionFile(session: StoredSession | undefined): void {
     const { credentials } = this.options.settings;
     const { account } = credentials;
-    if (credentials.doorbellAccessToken !== undefined || account === undefined || this.stopped) {
+    if (credentials.doorbellAccessToken !== undefined || account === undefined || this.stopped || this.ownSignIn.holdsBack(session)) {
       return;
     }
     if (session === undefined) {
@@ -177,7 +171,8 @@ export class Connection {
 
   private async signIn(signal: AbortSignal): Promise<DoorbellClient> {
     const { settings, store, log, retry, timeoutMs } = this.options;
-    const { token: accessToken, signedInAt, unsaved } = await obtainAccessToken(settings.credentials, { store, log, retry, timeoutMs, signal });
+    const obtain = () => obtainAccessToken(settings.credentials, { store, log, retry, timeoutMs, signal });
+    const { token: accessToken, signedInAt, unsaved } = await this.ownSignIn.obtain(obtain, (held) => this.followSessionFile(held));
     log.addSecrets(accessToken);
     // A session that changed meanwhile (signed out, or in anew on the settings page) is not this pass's to set.
     signal.throwIfAborted();
@@ -205,7 +200,7 @@ export class Connection {
   private retryLater(reason: string, when = ''): void {
     const delayMs = this.schedule.retryLater();
     const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`;
-    this.options.log.warn(`${sentence} Trying again ${when === '' ? '' : `${when} `}in ${formatDelay(delayMs)}.`);
+    this.options.log.warn(`${sentence} Trying again ${when === '' ? '' : `${when} `}in ${describeDuration(delayMs)}.`);
   }
 
   /**
@@ -214,11 +209,7 @@ export class Connection {
    */
   private waitForUser(error: SignInError): void {
     this.stopUntilSignedIn('signed-out');
-    if (error.notSignedIn) {
-      this.options.log.warn(error.message);
-    } else {
-      this.options.log.error(error.message);
-    }
+    this.options.log[error.notSignedIn ? 'warn' : 'error'](error.message);
   }
 
   /** Without a session nothing is held for it either: the relay stream closes until the next pass. */

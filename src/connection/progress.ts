@@ -1,3 +1,5 @@
+import type { SubscriptionListener } from './subscriptions.js';
+
 /** Why no session is usable: nobody is signed in, or the doorbell service refused the session or the configured token. */
 export type SessionLoss = 'signed-out' | 'expired' | 'token-refused';
 
@@ -20,4 +22,14 @@ export interface ProgressListener {
   progressed?(progress: ConnectionProgress): void;
   /** An attempt stopped before the subscriptions, and will be tried again; `error` is why. */
   connectFailed?(stage: ConnectStage, error: unknown): void;
+}
+
+export interface ConnectionListener extends SubscriptionListener, ProgressListener {
+  /** No usable session: every doorbell is in fault until the user signs in again. */
+  sessionUnavailable(why: SessionLoss): void;
+  /**
+   * A session (or the configured token) is in use from now on, before anything was sent with it:
+   * `signedInAt` is when that session was signed in, undefined for the configured token.
+   */
+  sessionInUse?(signedInAt: string | undefined): void;
 }

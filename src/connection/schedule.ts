@@ -86,12 +86,3 @@ export class Schedule {
     }, delayMs);
   }
 }
-
-/** "5 minutes", "30 s": how long until the next try, for the log. */
-export function formatDelay(ms: number): string {
-  if (ms >= 60_000) {
-    const minutes = Math.round(ms / 60_000);
-    return `${minutes} minute${minutes === 1 ? '' : 's'}`;
-  }
-  return `${Math.max(1, Math.round(ms / 1000))} s`;
-}

@@ -1,3 +1,5 @@
+import { describeDuration } from '../values/time.js';
+
 /** A difference between this machine's clock and the relay's beyond this is worth a warning. */
 export const CLOCK_OFFSET_WARNING_MS = 60_000;
 
@@ -54,7 +56,7 @@ export class RelayClock {
     const backMs = this.newestTime === undefined ? 0 : (this.newestTime - time) * 1000;
     if (backMs > CLOCK_STEP_BACK_MS) {
       this.newestTime = time;
-      this.warnOnce('stepBackWarned', `The push relay's clock (${this.relayUrl}) went back ${describeAmount(backMs)}: alerts are timed from its new time.`);
+      this.warnOnce('stepBackWarned', `The push relay's clock (${this.relayUrl}) went back ${describeDuration(backMs)}: alerts are timed from its new time.`);
     } else {
       this.advance(time);
     }
@@ -62,7 +64,7 @@ export class RelayClock {
     if (Math.abs(offsetMs) > CLOCK_OFFSET_WARNING_MS) {
       this.warnOnce(
         'offsetWarned',
-        `This machine's clock is ${describeAmount(offsetMs)} ${offsetMs > 0 ? 'ahead of' : 'behind'} the push relay's (${this.relayUrl}): ` +
+        `This machine's clock is ${describeDuration(offsetMs)} ${offsetMs > 0 ? 'ahead of' : 'behind'} the push relay's (${this.relayUrl}): ` +
           "alerts are timed by the relay's clock, so none is lost, but the system clock should be set right (NTP).",
       );
     }
@@ -88,10 +90,4 @@ export class RelayClock {
       this.warn(message);
     }
   }
-}
-
-/** "5 minutes", "75 s": a difference between clocks, for the log. */
-function describeAmount(ms: number): string {
-  const seconds = Math.round(Math.abs(ms) / 1000);
-  return seconds >= 120 ? `${Math.round(seconds / 60)} minutes` : `${seconds} s`;
 }

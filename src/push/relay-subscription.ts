@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { honoursRetryAfter, parseRetryAfter } from '../cloud/retry-policy.js';
-import { errorMessage, type Logger } from '../log.js';
+import { errorCode, errorMessage, type Logger } from '../log.js';
 import { isAccessRefusal, ReconnectDelays, type ConnectionEnd } from './relay-backoff.js';
 import { answerUnlessAborted, readUntilAborted } from './abortable-stream.js';
 import { ConnectWaits } from './connect-waits.js';
@@ -10,6 +10,7 @@ import { RelayMessages } from './relay-messages.js';
 import { RelayOutage, type DeliveryOutage } from './relay-outage.js';
 import { requestRelayStream } from './relay-stream.js';
 import type { RelayTiming } from './relay-timing.js';
+import { describeDuration } from '../values/time.js';
 
 export interface RelaySubscriptionOptions {
   /** No trailing slash. */
@@ -137,7 +138,9 @@ export class RelaySubscription {
     const stream = { proven: false, bytes: false, notARelay: false };
     let openedAt = 0;
     try {
-      const request = requestRelayStream(this.streamUrl(), this.headers(), attempt.signal);
+      // After a break, `since` asks for what was published meanwhile (see CatchUpPoint).
+      const { relayUrl, topic, token } = this.options;
+      const request = requestRelayStream({ relayUrl, topic, token, since: this.messages.since() }, attempt.signal);
       const response = await answerUnlessAborted(request, attempt.signal, (late) => late.body.destroy());
       if (response.status !== 200) {
         response.body.destroy();
@@ -165,13 +168,15 @@ export class RelaySubscription {
           this.messages.handle(parsed);
         }
       });
-      // An answer that ended without an event was a page, not a stream.
-      stream.notARelay ||= stream.bytes;
+      // An answer that ended without an event, even an empty one, was no relay's: ntfy's stream always
+      // begins with its `open` event.
+      stream.notARelay ||= !stream.proven;
       return this.endOf(stream, 'the relay ended the stream', openedAt);
     } catch (error) {
       // Bytes for the whole alive timeout and not one event: a server trickling something else.
       stream.notARelay ||= fellSilent && stream.bytes;
-      const reason = fellSilent ? `nothing arrived for ${Math.round(this.options.timing.aliveMs / 1000)} s` : describeFailure(error);
+      // The system's code (ECONNREFUSED, ECONNRESET) says it in a word; else the error's message.
+      const reason = fellSilent ? `nothing arrived for ${Math.round(this.options.timing.aliveMs / 1000)} s` : (errorCode(error) ?? errorMessage(error));
       return this.endOf(stream, reason, openedAt);
     } finally {
       clearTimeout(watchdog);
@@ -196,26 +201,13 @@ export class RelaySubscription {
     return { kind: 'failed', reason };
   }
 
-  /** After a break, asks for what was published meanwhile (see CatchUpPoint). */
-  private streamUrl(): string {
-    const url = `${this.options.relayUrl}/${this.options.topic}/json`;
-    const since = this.messages.since();
-    return since === undefined ? url : `${url}?since=${encodeURIComponent(since)}`;
-  }
-
-  /** Uncompressed: a compressing proxy in front of the relay could hold lines back to fill a block. */
-  private headers(): Record<string, string> {
-    const identity = { 'Accept-Encoding': 'identity' };
-    return this.options.token === undefined ? identity : { ...identity, Authorization: `Bearer ${this.options.token}` };
-  }
-
   private delayAfter(outcome: Outcome): number {
     const { timing, log } = this.options;
     const delayMs = this.delays.after(outcome);
     this.accessRefused = outcome.kind === 'refused' && isAccessRefusal(outcome.status);
     if (outcome.kind === 'refused' && this.accessRefused) {
       this.lastProblem = `access refused (HTTP ${outcome.status})`;
-      log.warn(`Push relay refused access (HTTP ${outcome.status}): check push.relayToken. Trying again in ${Math.round(timing.refusedRetryMs / 60_000)} minutes.`);
+      log.warn(`Push relay refused access (HTTP ${outcome.status}): check push.relayToken. Trying again in ${describeDuration(timing.refusedRetryMs)}.`);
     } else {
       this.lastProblem = outcome.reason;
       log.debug(`Push relay: ${outcome.reason}; reconnecting in ${delayMs} ms`);
@@ -248,10 +240,4 @@ export class RelaySubscription {
     const downForMs = fellSilent && this.lastAliveAt !== undefined ? this.monotonicNow() - this.lastAliveAt : 0;
     this.outage.down(() => this.lastProblem, downForMs);
   }
-}
-
-/** The system's code for what happened (ECONNREFUSED, ECONNRESET), else the error's message. */
-function describeFailure(error: unknown): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : errorMessage(error);
 }

@@ -20,7 +20,9 @@ export interface RelayTiming {
 
 export const RELAY_TIMING: Readonly<RelayTiming> = Object.freeze({
   aliveMs: 100_000,
-  reconnect: Object.freeze({ firstMs: 1_000, factor: 2, maxMs: 60_000, jitter: true }),
+  // Steps of 2, 4 ... 32 s, then 60, of which the jitter waits the upper half: the first reconnect
+  // comes after 1 to 2 s, the latest 30 to 60 s apart.
+  reconnect: Object.freeze({ firstMs: 2_000, factor: 2, maxMs: 60_000, jitter: true }),
   stableMs: 60_000,
   refusedRetryMs: 10 * 60_000,
   maxRetryAfterMs: 10 * 60_000,

@@ -1,3 +1,5 @@
+import { errorCode } from '../log.js';
+
 /**
  * What went wrong with a file of the data folder, in words for the log and the settings page. Node's
  * own messages name the call and the path ("EMFILE: too many open files, open '/…/session.json'");
@@ -16,15 +18,9 @@ const WORDS: Readonly<Record<string, string>> = {
   EIO: 'an input/output error',
 };
 
-/** The error's code, such as ENOSPC; undefined for an error that is not the file system's. */
-export function fileErrorCode(error: unknown): string | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
 /** "the disk is full (ENOSPC)"; the error's own message when it has no known code. */
 export function describeFileError(error: unknown): string {
-  const code = fileErrorCode(error);
+  const code = errorCode(error);
   if (code === undefined) {
     return error instanceof Error ? error.message : String(error);
   }
@@ -42,6 +38,6 @@ export class FileReadError extends Error {
 
   constructor(path: string, cause: unknown) {
     super(`Could not read ${path}: ${describeFileError(cause)}. It is read again next time.`, { cause });
-    this.code = fileErrorCode(cause);
+    this.code = errorCode(cause);
   }
 }

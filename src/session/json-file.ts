@@ -2,12 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Logger } from '../log.js';
-import { describeFileError, FileReadError, fileErrorCode } from './file-errors.js';
-import type { PrivateFolder } from './private-folder.js';
+import { errorCode, type Logger } from '../log.js';
+import { describeFileError, FileReadError } from './file-errors.js';
+import { GROUP_AND_OTHER_BITS, type PrivateFolder } from './private-folder.js';
 
 const PRIVATE_FILE_MODE = 0o600;
-const GROUP_AND_OTHER_BITS = 0o077;
 
 /** The version of a file that is not there. */
 const MISSING = 'missing';
@@ -111,7 +110,7 @@ export class JsonFile<T> {
     try {
       handle = await open(this.path, 'r');
     } catch (error) {
-      if (fileErrorCode(error) === 'ENOENT') {
+      if (errorCode(error) === 'ENOENT') {
         return { version: MISSING, text: undefined };
       }
       throw new FileReadError(this.path, error);
@@ -168,7 +167,7 @@ async function versionAt(path: string): Promise<string> {
   try {
     return versionOf(await stat(path));
   } catch (error) {
-    if (fileErrorCode(error) === 'ENOENT') {
+    if (errorCode(error) === 'ENOENT') {
       return MISSING;
     }
     throw new FileReadError(path, error);

@@ -2,11 +2,12 @@ import { constants } from 'node:fs';
 import { access, chmod, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import type { Logger } from '../log.js';
-import { describeFileError, fileErrorCode } from './file-errors.js';
+import { errorCode, type Logger } from '../log.js';
+import { describeFileError } from './file-errors.js';
 
 const PRIVATE_FOLDER_MODE = 0o700;
-const GROUP_AND_OTHER_BITS = 0o077;
+/** The mode bits that let anyone but the owner in: the data folder and its files have none. */
+export const GROUP_AND_OTHER_BITS = 0o077;
 
 /** The lock is a folder proper-lockfile creates inside the data folder; ours are never called this. */
 const LOCK_NAME = '.lock';
@@ -43,7 +44,13 @@ export class PrivateFolder {
    * secrets, and only the writes fail.
    */
   check(): Promise<void> {
-    this.checked ??= checkFolder(this.path, this.log);
+    // A folder that could not be looked at (a symbolic link loop, an I/O error) is looked at again
+    // next time: remembered, its mode would never be tightened nor its storage said to be read-only.
+    this.checked ??= checkFolder(this.path, this.log).then((lookedAt) => {
+      if (!lookedAt) {
+        this.checked = undefined;
+      }
+    });
     return this.checked;
   }
 
@@ -77,7 +84,7 @@ export class PrivateFolder {
     // The library retries whatever failed; only a lock held by another process is worth waiting for.
     // A folder that cannot be written (read-only, full) fails at once, not after seconds of retries.
     const release = await lockfile.lock(this.path, { ...options, retries: 0 }).catch((error: unknown) => {
-      if (fileErrorCode(error) !== 'ELOCKED') {
+      if (errorCode(error) !== 'ELOCKED') {
         throw error;
       }
       return lockfile.lock(this.path, options);
@@ -90,14 +97,17 @@ export class PrivateFolder {
   }
 }
 
-/** mkdir leaves an existing folder as it is, however loose its mode: that is looked at here, and changed only when wrong. */
-async function checkFolder(path: string, log: Logger): Promise<void> {
+/**
+ * mkdir leaves an existing folder as it is, however loose its mode: that is looked at here, and changed
+ * only when wrong. Resolves whether the folder could be looked at; a missing one counts as looked at.
+ */
+async function checkFolder(path: string, log: Logger): Promise<boolean> {
   let mode: number;
   try {
     ({ mode } = await stat(path));
-  } catch {
+  } catch (error) {
     // A missing folder is made, private, by the first write; any other failure shows in the reads.
-    return;
+    return errorCode(error) === 'ENOENT';
   }
   if ((mode & GROUP_AND_OTHER_BITS) !== 0) {
     await chmod(path, PRIVATE_FOLDER_MODE).catch((error: unknown) =>
@@ -110,4 +120,5 @@ async function checkFolder(path: string, log: Logger): Promise<void> {
         'but signing in or out and the status for the settings page cannot be saved until it can.',
     ),
   );
+  return true;
 }

@@ -1,5 +1,5 @@
 import type { AlertsRecord } from '../alerts/alerts-state.js';
-import type { ConnectionListener } from '../connection/connection.js';
+import type { ConnectionListener } from '../connection/progress.js';
 import type { Logger } from '../log.js';
 import type { PrivateFolder } from '../session/private-folder.js';
 import { openStatusFile, type DeliveryStatus, type StatusTiming } from './delivery-status.js';

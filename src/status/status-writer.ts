@@ -1,10 +1,13 @@
 import { errorMessage, type Logger } from '../log.js';
 import { STATUS_TIMING, type DeliveryStatus, type StatusTiming } from './delivery-status.js';
 
-/** Where the status goes: status.json, read-modify-written under the data folder's lock. */
+/**
+ * Where the status goes: status.json, replaced whole under the data folder's lock. This plugin is its
+ * only writer and never needs what it held, so it is not read first.
+ */
 export interface StatusSink {
   readonly path: string;
-  update(change: () => DeliveryStatus): Promise<unknown>;
+  replace(status: DeliveryStatus): Promise<unknown>;
 }
 
 /**
@@ -80,7 +83,7 @@ export class StatusWriter {
     this.lastWriteAt = this.now();
     this.changedMeanwhile = false;
     try {
-      await this.sink.update(() => this.snapshot());
+      await this.sink.replace(this.snapshot());
       this.failing = false;
     } catch (error) {
       // Said once, not every minute: the settings page then reads the plugin as not running.

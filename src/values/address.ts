@@ -8,13 +8,20 @@ import { isIP } from 'node:net';
  */
 
 /**
- * A URL the WHATWG parser accepts, with a port from 1 to 65535 when one is written. The parser takes
- * `:0` but nothing can be reached there, and refuses 65536 and more (`https://host:99999`) as well as
- * malformed IPv6 (`http://[1::2::3]`).
+ * A URL the WHATWG parser accepts, with a port from 1 to 65535 when one is written, and no user name or
+ * password. The parser takes `:0` but nothing can be reached there, and refuses 65536 and more
+ * (`https://host:99999`) as well as malformed IPv6 (`http://[1::2::3]`). A password in an address
+ * would go wherever the address is named: the log says which relay or service it reached.
  */
 export function isWebAddress(text: string): boolean {
   const url = URL.parse(text);
-  return url !== null && url.port !== '0';
+  return url !== null && url.port !== '0' && url.username === '' && url.password === '';
+}
+
+/** Whether a URL carries a user name or password (`https://user:password@host`). */
+export function hasUserInfo(text: string): boolean {
+  const url = URL.parse(text);
+  return url !== null && (url.username !== '' || url.password !== '');
 }
 
 /** `https://host:8443` of a URL: where a message may say a request went, without its path. */

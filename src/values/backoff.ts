@@ -7,7 +7,7 @@
  * With `jitter`, the wait is a random point in the upper half of its step ("equal jitter"): many homes
  * that failed together, in a cloud or relay outage, do not all come back at the same instant, while no
  * wait is shorter than half its step. The cap is jittered too, or the homes would fall back in step
- * there.
+ * there (a cloud call's own retries, which p-retry waits, never get that far: see pRetryTimings).
  */
 export interface Backoff {
   /** The first step, in milliseconds. */

@@ -11,7 +11,7 @@ describe('the retry policy', () => {
     expect(DEFAULT_RETRY_POLICY).toMatchObject({ retries: 4, backoff: { firstMs: 2000, factor: 2, maxMs: 30_000, jitter: true }, maxRetryAfterMs: 60_000 });
   });
 
-  it('has p-retry wait within the upper half of each step of the backoff, the cap included', async () => {
+  it('has p-retry wait within the upper half of each step of the backoff, and the cap itself, unjittered, past it', async () => {
     const backoff: Backoff = { firstMs: 4, factor: 2, maxMs: 16, jitter: true };
     const waits: number[][] = [];
     for (let run = 0; run < 10; run += 1) {
@@ -25,8 +25,16 @@ describe('the retry policy', () => {
       await expect(failing).rejects.toThrow('fails');
       waits.push(waited.slice(0, 6));
     }
-    const outside = waits.flatMap((run) => run.filter((waitMs, failure) => waitMs < backoffStep(backoff, failure) / 2 || waitMs > backoffStep(backoff, failure)));
+    // Steps of 4, 8 and 16 ms: each wait in the upper half of its step.
+    const outside = waits.flatMap((run) => run.slice(0, 3).filter((waitMs, failure) => waitMs < backoffStep(backoff, failure) / 2 || waitMs > backoffStep(backoff, failure)));
     expect(outside).toEqual([]);
+    // Past the cap p-retry caps after its jitter: every wait is the cap, not a random point below it.
+    expect(new Set(waits.flatMap((run) => run.slice(3)))).toEqual(new Set([16]));
+  });
+
+  it('never reaches the cap within a call, where p-retry would wait it unjittered', () => {
+    const { retries, backoff } = DEFAULT_RETRY_POLICY;
+    expect(backoff.firstMs * backoff.factor ** (retries - 1)).toBeLessThan(backoff.maxMs);
   });
 
   it('retries 503 twice, then succeeds, with a new x-mercy-ks on every attempt', async () => {

@@ -572,6 +572,27 @@ describe('parseConfig: addresses are checked by the URL parser every later step 
     },
   );
 
+  const USER = 'alice-at-home';
+  const PASSWORD = 'pw-s3cr3t-9';
+  const WITH_USER_INFO = [
+    `https://${USER}:${PASSWORD}@home.example.com`,
+    `https://${USER}@home.example.com:8443/base`,
+    `https://:${PASSWORD}@home.example.com`,
+    `http://${USER}:${PASSWORD}@127.0.0.1:8080`,
+  ];
+  const NO_CREDENTIALS: Record<string, string> = {
+    'push.relayUrl': "must not hold a user name or password (user:password@ before the host): put the relay's access token in push.relayToken",
+  };
+  const credentialsRule = (key: string) => NO_CREDENTIALS[key] ?? 'must not hold a user name or password (user:password@ before the host): addresses with sign-in details are not supported';
+
+  it.each(KEYS.flatMap((key) => WITH_USER_INFO.map((url) => [key, url])))('%s %s is named as holding credentials, which no line repeats', (key, url) => {
+    const result = parseConfig(settingsWith(key, url), LAN);
+
+    expect(result).toEqual({ status: 'invalid', problems: [`${key} ${credentialsRule(key)}`], warnings: [] });
+    const lines = [...problemsOf(result), ...result.warnings];
+    expect(lines.filter((line) => line.includes(USER) || line.includes(PASSWORD))).toEqual([]);
+  });
+
   it('takes a public address whose port is at either bound, in direct mode, and warns as for any other', () => {
     expect(warningsFor({ publicUrl: 'https://home.example.com:65535' })).toEqual([]);
     expect(warningsFor({ publicUrl: 'http://192.168.1.20:1' })).toEqual([expect.stringContaining('a local address')]);

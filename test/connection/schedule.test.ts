@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { formatDelay, Schedule, SCHEDULE_TIMING, type RunReason } from '../../src/connection/schedule.js';
+import { Schedule, SCHEDULE_TIMING, type RunReason } from '../../src/connection/schedule.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -91,11 +91,5 @@ describe('Schedule', () => {
     schedule.refreshLater();
     schedule.runNow();
     expect(jest.getTimerCount()).toBe(0);
-  });
-});
-
-describe('formatDelay', () => {
-  it('says minutes from one minute up, seconds below', () => {
-    expect([formatDelay(MINUTE), formatDelay(2 * HOUR), formatDelay(1500), formatDelay(10)]).toEqual(['1 minute', '120 minutes', '2 s', '1 s']);
   });
 });

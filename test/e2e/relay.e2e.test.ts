@@ -18,7 +18,7 @@ const SUBSCRIBED_TIMEOUT_MS = 10_000;
 /** From the cloud's delivery, through the relay, to the controller's event. */
 const MOTION_EVENT_TIMEOUT_MS = 5_000;
 
-/** The plugin reconnects within 1 s; the first backoff step with its jitter, and the request. */
+/** The plugin reconnects within 2 s (the first backoff step, of which the jitter waits 1 to 2 s), and the request. */
 const RECONNECT_TIMEOUT_MS = 6_000;
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES.slice(0, 1))('$label, relay mode', (runtime) => {

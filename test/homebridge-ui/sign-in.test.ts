@@ -5,8 +5,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SettingsRequests } from '../../homebridge-ui/settings-requests.js';
 import { startSimulator } from '../../simulator/index.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
+import { createTestLogger } from '../support/homebridge-api.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { useSimulator } from '../support/simulator.js';
 import { answerOf, everythingSaid, failureOf, settingsErrorOf, useSettingsPage } from './settings-page.js';
@@ -145,6 +147,28 @@ describe('the settings page: account, sign-in and sign-out', () => {
 
     expect(message).toMatch(/^The account service's regional address is not available \(HTTP 503 Service Unavailable\): try again later\./);
     await expect(page().store.isCodeSpent(CODE)).resolves.toBe(false);
+  });
+
+  it('asks a busy service again after 0.5 to 1 s, then after 1 to 2 s, with its own retry policy', async () => {
+    const answeredAt: number[] = [];
+    const busy = await startSimulator({
+      accounts: [{ email: EMAIL, code: CODE }],
+      onRequest: (request) => request.route === 'login' && answeredAt.push(performance.now()),
+    });
+    try {
+      busy.injectFault('login', { status: 503, times: 2 });
+      const requests = new SettingsRequests({ storagePath: page().storagePath, readPlatformBlock: async () => undefined, log: createTestLogger() });
+
+      await requests.signIn(fields({ serverUrl: busy.accountUrl }));
+
+      expect(answeredAt).toHaveLength(3);
+      // Waits are never shorter than half their step; the answers add a little to each gap.
+      expect(answeredAt[1] - answeredAt[0]).toBeGreaterThanOrEqual(500);
+      expect(answeredAt[2] - answeredAt[1]).toBeGreaterThanOrEqual(1_000);
+      expect(answeredAt[2] - answeredAt[1]).toBeLessThan(2_000 + 1_000);
+    } finally {
+      await busy.close();
+    }
   });
 
   it('refuses a regional address that is plain http, without sending the code', async () => {

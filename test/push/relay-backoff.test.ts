@@ -9,14 +9,14 @@ const ALMOST_ONE = 1 - Number.EPSILON;
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
 describe('ReconnectDelays with the production timing', () => {
-  it('backs off from 1 s, doubling to 60 s, when the jitter takes nothing off', () => {
+  it('backs off from 2 s, doubling to 60 s, when the jitter takes nothing off', () => {
     const delays = new ReconnectDelays(RELAY_TIMING, () => ALMOST_ONE);
-    expect(Array.from({ length: 9 }, () => seconds(delays.after(FAILED)))).toEqual([1, 2, 4, 8, 16, 32, 60, 60, 60]);
+    expect(Array.from({ length: 8 }, () => seconds(delays.after(FAILED)))).toEqual([2, 4, 8, 16, 32, 60, 60, 60]);
   });
 
-  it('takes a random 0 to 50 % off each step, so the waits never pass the step', () => {
+  it('takes a random 0 to 50 % off each step, so the first wait is 1 to 2 s and none passes its step', () => {
     const delays = new ReconnectDelays(RELAY_TIMING, () => 0);
-    expect(Array.from({ length: 8 }, () => seconds(delays.after(FAILED)))).toEqual([0.5, 1, 2, 4, 8, 16, 30, 30]);
+    expect(Array.from({ length: 8 }, () => seconds(delays.after(FAILED)))).toEqual([1, 2, 4, 8, 16, 30, 30, 30]);
   });
 
   it('keeps jittering once the backoff is at 60 s, so homes stay out of step', () => {
@@ -34,22 +34,22 @@ describe('ReconnectDelays with the production timing', () => {
     const delays = new ReconnectDelays(RELAY_TIMING, () => ALMOST_ONE);
     delays.after(FAILED);
     delays.after(FAILED);
-    expect(seconds(delays.after({ kind: 'ended', livedMs: 59_999 }))).toBe(4);
-    expect(seconds(delays.after({ kind: 'ended', livedMs: 60_000 }))).toBe(1);
+    expect(seconds(delays.after({ kind: 'ended', livedMs: 59_999 }))).toBe(8);
+    expect(seconds(delays.after({ kind: 'ended', livedMs: 60_000 }))).toBe(2);
   });
 
   it('honours Retry-After on 429 and 503, up to 10 minutes', () => {
     const delays = new ReconnectDelays(RELAY_TIMING, () => ALMOST_ONE);
     expect(delays.after({ kind: 'refused', status: 429, retryAfterMs: 30_000 })).toBe(30_000);
     expect(delays.after({ kind: 'refused', status: 503, retryAfterMs: 86_400_000 })).toBe(600_000);
-    expect(seconds(delays.after({ kind: 'refused', status: 503, retryAfterMs: undefined }))).toBe(4);
+    expect(seconds(delays.after({ kind: 'refused', status: 503, retryAfterMs: undefined }))).toBe(8);
   });
 
   it('never waits less than the backoff for a Retry-After of 0 (or a date past), and counts it as a failure', () => {
     const delays = new ReconnectDelays(RELAY_TIMING, () => ALMOST_ONE);
     const waits = Array.from({ length: 4 }, () => seconds(delays.after({ kind: 'refused', status: 429, retryAfterMs: 0 })));
-    expect(waits).toEqual([1, 2, 4, 8]);
-    expect(seconds(delays.after({ kind: 'refused', status: 503, retryAfterMs: 5_000 }))).toBe(16);
+    expect(waits).toEqual([2, 4, 8, 16]);
+    expect(seconds(delays.after({ kind: 'refused', status: 503, retryAfterMs: 5_000 }))).toBe(32);
   });
 
   it('waits 10 minutes after the relay refused access', () => {

@@ -3,6 +3,8 @@
  * timings shortened: the stream, its lines, refusals and stop. Breaks are in relay-breaks.test.ts.
  */
 import { describe, expect, it } from '@jest/globals';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { delay } from '../support/platform-harness.js';
 import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay, waitFor } from './relay-subscription-harness.js';
 
@@ -109,6 +111,26 @@ describe('an address that answers, but not as an ntfy relay', () => {
     await waitFor(() => notARelay(run).length === 2, 'the warning again, after a real relay answered');
   });
 
+  it('says a server that answers 200 and ends at once, with no byte, is no relay, and counts the attempts as failed', async () => {
+    // ntfy's answer always begins with its `open` event: an empty one is some other server's.
+    const empty = createServer((_request, response) => response.writeHead(200, { 'Content-Type': 'application/json' }).end());
+    await new Promise<void>((resolve) => empty.listen(0, '127.0.0.1', resolve));
+    try {
+      const run = subscribe({ relayUrl: `http://127.0.0.1:${(empty.address() as AddressInfo).port}` });
+      await waitFor(() => run.down.length === 1, 'the fault', 2_000);
+      await waitFor(() => lines(run, 'debug').length >= 3, 'more attempts');
+      await run.subscription.stop();
+
+      expect(notARelay(run)).toHaveLength(1);
+      expect(run.down).toEqual([true]);
+      expect(lines(run, 'info')).toEqual([]);
+      expect(lines(run, 'debug')).not.toContainEqual(expect.stringContaining('the relay ended the stream'));
+    } finally {
+      empty.closeAllConnections();
+      await new Promise((resolve) => empty.close(resolve));
+    }
+  });
+
   it('drops a server that trickles bytes but no event once the alive timeout has passed, and says it is no relay', async () => {
     relay.impersonate('trickle');
     const started = performance.now();
@@ -173,7 +195,7 @@ describe('refusals', () => {
 
     expect(performance.now() - started).toBeGreaterThanOrEqual(450);
     expect(subscribeRequests(run.topic).map((request) => request.status)).toEqual([401, 401]);
-    expect(lines(run, 'warn')[0]).toBe('Push relay refused access (HTTP 401): check push.relayToken. Trying again in 0 minutes.');
+    expect(lines(run, 'warn')[0]).toBe('Push relay refused access (HTTP 401): check push.relayToken. Trying again in 1 s.');
     expect(run.log.lines.some(({ message }) => message.includes('tk_wrongtoken'))).toBe(false);
   });
 });

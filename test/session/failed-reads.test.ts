@@ -6,7 +6,7 @@
  * secrets and the installation (spent codes) are never made anew.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -120,5 +120,25 @@ describe('a file that could not be read', () => {
     } finally {
       await watcher.stop();
     }
+  });
+});
+
+describe('a data folder that could not be looked at', () => {
+  it('is looked at again at the next read, and made private to its owner then', async () => {
+    // A stat that fails for a reason other than absence: a symbolic link to itself (ELOOP). Running
+    // out of file descriptors would not do: a stat needs none.
+    const folder = dataFolderPath(storagePath);
+    await symlink(folder, folder);
+    const plugin = aProcess();
+    expect(await settled(plugin.store.readSession())).toBeInstanceOf(FileReadError);
+
+    // Then the folder is there, open to everyone, as a backup restored by hand may leave it.
+    await rm(folder);
+    await mkdir(folder);
+    await chmod(folder, 0o755);
+    await writeFile(join(folder, DATA_FILES.session), JSON.stringify(sampleSession()), { mode: 0o600 });
+
+    await expect(plugin.store.readSession()).resolves.toMatchObject({ login: { token: 'session-token' } });
+    expect((await stat(folder)).mode & 0o777).toBe(0o700);
   });
 });

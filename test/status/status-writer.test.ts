@@ -5,9 +5,9 @@
  * nothing runs after stop.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDataFolder } from '../../src/session/data-folder.js';
 import type { JsonFile } from '../../src/session/json-file.js';
@@ -35,12 +35,12 @@ class RecordingSink implements StatusSink {
     return this.file.path;
   }
 
-  async update(change: () => DeliveryStatus): Promise<unknown> {
+  async replace(status: DeliveryStatus): Promise<unknown> {
     this.writeStarts.push(performance.now());
     if (this.failWith !== undefined) {
       throw this.failWith;
     }
-    return this.file.update(change);
+    return this.file.replace(status);
   }
 }
 
@@ -105,6 +105,22 @@ describe('StatusWriter', () => {
     await sleep(TIMING.maxIntervalMs + 200);
 
     expect(sink.writeStarts).toHaveLength(1);
+  });
+
+  it('replaces status.json without reading it: a broken file draws no warning and is simply written over', async () => {
+    await mkdir(dirname(sink.path), { recursive: true, mode: 0o700 });
+    await writeFile(sink.path, '{"pid": half a file', { mode: 0o600 });
+    const direct = new StatusWriter(sink.file, () => statusNumber(7), log, TIMING);
+    try {
+      direct.changed();
+      // Read past the file's own reader, which would warn about the broken file itself.
+      const onDisk = () => readFile(sink.path, 'utf8');
+      await pollUntil(onDisk, (text) => text.includes('"pid": 7'), 2_000, 'the write');
+    } finally {
+      await direct.stop();
+    }
+
+    expect(log.lines.filter(({ level }) => level === 'warn')).toEqual([]);
   });
 
   it('warns once when the file cannot be written, and again only after it could be', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isListenAddress, isWebAddress, originOf } from '../../src/values/address.js';
+import { hasUserInfo, isListenAddress, isWebAddress, originOf } from '../../src/values/address.js';
 
 describe('isWebAddress', () => {
   it.each(['https://home.example.com', 'https://home.example.com:1', 'https://home.example.com:65535/base', 'http://[::1]:8080', 'https://[2001:db8::1]'])(
@@ -17,8 +17,18 @@ describe('isWebAddress', () => {
     ['an IPv4 address out of range', 'https://1.2.3.256'],
     ['no host', 'https://'],
     ['no URL at all', 'home.example.com'],
+    ['a user name and password', 'https://user:password@home.example.com'],
+    ['a user name', 'https://user@home.example.com'],
+    ['a password alone', 'https://:password@home.example.com'],
   ])('refuses %s', (_, url) => {
     expect(isWebAddress(url)).toBe(false);
+  });
+});
+
+describe('hasUserInfo', () => {
+  it('tells an address with a user name or password before its host, and nothing else', () => {
+    expect(['https://user:pw@home.example.com', 'https://user@home.example.com', 'https://:pw@home.example.com'].map(hasUserInfo)).toEqual([true, true, true]);
+    expect(['https://home.example.com/@user', 'https://home.example.com/?user@x', 'not a url @ all', 'https://@home.example.com'].map(hasUserInfo)).toEqual([false, false, false, false]);
   });
 });
 
