@@ -93,7 +93,11 @@ async function startWithController(
   const controller = await new MatterControllerRuns(runtime, sandbox).connect(run);
   await pollUntil(
     () => controller.bridgedDevices(),
-    (devices) => devices.length === doorbells.length && devices.every(({ reachable }) => reachable === true),
+    // The Doorbell Alerts sensor is a device of the bridge too; only the doorbells' are counted here.
+    (devices) => {
+      const doorbellDevices = devices.filter(({ serialNumber }) => doorbells.includes(serialNumber));
+      return doorbellDevices.length === doorbells.length && doorbellDevices.every(({ reachable }) => reachable === true);
+    },
     READY_TIMEOUT_MS,
     'every doorbell subscribed and reachable over Matter',
   );
