@@ -95,7 +95,7 @@ async function startWithController(
     () => controller.bridgedDevices(),
     // The Doorbell Alerts sensor is a device of the bridge too; only the doorbells' are counted here.
     (devices) => {
-      const doorbellDevices = devices.filter(({ serialNumber }) => doorbells.includes(serialNumber));
+      const doorbellDevices = devices.filter(({ serialNumber }) => serialNumber !== undefined && doorbells.includes(serialNumber));
       return doorbellDevices.length === doorbells.length && doorbellDevices.every(({ reachable }) => reachable === true);
     },
     READY_TIMEOUT_MS,
