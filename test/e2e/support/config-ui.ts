@@ -31,7 +31,7 @@ const OLDER_UI: CachedInstall = {
   packages: ['homebridge-config-ui-x@5.10.0', `homebridge@${OLDER_HOMEBRIDGE_2_VERSION}`],
 };
 
-/** Every Homebridge UI the tests install, for a script that fills the cache ahead of them. */
+/** Every Homebridge UI the tests install, the one users install first, for a script that fills the cache ahead of them. */
 export const CONFIG_UI_INSTALLS: readonly CachedInstall[] = [CURRENT_UI, OLDER_UI];
 
 const CONFIG_UI = VERSION_SET === 'older' ? OLDER_UI : CURRENT_UI;
