@@ -21,8 +21,8 @@ const shared = {
 /** e2e files run once, as a whole, in the smoke tier. A name with no file yet matches nothing. */
 const SMOKE = ['bench', 'demo', 'old-node'];
 
-/** e2e files whose scenarios run again on the older versions: the plugin's job, Matter, the settings page. */
-const OLDER = ['doorbell-motion', 'matter', 'settings-doorbells'];
+/** e2e files whose scenarios run again on the older versions: the plugin's job, rings, Matter, the settings page. */
+const OLDER = ['doorbell-motion', 'doorbell-button', 'matter', 'settings-doorbells'];
 
 const e2eFiles = (names) => names.map((name) => `<rootDir>/test/e2e/${name}.e2e.test.ts`);
 
