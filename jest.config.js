@@ -1,3 +1,12 @@
+// The tests in tiers, one jest project each (CONTRIBUTING.md says how to run each):
+// - unit: everything that needs no real Homebridge, browser or Matter; the quick loop, and what CI
+//   runs under every Node version the plugin supports;
+// - e2e: real Homebridge processes (the devDependency, the version users install), the Homebridge UI
+//   users install in a browser, Matter;
+// - smoke: whole runs of the project's own tools (the benchmark, the demo) and the plugin on a Node
+//   it refuses, once;
+// - older: a few e2e scenarios again on the older Homebridge versions and Homebridge UI the plugin
+//   still supports (E2E_VERSIONS=older; see test/e2e/support/homebridge-versions.ts).
 const shared = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
@@ -8,6 +17,14 @@ const shared = {
   },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
 };
+
+/** e2e files run once, as a whole, in the smoke tier. A name with no file yet matches nothing. */
+const SMOKE = ['bench', 'demo', 'old-node'];
+
+/** e2e files whose scenarios run again on the older versions: the plugin's job, rings, Matter, the settings page. */
+const OLDER = ['doorbell-motion', 'doorbell-button', 'matter', 'settings-doorbells'];
+
+const e2eFiles = (names) => names.map((name) => `<rootDir>/test/e2e/${name}.e2e.test.ts`);
 
 /** @type {import('jest').Config} */
 export default {
@@ -28,6 +45,20 @@ export default {
       displayName: 'e2e',
       roots: ['<rootDir>/test/e2e'],
       testMatch: ['**/*.e2e.test.ts'],
+      testPathIgnorePatterns: SMOKE.map((name) => `/test/e2e/${name}\\.e2e\\.test\\.ts$`),
+    },
+    {
+      ...shared,
+      displayName: 'smoke',
+      roots: ['<rootDir>/test/e2e'],
+      testMatch: e2eFiles(SMOKE),
+    },
+    {
+      ...shared,
+      displayName: 'older',
+      roots: ['<rootDir>/test/e2e'],
+      testMatch: e2eFiles(OLDER),
+      setupFiles: ['<rootDir>/test/e2e/support/older-versions.ts'],
     },
   ],
 };

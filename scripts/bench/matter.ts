@@ -1,10 +1,10 @@
 /**
- * Latency over Matter: a real Homebridge 2.1.0 with Matter on, in a private network (as the Matter
- * tests run it), the plugin in direct mode, commissioned by a matter.js controller. Each motion alert
- * is timed twice: by the plugin, from the notification accepted (before HomeKit is updated) to the
- * Matter update confirmed by reading it back (its debug line); and from the POST leaving the sender to
- * the occupancy report at the controller, matter.js's reporting delay included. A run that does not
- * time every alert both ways fails rather than report a figure from fewer samples.
+ * Latency over Matter: a real Homebridge 2 (the devDependency) with Matter on, in a private network
+ * (as the Matter tests run it), the plugin in direct mode, commissioned by a matter.js controller.
+ * Each motion alert is timed twice: by the plugin, from the notification accepted (before HomeKit is
+ * updated) to the Matter update confirmed by reading it back (its debug line); and from the POST
+ * leaving the sender to the occupancy report at the controller, matter.js's reporting delay included.
+ * A run that does not time every alert both ways fails rather than report a figure from fewer samples.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Simulator } from '../../simulator/index.js';

@@ -10,6 +10,7 @@ import type { LatencyFigure, PathLatency } from './latency.js';
 import type { MatterFigure } from './matter.js';
 import type { MemoryFigure, MemoryPhase, Spread } from './memory.js';
 import type { DirectPhase, HomebridgePhase, RelayPhase } from './phases.js';
+import { HOMEBRIDGE_2_VERSION } from '../../test/e2e/support/homebridge-versions.js';
 import { NETWORK_ENV } from './private-network.js';
 import { CLOUD_LATENCY_MS, type BenchSettings } from './settings.js';
 
@@ -41,24 +42,24 @@ const METHODS = {
   startup:
     'in this process: the real platform with real HAP objects (the test harness), relay mode through the loopback relay, fresh storage and a sign-in with account.code, ' +
     'timed by the simulator from the first request it receives to its answer to the last subscription; the relay stream opens between login and registration on that clock. ' +
-    'homebridge: the same on a real Homebridge 2.1.0 child in direct mode, cold',
+    `homebridge: the same on a real Homebridge ${HOMEBRIDGE_2_VERSION} child in direct mode, cold`,
   warmRestart: 'in this process, the same storage and cached accessories: from the first request (the registration) to the last subscription answered',
   latency:
     'from the POST leaving the sender (the simulator, as the doorbell cloud) to the change, every doorbell with both switches and the three detection sensors: ' +
     'rings (the Doorbell service\'s ProgrammableSwitchEvent, which fires every time, the Chime on) round the doorbells, one at a time; ' +
     'motion: MotionDetected turning true, once per doorbell (it falls back only after motionTimeout, at least 5 s); personMotion: a person\'s motion, the person sensor turning true, once per doorbell; ' +
     'ringChimeOff: as many rings with every Chime switch turned off, the programmable switch\'s event (the only one left). ' +
-    'inProcess: direct mode, the characteristic change event in this process; homekit: a real Homebridge 2.1.0 child, the HAP event at a paired hap-controller; ' +
+    `inProcess: direct mode, the characteristic change event in this process; homekit: a real Homebridge ${HOMEBRIDGE_2_VERSION} child, the HAP event at a paired hap-controller; ` +
     'relay: in this process, through the loopback ntfy relay',
   burst: 'in this process, direct mode: rings as fast as the sender delivers them (a new connection each), counted at the doorbell service; heap after GC, before and after',
   memory:
-    'real Homebridge 2.1.0 child processes (--expose-gc, -D), one at a time: without the plugin; with it in the default set-up (relay mode, default doorbells, ' +
+    `real Homebridge ${HOMEBRIDGE_2_VERSION} child processes (--expose-gc, -D), one at a time: without the plugin; with it in the default set-up (relay mode, default doorbells, ` +
     'signed in on the settings page by its own server code), with 1 doorbell and with all; with all carrying every control; the four again in turn for every run. ' +
     'Each is read once its heap has settled (two GCs every 500 ms until three readings lie within 64 KiB; at most 30 s): heap used + external, then the RSS ' +
     'as V8 held it and after a memory-reducing GC that gives back the young generation V8 grew. A run\'s overhead is the plugin\'s reading less the bare Homebridge\'s ' +
     'of the same run; heap: the median of the runs; RSS: min / median / max',
   matter:
-    'a real Homebridge 2.1.0 child with Matter on, in a private network namespace (the Matter tests\' rig), direct mode, occupancy sensors only, commissioned by a matter.js controller; ' +
+    `a real Homebridge ${HOMEBRIDGE_2_VERSION} child with Matter on, in a private network namespace (the Matter tests' rig), direct mode, occupancy sensors only, commissioned by a matter.js controller; ` +
     'one motion alert per doorbell per round, one at a time. plugin: the plugin\'s own debug line, from the notification accepted (before HomeKit is updated) ' +
     'to the Matter update confirmed by getAccessoryState; controller: from the POST leaving the sender to the occupancy report at the controller, matter.js\'s reporting delay and the ' +
     'Unix-socket tunnel into the namespace included',

@@ -13,9 +13,9 @@ import { REPO_ROOT } from '../../scripts/lib/paths.js';
 import type { LaunchCounts } from '../support/launch-each-config.js';
 import { propertyRuns } from '../support/property-runs.js';
 
-/** Per run of the suite under CI, which runs it under two Node versions. */
-const LAUNCHES_UNDER_CI = 1_000;
-const { numRuns } = propertyRuns(LAUNCHES_UNDER_CI);
+/** The property's weight: 200 launches under CI, 100 on a developer's machine (test/support/property-runs.ts). */
+const LAUNCH_WEIGHT = 1_000;
+const { numRuns } = propertyRuns(LAUNCH_WEIGHT);
 
 const RUNNER = join(REPO_ROOT, 'test', 'support', 'launch-each-config.ts');
 
@@ -32,7 +32,7 @@ interface RunnerResult {
 
 /** Runs the launches in a child process (tsx, the loopback guard preloaded), stopped by its pid if it overruns. */
 async function launchGeneratedBlocks(): Promise<{ result?: RunnerResult; exitCode: number | null; stderr: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', LOOPBACK_GUARD_URL, RUNNER, String(LAUNCHES_UNDER_CI)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', LOOPBACK_GUARD_URL, RUNNER, String(LAUNCH_WEIGHT)], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,7 +4,6 @@ import { describe, expect, it, jest } from '@jest/globals';
 import { Ajv } from 'ajv';
 import { type ConfigResult, parseConfig } from '../../src/config/parse-config.js';
 import { pushAddressWarnings } from '../../src/config/push-settings.js';
-import { EXPECTED } from '../../src/config/messages.js';
 import { ADDRESS_KEYWORD, UI_KEYWORDS } from '../../scripts/lib/validators.js';
 import { PLATFORM_NAME } from '../../src/settings.js';
 
@@ -732,45 +731,6 @@ describe('config.schema.json', () => {
     for (const [where, required] of found) {
       expect([where, Array.isArray(required)]).toEqual([where, true]);
     }
-  });
-
-  it('has every documented setting', () => {
-    expect(settingNames(schemaFile.schema)).toEqual(
-      expect.arrayContaining([
-        'name',
-        'account.serverUrl',
-        'account.email',
-        'account.country',
-        'account.countryCode',
-        'account.code',
-        'account.majorVersion',
-        'account.minorVersion',
-        'doorbellServerUrl',
-        'doorbellAccessToken',
-        'doorbells',
-        'doorbells[].deviceId',
-        'doorbells[].name',
-        'doorbells[].motionTimeout',
-        'doorbells[].button',
-        'doorbells[].motionSwitch',
-        'doorbells[].chimeSwitch',
-        'doorbells[].detections',
-        'motionTimeout',
-        'push.mode',
-        'push.relayUrl',
-        'push.relayToken',
-        'push.port',
-        'push.host',
-        'push.publicUrl',
-        'push.service',
-        'push.os',
-        'push.dictVersion',
-      ]),
-    );
-  });
-
-  it('has a plain-words expectation for every setting, and none for a setting it lacks', () => {
-    expect(Object.keys(EXPECTED).sort()).toEqual(settingNames(schemaFile.schema).sort());
   });
 
   it('lays out every value setting exactly once', () => {

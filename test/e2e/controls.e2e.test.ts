@@ -1,5 +1,5 @@
 /**
- * The controls in the Home app on real Homebridge 2 and 1, through a paired HomeKit controller: the
+ * The controls in the Home app on a real Homebridge, through a paired HomeKit controller: the
  * front door carries the Motion Alerts and Chime switches and a person and a vehicle sensor. The
  * controller turns Motion Alerts off and the front door's sensors stay off while the back door still
  * fires; it turns the Chime off and a ring presses only the programmable switch; a person fires the

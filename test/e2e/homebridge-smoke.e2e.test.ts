@@ -1,5 +1,5 @@
 /**
- * Proves the harness against real Homebridge 2 and 1: start, pair as the Home app does, stop on
+ * Proves the harness against a real Homebridge: start, pair as the Home app does, stop on
  * SIGTERM, restart on the same port, receive characteristic events, and no writes outside the
  * storage folder.
  */

@@ -1,5 +1,5 @@
 /**
- * The doorbells over Matter, on real Homebridge 2.1.0 and 2.4.0 with Matter on, commissioned by a
+ * The doorbells over Matter, on real Homebridge 2.4.0 and 2.1.0 with Matter on, commissioned by a
  * real matter.js controller in a private network: an occupancy sensor per doorbell and per detection,
  * a generic switch per doorbell button, a fault shown as unreachable, motion and rings as a controller
  * sees them, the Motion Alerts switch silencing them too, HomeKit working beside it; the Doorbell

@@ -1,6 +1,6 @@
 /**
- * The account's doorbells and the Status panel in a real browser: the Homebridge UI 5.10.0 over the
- * storage of a real Homebridge 2 running the built plugin against the simulator. A user who knows
+ * The account's doorbells and the Status panel in a real browser: a Homebridge UI over the storage of
+ * a real Homebridge 2 running the built plugin against the simulator. A user who knows
  * only the e-mail and a code signs in, sees the account's doorbells, adds the one not yet set up,
  * saves, takes the restart the Homebridge UI offers, and the plugin subscribes it; a test motion shows
  * on the Status panel; once Homebridge stops, the panel says so. Then what the page says when the
@@ -14,13 +14,14 @@ import type { DeliveryStatus } from '../../src/status/delivery-status.js';
 import { pollUntil } from '../support/poll.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { describeWithChromium } from './support/browser.js';
+import { CONFIG_UI_VERSION } from './support/config-ui.js';
 import { findBySerialNumber, HapCharacteristic, HapService } from './support/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { ACCOUNT, pluginLogLine, SIDE_GATE } from './support/plugin-config.js';
 import { expectStoppedInTime, itLeavesNoTrace, NO_FAULT, useRig } from './support/plugin-rig.js';
 import { changeSavedBlock, readSavedBlock, savedBlockAfter } from './support/saved-config.js';
-import { SCREENSHOT_DIR, useSettingsUi } from './support/settings-page.js';
+import { screenshotPath, useSettingsUi } from './support/settings-page.js';
 import { panelText, panelTime, readStatus, untilPanelHolds, untilPanelShows, whileHomebridgePaused, writeStatus } from './support/status-panel.js';
 
 const BROWSER_STEP_TIMEOUT_MS = 30_000;
@@ -92,7 +93,7 @@ function texts(items: Locator): Promise<string[]> {
 }
 
 describeWithBuiltPlugin("the account's doorbells and the Status panel in the Homebridge UI", () => {
-  describeWithChromium('Homebridge UI 5.10.0, Chromium, Homebridge 2', () => {
+  describeWithChromium(`Homebridge UI ${CONFIG_UI_VERSION}, Chromium, ${HOMEBRIDGE_RUNTIMES[0].label}`, () => {
     // Relay mode, the default a user gets.
     const rig = useRig(HOMEBRIDGE_RUNTIMES[0], undefined, { delivery: 'relay' });
     const settingsUi = useSettingsUi(rig);
@@ -156,7 +157,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
         });
         const offer = settings.page.locator('.modal-content', { hasText: 'Restart Homebridge to apply the changes.' }).last();
         await offer.waitFor();
-        await settings.page.screenshot({ path: join(SCREENSHOT_DIR, `node${process.versions.node.split('.')[0]}-11-restart-offered.png`) });
+        await settings.page.screenshot({ path: await screenshotPath('11-restart-offered') });
         await offer.getByRole('button', { name: 'Restart' }).click();
         await pollUntil(() => restarted !== undefined, Boolean, BROWSER_STEP_TIMEOUT_MS, 'the restart request');
         await restarted;

@@ -1,6 +1,6 @@
 /**
- * The settings page in a real browser: the Homebridge UI 5.10.0 over the storage of a real Homebridge
- * 2 running the built plugin against the simulator, and a paired HomeKit controller. A user signs in
+ * The settings page in a real browser: the Homebridge UI users install over the storage of a real
+ * Homebridge 2 running the built plugin against the simulator, and a paired HomeKit controller. A user signs in
  * with a wrong code, then the right one, saves the form, sends a test motion that the controller sees,
  * signs out and in again, and saves a set-up with a doorbell access token alone through the standard form,
  * which the page then shows instead of a sign-in.
@@ -13,6 +13,7 @@ import { parseConfig } from '../../src/config/parse-config.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { describeWithChromium } from './support/browser.js';
+import { CONFIG_UI_VERSION } from './support/config-ui.js';
 import { changeOf } from './support/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
@@ -60,7 +61,7 @@ async function expectAskedAtOnceAndAfterFollowing(requests: () => Promise<PageRe
 }
 
 describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
-  describeWithChromium('Homebridge UI 5.10.0, Chromium, Homebridge 2', () => {
+  describeWithChromium(`Homebridge UI ${CONFIG_UI_VERSION}, Chromium, ${HOMEBRIDGE_RUNTIMES[0].label}`, () => {
     const rig = useRig(HOMEBRIDGE_RUNTIMES[0]);
     const settingsUi = useSettingsUi(rig);
 
@@ -183,8 +184,10 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       const saveWorks = await settings.failUiSaves();
       rig().simulator.addAccount({ ...ACCOUNT, code: LATER_CODES[0] });
       await settings.signIn(LATER_CODES[0]);
-      expect(await settings.accountMessage.textContent()).toBe(
-        'Signed in, but the account could not be saved in the settings (config.json did not hold it after 5 s): press Save below.',
+      // The UI's save resolves whatever happened up to 5.10, and the page finds config.json without the
+      // account; later UIs reject the save with their own reason.
+      expect(await settings.accountMessage.textContent()).toMatch(
+        /^Signed in, but the account could not be saved in the settings \((config\.json did not hold it after 5 s|Failed to save config)\): press Save below\.$/,
       );
       await expectFormKept(settings, serverUrl);
       await saveWorks();
@@ -250,6 +253,8 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       expect(await Promise.all(['[name="chimeSwitch"]', '[name="motionSwitch"]', '[value="person"]'].map((selector) => inputs(selector).count()))).toEqual([3, 3, 3]);
 
       await inputs('[name="button"]').first().setChecked(false);
+      // Later UIs draw a condition's outcome a moment after the change.
+      await inputs('[name="chimeSwitch"]').nth(2).waitFor({ state: 'detached' });
       await expect(inputs('[name="chimeSwitch"]').count()).resolves.toBe(2);
       await inputs('[name="motionSwitch"]').first().setChecked(true);
       await inputs('[value="person"]').first().setChecked(true);

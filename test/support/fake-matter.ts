@@ -3,8 +3,8 @@
  * Homebridge's Matter side is slow, refuses or fails. It behaves as Homebridge 2.1.0's does where the
  * plugin can tell: `registerPlatformAccessories` returns at once and the devices are registered later,
  * one after another, in the order given; `getAccessoryState` answers only for a registered device;
- * an update shows on a read after it. The device types are Homebridge 2.1.0's, from the same copy of
- * matter.js it uses. (The real thing is tested end to end, in test/e2e/matter.e2e.test.ts.)
+ * an update shows on a read after it. The device types are those of the Homebridge devDependency,
+ * from the same copy of matter.js it uses. (The real thing is tested end to end, in test/e2e/matter.e2e.test.ts.)
  */
 import { ContactSensorDevice } from '@matter/node/devices/contact-sensor';
 import { GenericSwitchDevice } from '@matter/node/devices/generic-switch';

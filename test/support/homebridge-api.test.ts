@@ -58,10 +58,10 @@ describe('createTestApi', () => {
     shutdown();
     expect(events).toEqual(['launched', 'shut down']);
     expect(api.user.storagePath()).toBe('/var/lib/homebridge');
-    expect(api.serverVersion).toBe('2.1.0');
+    expect(api.serverVersion).toBe('2.4.0');
     expect(api.versionGreaterOrEqual('1.8.0')).toBe(true);
-    expect(api.versionGreaterOrEqual('2.1.0-beta.3')).toBe(true);
-    expect(api.versionGreaterOrEqual('2.2.0')).toBe(false);
+    expect(api.versionGreaterOrEqual('2.4.0-beta.3')).toBe(true);
+    expect(api.versionGreaterOrEqual('2.5.0')).toBe(false);
 
     class Platform {}
     api.registerPlatform('DoorbellMotion', Platform);

@@ -8,7 +8,7 @@ import type { API, Logging, LogLevel, PlatformAccessory, PlatformPluginConstruct
 import type { Logger } from '../../src/log.js';
 import { TestPlatformAccessory } from './platform-accessory.js';
 
-/** The API version Homebridge 2.1 reports as `api.version`. */
+/** The API version Homebridge 2.1 to 2.4 report as `api.version`. */
 const API_VERSION = 2.7;
 
 /** The installed Homebridge's version, read from its package.json since its exports hide the file. */

@@ -10,7 +10,7 @@
  * It runs as a process of its own, started by test/config/launched-platform.property.test.ts under tsx
  * with the loopback guard preloaded (every listen on loopback, `.invalid` answered here), because only
  * a process of its own has the real `process` to listen on for what escapes: jest gives a test a
- * stand-in. Its argument is the number of blocks to launch under CI (see
+ * stand-in. Its argument is the property's weight, which sets how many blocks it launches (see
  * test/support/property-runs.ts). The last line it prints is `RESULT <json>`: the counts, and on
  * failure fast-check's report with the seed and path that replay it (FC_SEED, FC_PATH).
  */

@@ -1,19 +1,22 @@
 /**
- * Packages the e2e tests need but the plugin's package does not (Homebridge 1, the newest Homebridge 2,
- * the Homebridge UI),
- * installed from the npm registry into a folder of the git-ignored `.cache/`, once.
+ * Packages the e2e tests need but the plugin's package does not (the older Homebridge versions, the
+ * Homebridge UIs), installed from the npm registry into a folder of the git-ignored `.cache/`, once.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import lockfile from 'proper-lockfile';
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 
 const CACHE_DIR = join(REPO_ROOT, '.cache');
 
 /** Usually seconds from the npm cache; a cold registry fetch gets more, but not forever. */
 export const INSTALL_TIMEOUT_MS = 180_000;
+
+/** How often a process waiting for another's install of the same folder looks again. */
+const LOCK_RETRY_MS = 1_000;
 
 const execFileAsync = promisify(execFile);
 
@@ -55,27 +58,46 @@ export function cachedPackageRoot(install: CachedInstall, name: string): string 
   return join(CACHE_DIR, install.folder, 'node_modules', name);
 }
 
-/** Installs unless the folder holds exactly this install already; resolves with the install's prefix. */
+/**
+ * Installs unless the folder holds exactly this install already; resolves with the install's prefix.
+ * One process installs a folder at a time: another that needs it (a jest worker, CI's script that
+ * fills the cache ahead of the tests) waits for that install instead of making its own.
+ */
 export async function ensureCachedInstall(install: CachedInstall): Promise<string> {
   const prefix = join(CACHE_DIR, install.folder);
-  const held = await installIn(prefix, install);
-  if (held !== 'this') {
+  if ((await installIn(prefix, install)) === 'this') {
+    return prefix;
+  }
+  await mkdir(CACHE_DIR, { recursive: true });
+  const release = await lockfile.lock(prefix, {
+    realpath: false,
+    lockfilePath: `${prefix}.lock`,
+    retries: { retries: INSTALL_TIMEOUT_MS / LOCK_RETRY_MS, minTimeout: LOCK_RETRY_MS, maxTimeout: LOCK_RETRY_MS },
+    // The library's default throws from a timer, which would end the test run; a lost lock at worst
+    // lets a second install run, which the rename below keeps harmless.
+    onCompromised: () => undefined,
+  });
+  try {
+    const held = await installIn(prefix, install);
     if (held === 'other') {
       await rm(prefix, { recursive: true, force: true });
     }
-    await installInto(prefix, install, async () => (await installIn(prefix, install)) === 'this');
+    if (held !== 'this') {
+      await installInto(prefix, install, async () => (await installIn(prefix, install)) === 'this');
+    }
+  } finally {
+    await release().catch(() => undefined);
   }
   return prefix;
 }
 
 /**
- * Installs into a staging folder and renames it into place, so neither a jest worker doing the same
- * nor an install cut short by the timeout leaves a half-filled cache behind. Install scripts stay
+ * Installs into a staging folder and renames it into place, so that an install cut short by the
+ * timeout (or one made beside another after a lost lock) leaves no half-filled cache behind. Install scripts stay
  * off: nothing the tests use needs a native build.
  */
 async function installInto(prefix: string, install: CachedInstall, installedMeanwhile: () => Promise<boolean>): Promise<void> {
   const { packages, overrides } = install;
-  await mkdir(CACHE_DIR, { recursive: true });
   const staging = await mkdtemp(`${prefix}-staging-`);
   try {
     if (overrides !== undefined) {

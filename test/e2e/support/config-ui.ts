@@ -2,7 +2,8 @@
  * The Homebridge UI (homebridge-config-ui-x) for the browser tests, run on its own as hb-service
  * would beside Homebridge: on 127.0.0.1, over a storage it shares with a Homebridge the tests start,
  * with an admin user so that no setup wizard comes first. It comes from the npm registry into the
- * git-ignored `.cache/`, next to the Homebridge 2 it ships for.
+ * git-ignored `.cache/`, next to the Homebridge 2 it ships for: the one users install today, or, for
+ * the smoke run on the older Homebridge versions (`E2E_VERSIONS=older`), an older one.
  */
 import { spawn } from 'node:child_process';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
@@ -12,10 +13,31 @@ import { HomebridgeProcess, LOOPBACK_GUARD_URL } from '../../../scripts/lib/home
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { pollUntil } from '../../support/poll.js';
 import { cachedPackageRoot, ensureCachedInstall, INSTALL_TIMEOUT_MS, type CachedInstall } from './cache-install.js';
+import { HAP_NODEJS_VERSION, HOMEBRIDGE_2_VERSION, OLDER_HOMEBRIDGE_2_VERSION, VERSION_SET } from './homebridge-versions.js';
 
-export const CONFIG_UI_VERSION = '5.10.0';
+/**
+ * The Homebridge UI users install today, beside the Homebridge it ships for. It pins a
+ * `@homebridge/hap-client` the registry lacks (5.2.0); 4.0.3 installs and runs.
+ */
+const CURRENT_UI: CachedInstall = {
+  folder: 'config-ui-x-current',
+  packages: ['homebridge-config-ui-x@5.28.0', `homebridge@${HOMEBRIDGE_2_VERSION}`],
+  overrides: { '@homebridge/hap-client': '4.0.3', '@homebridge/hap-nodejs': HAP_NODEJS_VERSION },
+};
 
-const CONFIG_UI: CachedInstall = { folder: 'config-ui-x', packages: [`homebridge-config-ui-x@${CONFIG_UI_VERSION}`, 'homebridge@2.1.0'] };
+/** An older Homebridge UI, for the smoke run on the older Homebridge versions. */
+const OLDER_UI: CachedInstall = {
+  folder: 'config-ui-x-older',
+  packages: ['homebridge-config-ui-x@5.10.0', `homebridge@${OLDER_HOMEBRIDGE_2_VERSION}`],
+};
+
+/** Every Homebridge UI the tests install, the one users install first, for a script that fills the cache ahead of them. */
+export const CONFIG_UI_INSTALLS: readonly CachedInstall[] = [CURRENT_UI, OLDER_UI];
+
+const CONFIG_UI = VERSION_SET === 'older' ? OLDER_UI : CURRENT_UI;
+
+/** The version of the Homebridge UI of this run, e.g. "5.28.0". */
+export const CONFIG_UI_VERSION = CONFIG_UI.packages[0].split('@')[1] as string;
 
 /** For the beforeAll that installs it: a first install from the registry takes a while. */
 export const CONFIG_UI_SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS + 30_000;
@@ -102,18 +124,4 @@ async function answers(url: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** An access token for the API, as the UI's login form gets one. */
-export async function uiAccessToken(baseUrl: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(UI_ADMIN),
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (!response.ok) {
-    throw new Error(`The Homebridge UI refused the test admin's login: HTTP ${response.status}`);
-  }
-  return ((await response.json()) as { access_token: string }).access_token;
 }

@@ -1,48 +1,48 @@
 /**
- * The Homebridge versions the e2e tests run against. 2.x is the devDependency. 1.x, which the
- * plugin's engines still accept, and the newest 2.x, for Matter, come from the npm registry into the
- * git-ignored `.cache/`, never into the package's dependencies.
+ * The Homebridge versions the e2e tests run against. The full e2e tier runs on the Homebridge users
+ * install, the devDependency. The older ones the plugin's engines still accept (2.1.0, and 1.x)
+ * get a smoke run of a few scenarios (the `older` jest project); they come from the npm registry into
+ * the git-ignored `.cache/`, never into the package's dependencies.
+ *
+ * `E2E_VERSIONS=older` picks the older ones for any e2e file, as the `older` project does for its few.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HOMEBRIDGE_2_BIN, REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { cachedPackageRoot, ensureCachedInstall, INSTALL_TIMEOUT_MS, type CachedInstall } from './cache-install.js';
 
-export const HOMEBRIDGE_1_VERSION = '1.11.4';
+/** What `E2E_VERSIONS` names: the versions users install (the default), or the older ones. */
+export type VersionSet = 'current' | 'older';
 
-const HOMEBRIDGE_2_ROOT = join(REPO_ROOT, 'node_modules', 'homebridge');
+export const VERSION_SET: VersionSet = process.env.E2E_VERSIONS === 'older' ? 'older' : 'current';
+
+/** The devDependency's version, and the HAP-NodeJS it is installed with (its own pin is missing from the registry). */
+export const HOMEBRIDGE_2_VERSION = readPackageSync(join(REPO_ROOT, 'node_modules', 'homebridge')).version;
+export const HAP_NODEJS_VERSION = readPackageSync(REPO_ROOT).devDependencies?.['@homebridge/hap-nodejs'] as string;
+
+export const HOMEBRIDGE_1_VERSION = '1.11.4';
+export const OLDER_HOMEBRIDGE_2_VERSION = '2.1.0';
+
 const HOMEBRIDGE_1: CachedInstall = { folder: 'homebridge-1', packages: [`homebridge@${HOMEBRIDGE_1_VERSION}`] };
 
-/**
- * The newest Homebridge 2, with the matter.js controller of its own `@matter/main` version, so that
- * one copy of `@matter/*` is installed. It pins a `@homebridge/hap-nodejs` the registry lacks (2.2.2);
- * 2.2.3 installs and runs.
- */
-export const NEWEST_HOMEBRIDGE_2_VERSION = '2.4.0';
-
-const NEWEST_HOMEBRIDGE_2: CachedInstall = {
-  folder: 'homebridge-2-newest',
-  packages: [`homebridge@${NEWEST_HOMEBRIDGE_2_VERSION}`, '@project-chip/matter.js@0.17.9'],
-  overrides: { '@homebridge/hap-nodejs': '2.2.3' },
+/** With the matter.js controller of its own `@matter/main` version, so that one copy of `@matter/*` is installed. */
+const OLDER_HOMEBRIDGE_2: CachedInstall = {
+  folder: 'homebridge-2-older',
+  packages: [`homebridge@${OLDER_HOMEBRIDGE_2_VERSION}`, '@project-chip/matter.js@0.17.1'],
 };
 
-/** For a beforeAll that asks for a runtime's binary: covers a first install of Homebridge 1. */
+/** Every Homebridge the older set installs, for a script that fills the cache ahead of the tests. */
+export const OLDER_HOMEBRIDGE_INSTALLS: readonly CachedInstall[] = [OLDER_HOMEBRIDGE_2, HOMEBRIDGE_1];
+
+/** For a beforeAll that asks for a runtime's binary: covers a first install into the cache. */
 export const RUNTIME_SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS + 20_000;
 
 export interface HomebridgeRuntime {
-  /** For test titles, e.g. "Homebridge 2.1.0". */
+  /** For test titles, e.g. "Homebridge 2.4.0". */
   readonly label: string;
   /** The path of its `bin/homebridge`, installing it first when it comes from the cache. */
   binary(): Promise<string>;
 }
-
-export const HOMEBRIDGE_RUNTIMES: readonly HomebridgeRuntime[] = [
-  {
-    label: `Homebridge ${readVersionSync(HOMEBRIDGE_2_ROOT)}`,
-    binary: () => Promise.resolve(HOMEBRIDGE_2_BIN),
-  },
-  { label: `Homebridge ${HOMEBRIDGE_1_VERSION}`, binary: ensureHomebridge1 },
-];
 
 /** A Homebridge 2 that can publish a bridge over Matter, and where a matching matter.js controller is. */
 export interface MatterRuntime extends HomebridgeRuntime {
@@ -50,17 +50,35 @@ export interface MatterRuntime extends HomebridgeRuntime {
   matterRoot(): Promise<string>;
 }
 
-export const MATTER_RUNTIMES: readonly MatterRuntime[] = [
-  { ...HOMEBRIDGE_RUNTIMES[0], matterRoot: () => Promise.resolve(REPO_ROOT) },
-  {
-    label: `Homebridge ${NEWEST_HOMEBRIDGE_2_VERSION}`,
-    binary: async () => {
-      await ensureCachedInstall(NEWEST_HOMEBRIDGE_2);
-      return join(cachedPackageRoot(NEWEST_HOMEBRIDGE_2, 'homebridge'), 'bin', 'homebridge.js');
-    },
-    matterRoot: () => ensureCachedInstall(NEWEST_HOMEBRIDGE_2),
+const CURRENT_HOMEBRIDGE_2: MatterRuntime = {
+  label: `Homebridge ${HOMEBRIDGE_2_VERSION}`,
+  binary: () => Promise.resolve(HOMEBRIDGE_2_BIN),
+  matterRoot: () => Promise.resolve(REPO_ROOT),
+};
+
+const OLDER_HOMEBRIDGE_2_RUNTIME: MatterRuntime = {
+  label: `Homebridge ${OLDER_HOMEBRIDGE_2_VERSION}`,
+  binary: async () => {
+    await ensureCachedInstall(OLDER_HOMEBRIDGE_2);
+    return join(cachedPackageRoot(OLDER_HOMEBRIDGE_2, 'homebridge'), 'bin', 'homebridge.js');
   },
-];
+  matterRoot: () => ensureCachedInstall(OLDER_HOMEBRIDGE_2),
+};
+
+const HOMEBRIDGE_1_RUNTIME: HomebridgeRuntime = {
+  label: `Homebridge ${HOMEBRIDGE_1_VERSION}`,
+  binary: async () => {
+    await ensureCachedInstall(HOMEBRIDGE_1);
+    return join(cachedPackageRoot(HOMEBRIDGE_1, 'homebridge'), 'bin', 'homebridge');
+  },
+};
+
+/** The runtimes of this run, a Homebridge 2 first: the devDependency, or the older ones. */
+export const HOMEBRIDGE_RUNTIMES: readonly HomebridgeRuntime[] =
+  VERSION_SET === 'older' ? [OLDER_HOMEBRIDGE_2_RUNTIME, HOMEBRIDGE_1_RUNTIME] : [CURRENT_HOMEBRIDGE_2];
+
+/** Those of this run that can publish over Matter. */
+export const MATTER_RUNTIMES: readonly MatterRuntime[] = HOMEBRIDGE_RUNTIMES.filter((runtime): runtime is MatterRuntime => 'matterRoot' in runtime);
 
 /** The runtime, as one that can publish over Matter; throws for one that cannot. */
 export function asMatterRuntime(runtime: HomebridgeRuntime): MatterRuntime {
@@ -70,12 +88,6 @@ export function asMatterRuntime(runtime: HomebridgeRuntime): MatterRuntime {
   return runtime as MatterRuntime;
 }
 
-/** Installs Homebridge 1 into the cache unless the right version is there; returns its binary. */
-export async function ensureHomebridge1(): Promise<string> {
-  await ensureCachedInstall(HOMEBRIDGE_1);
-  return join(cachedPackageRoot(HOMEBRIDGE_1, 'homebridge'), 'bin', 'homebridge');
-}
-
-function readVersionSync(packageRoot: string): string {
-  return (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+function readPackageSync(packageRoot: string): { version: string; devDependencies?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8'));
 }

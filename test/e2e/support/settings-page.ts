@@ -6,11 +6,11 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Frame, FrameLocator, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, FrameLocator, Locator, Page } from 'playwright-core';
 import { freeLoopbackPort, type HomebridgeProcess } from '../../../scripts/lib/homebridge-process.js';
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { launchChromium } from './browser.js';
-import { configUiPlatform, CONFIG_UI_SETUP_TIMEOUT_MS, startConfigUi, uiAccessToken, uiPluginFolder, writeUiAdmin } from './config-ui.js';
+import { configUiPlatform, CONFIG_UI_SETUP_TIMEOUT_MS, CONFIG_UI_VERSION, startConfigUi, UI_ADMIN, uiPluginFolder, writeUiAdmin } from './config-ui.js';
 import { STOP_TIMEOUT_MS } from './homebridge-sandbox.js';
 import { ACCOUNT, doorbellMotionPlatform } from './plugin-config.js';
 import type { PluginRig } from './plugin-rig.js';
@@ -19,7 +19,7 @@ const PLUGIN_NAME = 'homebridge-doorbell-motion';
 const DISPLAY_NAME = 'Doorbell Motion';
 
 /** Git-ignored; CI keeps the folder as its results. */
-export const SCREENSHOT_DIR = join(REPO_ROOT, '.ci-results', 'screenshots');
+const SCREENSHOT_DIR = join(REPO_ROOT, '.ci-results', 'screenshots');
 
 /** Generous for a 2-core machine running Homebridge, the UI and the browser at once. */
 const STEP_TIMEOUT_MS = 15_000;
@@ -36,17 +36,13 @@ export class SettingsPage {
     readonly frame: FrameLocator,
   ) {}
 
-  /** Signs in to the UI with `accessToken` and opens the plugin's settings; resolves once the page shows the account. */
-  static async open(browser: Browser, baseUrl: string, accessToken: string): Promise<SettingsPage> {
-    // The test's own time zone, which the tests' expected times are written in (TZ sets it for both).
-    const timezoneId = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    const page = await browser.newPage({ viewport: VIEWPORT, locale: 'en-US', timezoneId });
-    page.setDefaultTimeout(STEP_TIMEOUT_MS);
-    // The UI keeps its session in localStorage: set before its scripts run, it skips the login form.
-    await page.addInitScript(`window.localStorage.setItem('access_token', ${JSON.stringify(accessToken)})`);
+  /** Opens the plugin's settings in a session signed in to the UI; resolves once the page shows the account. */
+  static async open(session: BrowserContext, baseUrl: string): Promise<SettingsPage> {
+    const page = await session.newPage();
     await page.goto(`${baseUrl}/plugins`);
     const card = page.locator('.card', { hasText: DISPLAY_NAME }).first();
-    await card.locator('a[aria-label="Plugin Actions Dropdown"]').click();
+    // "Plugin Actions Dropdown" on a link up to 5.10, "Plugin Actions" on a button later.
+    await card.locator('[aria-label^="Plugin Actions"]').click();
     await card.locator('button.dropdown-item', { hasText: 'Plugin Config' }).click();
     const settings = new SettingsPage(page, page.frameLocator(`iframe[src*="/api/plugins/settings-ui/${PLUGIN_NAME}/"]`));
     await settings.accountState.filter({ hasNotText: 'Checking' }).waitFor();
@@ -173,10 +169,9 @@ export class SettingsPage {
     await this.page.locator('.modal-footer button.btn-primary').click();
   }
 
-  /** Saves a screenshot of the whole settings modal as `<name>.png`, named after the Node version too. */
+  /** Saves a screenshot of the whole settings modal as `<name>.png`, named after the UI and Node versions too. */
   async screenshot(name: string): Promise<string> {
-    await mkdir(SCREENSHOT_DIR, { recursive: true });
-    const path = join(SCREENSHOT_DIR, `node${process.versions.node.split('.')[0]}-${name}.png`);
+    const path = await screenshotPath(name);
     await this.page.locator('.modal-dialog').first().screenshot({ path });
     return path;
   }
@@ -188,8 +183,7 @@ export class SettingsPage {
     if (dialog === null || own === null) {
       throw new Error('The settings modal is not shown');
     }
-    await mkdir(SCREENSHOT_DIR, { recursive: true });
-    const path = join(SCREENSHOT_DIR, `node${process.versions.node.split('.')[0]}-${name}.png`);
+    const path = await screenshotPath(name);
     await this.page.screenshot({ path, clip: { x: dialog.x, y: dialog.y, width: dialog.width, height: own.y + own.height - dialog.y + 16 } });
     return path;
   }
@@ -197,6 +191,31 @@ export class SettingsPage {
   async close(): Promise<void> {
     await this.page.close();
   }
+}
+
+/** Where a screenshot goes, e.g. `ui5.28.0-node22-01-not-signed-in.png`: each run of the browser tests keeps its own. */
+export async function screenshotPath(name: string): Promise<string> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  return join(SCREENSHOT_DIR, `ui${CONFIG_UI_VERSION}-node${process.versions.node.split('.')[0]}-${name}.png`);
+}
+
+/**
+ * A browser session signed in to the UI as its admin through the login form, as a user signs in: the
+ * UI keeps the session in localStorage up to 5.10 and in a cookie later, both shared by the session's pages.
+ */
+async function signedInSession(browser: Browser, baseUrl: string): Promise<BrowserContext> {
+  // The test's own time zone, which the tests' expected times are written in (TZ sets it for both).
+  const timezoneId = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const session = await browser.newContext({ viewport: VIEWPORT, locale: 'en-US', timezoneId });
+  session.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const page = await session.newPage();
+  await page.goto(`${baseUrl}/login`);
+  await page.getByPlaceholder('Username').fill(UI_ADMIN.username);
+  await page.getByPlaceholder('Password').fill(UI_ADMIN.password);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL((url) => url.pathname !== '/login');
+  await page.close();
+  return session;
 }
 
 /** What tells a browser how to offer input for a field. */
@@ -221,8 +240,8 @@ export interface SettingsUi {
 export function useSettingsUi(rig: () => PluginRig): SettingsUi {
   let ui: HomebridgeProcess | undefined;
   let uiUrl: string;
-  let accessToken: string;
   let browser: Browser | undefined;
+  let session: BrowserContext;
   let settings: SettingsPage | undefined;
 
   beforeAll(async () => {
@@ -233,8 +252,8 @@ export function useSettingsUi(rig: () => PluginRig): SettingsUi {
     await writeUiAdmin(sandbox.storagePath);
     ui = await startConfigUi({ storagePath: sandbox.storagePath, pluginPath: await uiPluginFolder(sandbox.root), home: join(sandbox.root, 'ui-home') });
     uiUrl = `http://127.0.0.1:${port}`;
-    accessToken = await uiAccessToken(uiUrl);
     browser = await launchChromium();
+    session = await signedInSession(browser, uiUrl);
     await rig().start();
   }, CONFIG_UI_SETUP_TIMEOUT_MS);
 
@@ -246,7 +265,7 @@ export function useSettingsUi(rig: () => PluginRig): SettingsUi {
   return {
     open: async () => {
       await settings?.close();
-      settings = await SettingsPage.open(browser as Browser, uiUrl, accessToken);
+      settings = await SettingsPage.open(session, uiUrl);
       return settings;
     },
     current: () => {
