@@ -57,7 +57,8 @@ export async function matterPhase(settings: BenchSettings): Promise<MatterFigure
         seen.push((await reported).at - sentAt);
       }
       await sleep(MOTION_TIMEOUT_S * 1000);
-      await pollUntil(() => controller.bridgedDevices(), (devices) => devices.every(({ occupied }) => occupied === false), ARRIVAL_TIMEOUT_MS, 'every doorbell clear');
+      // The Doorbell Alerts sensor has no occupancy: only an occupied device is not clear.
+      await pollUntil(() => controller.bridgedDevices(), (devices) => devices.every(({ occupied }) => occupied !== true), ARRIVAL_TIMEOUT_MS, 'every doorbell clear');
     }
     const confirmed = homebridge.lines.slice(firstLine).flatMap((line) => {
       const match = CONFIRMED_LINE.exec(line);
