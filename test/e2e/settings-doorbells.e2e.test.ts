@@ -18,7 +18,7 @@ import { findBySerialNumber, HapCharacteristic, HapService } from './support/hap
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { ACCOUNT, pluginLogLine, SIDE_GATE } from './support/plugin-config.js';
-import { expectStoppedInTime, itLeavesNoTrace, NO_FAULT, useRig } from './support/plugin-rig.js';
+import { expectStoppedInTime, itLeavesNoTrace, NO_FAULT, usePluginSetup } from './support/plugin-setup.js';
 import { changeSavedBlock, readSavedBlock, savedBlockAfter } from './support/saved-config.js';
 import { SCREENSHOT_DIR, useSettingsUi } from './support/settings-page.js';
 import { panelText, panelTime, readStatus, untilPanelHolds, untilPanelShows, whileHomebridgePaused, writeStatus } from './support/status-panel.js';
@@ -94,9 +94,9 @@ function texts(items: Locator): Promise<string[]> {
 describeWithBuiltPlugin("the account's doorbells and the Status panel in the Homebridge UI", () => {
   describeWithChromium('Homebridge UI 5.10.0, Chromium, Homebridge 2', () => {
     // Relay mode, the default a user gets.
-    const rig = useRig(HOMEBRIDGE_RUNTIMES[0], undefined, { delivery: 'relay' });
-    const settingsUi = useSettingsUi(rig);
-    const storagePath = (): string => rig().sandbox.storagePath;
+    const setup = usePluginSetup(HOMEBRIDGE_RUNTIMES[0], undefined, { delivery: 'relay' });
+    const settingsUi = useSettingsUi(setup);
+    const storagePath = (): string => setup().sandbox.storagePath;
 
     it(
       "signs in and lists the account's doorbells, digits exact and the chime left out, marking the three already set up",
@@ -148,10 +148,10 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
         expect(await readFile(join(storagePath(), 'config.json'), 'utf8')).toContain(`"deviceId": "${SIDE_GATE.deviceId}"`);
 
         // Beside Homebridge the Homebridge UI cannot restart it (hb-service does that): its restart
-        // request restarts the rig's Homebridge instead, as hb-service would.
+        // request restarts the setup's Homebridge instead, as hb-service would.
         let restarted: Promise<unknown> | undefined;
         await settings.page.route('**/api/server/restart', async (route) => {
-          restarted ??= rig().stop().then(() => rig().start());
+          restarted ??= setup().stop().then(() => setup().start());
           await route.fulfill({ status: 200, contentType: 'application/json', body: '{"ok":true,"command":"SIGTERM","restartingUI":false}' });
         });
         const offer = settings.page.locator('.modal-content', { hasText: 'Restart Homebridge to apply the changes.' }).last();
@@ -161,12 +161,12 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
         await pollUntil(() => restarted !== undefined, Boolean, BROWSER_STEP_TIMEOUT_MS, 'the restart request');
         await restarted;
 
-        await rig().homebridge.waitForLine(pluginLogLine('4 of 4 doorbells subscribed'), SUBSCRIBED_TIMEOUT_MS);
-        expect(rig().simulator.subscribedDoorbells.has(SIDE_GATE.deviceId)).toBe(true);
-        const accessory = findBySerialNumber(await (await rig().controller()).accessories(), SIDE_GATE.deviceId);
+        await setup().homebridge.waitForLine(pluginLogLine('4 of 4 doorbells subscribed'), SUBSCRIBED_TIMEOUT_MS);
+        expect(setup().simulator.subscribedDoorbells.has(SIDE_GATE.deviceId)).toBe(true);
+        const accessory = findBySerialNumber(await (await setup().controller()).accessories(), SIDE_GATE.deviceId);
         expect(accessory.name).toBe(SIDE_GATE.name);
         const fault = accessory.characteristic(HapService.MotionSensor, HapCharacteristic.StatusFault);
-        await pollUntil(async () => (await (await rig().controller()).read(fault))[0], (value) => value === NO_FAULT, SUBSCRIBED_TIMEOUT_MS, 'Side Gate without a fault');
+        await pollUntil(async () => (await (await setup().controller()).read(fault))[0], (value) => value === NO_FAULT, SUBSCRIBED_TIMEOUT_MS, 'Side Gate without a fault');
       },
       RESTART_TIMEOUT_MS + BROWSER_STEP_TIMEOUT_MS,
     );
@@ -213,7 +213,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
         delete written.alerts;
         delete written.outages;
         const summary = page.frame.locator('#status-summary p');
-        await whileHomebridgePaused(rig().homebridge, async () => {
+        await whileHomebridgePaused(setup().homebridge, async () => {
           // As an older plugin writes it; a ring the plugin never saw tells it from the plugin's own.
           const ringAt = minutesAgo(2);
           const [front, ...others] = written.doorbells;
@@ -263,7 +263,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
       'says Homebridge is not running this plugin once Homebridge has stopped',
       async () => {
         const settings = settingsUi.current();
-        expectStoppedInTime(await rig().stop());
+        expectStoppedInTime(await setup().stop());
 
         await settings.statusPanel.getByText('Homebridge is not running this plugin.').waitFor({ timeout: PANEL_TIMEOUT_MS });
         await settings.screenshot('13-not-running');
@@ -274,7 +274,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
     );
 
     it('says in a neutral line that the service offers no list', async () => {
-      rig().simulator.setDeviceListMode('not-offered');
+      setup().simulator.setDeviceListMode('not-offered');
       const page = await settingsUi.open();
       await page.accountDoorbellsMessage.getByText(NOT_OFFERED).waitFor();
 
@@ -283,7 +283,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
     });
 
     it('shows a refused doorbell access token as a problem', async () => {
-      rig().simulator.setDeviceListMode('unauthorized');
+      setup().simulator.setDeviceListMode('unauthorized');
       await changeSavedBlock(storagePath(), (block) => ({ ...block, doorbellAccessToken: 'refused-token-SECRET' }));
       try {
         const page = await settingsUi.open();
@@ -301,7 +301,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
     });
 
     it("shows why, by the account state, when the service refuses the session's token", async () => {
-      rig().simulator.setDeviceListMode('unauthorized');
+      setup().simulator.setDeviceListMode('unauthorized');
       const page = await settingsUi.open();
       await page.accountState.filter({ hasText: 'Session expired: sign in again' }).waitFor();
       await page.accountMessage.waitFor();
@@ -313,6 +313,6 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
       expect(await page.frame.locator('#account-doorbells').isVisible()).toBe(false);
     });
 
-    itLeavesNoTrace(rig, ['refused-token-SECRET']);
+    itLeavesNoTrace(setup, ['refused-token-SECRET']);
   });
 });
