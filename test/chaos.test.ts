@@ -101,14 +101,14 @@ async function runUntil(condition: () => boolean, what: string, stepMs: number, 
 }
 
 describe('chaos', () => {
-  const bed = usePlatformTestbed(DOORBELLS.map(({ deviceId }) => deviceId));
+  const testbed = usePlatformTestbed(DOORBELLS.map(({ deviceId }) => deviceId));
 
   it('subscribes every doorbell through 30 % random faults on every route, never trying a call more than 1 + 4 times a pass', async () => {
     const seed = Number(process.env.CHAOS_SEED ?? randomInt(2 ** 31));
     await withSeed(seed, async () => {
-      bed.sim.injectChaos({ probability: 0.3, seed, stallMs: 300 });
-      const platform = bed.launch({ doorbells: DOORBELLS, timing: TIMING });
-      const passes = new Passes(bed.sim, platform);
+      testbed.sim.injectChaos({ probability: 0.3, seed, stallMs: 300 });
+      const platform = testbed.launch({ doorbells: DOORBELLS, timing: TIMING });
+      const passes = new Passes(testbed.sim, platform);
 
       await waitFor(() => allConfirmed(platform, DOORBELLS), 'every doorbell subscribed', 15_000);
 
@@ -118,8 +118,8 @@ describe('chaos', () => {
       expect(attempts.flatMap((calls) => Object.entries(calls).filter(([, count]) => count > MAX_ATTEMPTS))).toEqual([]);
       const subscribed = new Set(attempts.flatMap((calls) => Object.keys(calls)).filter((call) => call.endsWith('/motions_subscribe')));
       expect(subscribed.size).toBe(DOORBELLS.length);
-      expect(bed.sim.invalidRequests()).toEqual([]);
-      expect(bed.sim.issuedTokens).toHaveLength(1);
+      expect(testbed.sim.invalidRequests()).toEqual([]);
+      expect(testbed.sim.issuedTokens).toHaveLength(1);
     });
   });
 
@@ -131,16 +131,16 @@ describe('chaos', () => {
       const waitsInMinutes = [1, 2, 4, 8, 16, 30, 30, 30];
       const announced = ['1 minute', '2 minutes', '4 minutes', '8 minutes', '16 minutes', '30 minutes', '30 minutes', '30 minutes'];
       for (const route of ['region', 'login', 'register', 'subscribe'] as const) {
-        bed.sim.injectFault(route, { reset: true, times: 100_000 });
+        testbed.sim.injectFault(route, { reset: true, times: 100_000 });
       }
       // The clients' own 10 s request timeout: however slow the machine, no answer is given up on.
-      const platform = bed.launch({ doorbells: DOORBELLS, timing: { ...FAST, schedule: { ...SCHEDULE_TIMING, random: () => 0 } } });
+      const platform = testbed.launch({ doorbells: DOORBELLS, timing: { ...FAST, schedule: { ...SCHEDULE_TIMING, random: () => 0 } } });
       const noticedAt: number[] = [];
-      const passes = new Passes(bed.sim, platform, (notices) => {
+      const passes = new Passes(testbed.sim, platform, (notices) => {
         noticedAt.push(jest.now());
         // The outage ends as the last retry is announced: the pass after it must get through.
         if (notices === announced.length) {
-          bed.sim.clearFaults();
+          testbed.sim.clearFaults();
         }
       });
 
@@ -152,10 +152,10 @@ describe('chaos', () => {
 
         await jest.advanceTimersByTimeAsync(noticedAt[pass] + delayMs - 1 - jest.now());
         await sleep(50);
-        expect([`${delay} less 1 ms`, bed.sim.requests.length]).toEqual([`${delay} less 1 ms`, requests]);
+        expect([`${delay} less 1 ms`, testbed.sim.requests.length]).toEqual([`${delay} less 1 ms`, requests]);
         // Exactly on time: the clock stands still until the next pass has sent its first request.
         await jest.advanceTimersByTimeAsync(1);
-        await runUntil(() => bed.sim.requests.length > requests, `pass ${pass + 2}, ${delay} later`, 0);
+        await runUntil(() => testbed.sim.requests.length > requests, `pass ${pass + 2}, ${delay} later`, 0);
       }
       await runUntil(() => allConfirmed(platform, DOORBELLS), 'recovery', 1);
 
@@ -172,21 +172,21 @@ describe('chaos', () => {
   it('logs no secret the simulator handed out, at debug level, through chaos, motion, a ring and a refused session', async () => {
     const seed = Number(process.env.CHAOS_SEED ?? randomInt(2 ** 31));
     await withSeed(seed, async () => {
-      bed.sim.injectChaos({ probability: 0.3, seed, stallMs: 300 });
+      testbed.sim.injectChaos({ probability: 0.3, seed, stallMs: 300 });
       const timing = { ...TIMING, schedule: { ...TIMING.schedule, refreshMs: 400 } };
-      const platform = bed.launch({ doorbells: DOORBELLS, timing });
+      const platform = testbed.launch({ doorbells: DOORBELLS, timing });
       await waitFor(() => allConfirmed(platform, DOORBELLS), 'every doorbell subscribed', 15_000);
-      bed.sim.clearFaults();
+      testbed.sim.clearFaults();
 
-      await bed.sim.deliverMotion(DOORBELLS[0].deviceId);
-      await bed.sim.deliverMotion(DOORBELLS[1].deviceId, { kind: 'ding' });
-      bed.sim.revokeToken(bed.sim.issuedTokens[0]);
+      await testbed.sim.deliverMotion(DOORBELLS[0].deviceId);
+      await testbed.sim.deliverMotion(DOORBELLS[1].deviceId, { kind: 'ding' });
+      testbed.sim.revokeToken(testbed.sim.issuedTokens[0]);
       await waitFor(() => logged(platform, 'no longer accepts this session'), 'the refused session at the refresh', 5_000);
 
       const lines = platform.log.lines;
       expect(lines.some(({ level }) => level === 'debug')).toBe(true);
-      expect(bed.sim.secrets.length).toBeGreaterThanOrEqual(7);
-      expect(lines.filter(({ message }) => bed.sim.secrets.some((secret) => message.includes(secret)))).toEqual([]);
+      expect(testbed.sim.secrets.length).toBeGreaterThanOrEqual(7);
+      expect(lines.filter(({ message }) => testbed.sim.secrets.some((secret) => message.includes(secret)))).toEqual([]);
     });
   });
 });
