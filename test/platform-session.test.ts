@@ -130,7 +130,7 @@ describe('following the settings page', () => {
     expect(underWay.every((line) => line.level === 'warn')).toBe(true);
     expect(testbed.sim.requestsTo('login')).toHaveLength(0);
 
-    // The page's sign-in got no verdict (the service did not answer): the code is free again.
+    // The page's sign-in got no decision (the service did not answer): the code is free again.
     await page.store.releaseCode(ACCOUNT.code);
 
     await waitFor(() => allConfirmed(platform), 'the subscriptions');
