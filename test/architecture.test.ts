@@ -1,5 +1,5 @@
 /**
- * The rooms of src/ and what each may import: the stages before the accessories know nothing of
+ * The folders of src/ and what each may import: the stages before the accessories know nothing of
  * Homebridge (the Homebridge UI's plugin server runs the session module in a process of its own), and
  * data flows one way, so no stage imports a later one. And every file of the project stands on its
  * own: it cites nothing a reader of the repository cannot open.
@@ -13,7 +13,7 @@ import madge from 'madge';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SRC = join(ROOT, 'src');
 
-/** Each room, with the rooms it may import from (besides itself and the shared top-level files). */
+/** Each folder, with the folders it may import from (besides itself and the shared top-level files). */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   values: [],
   cloud: [],
@@ -28,7 +28,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Rooms a room may take types from but no code: the settings' types are the one statement of their
+ * Folders a folder may take types from but no code: the settings' types are the one statement of their
  * shape, while the session module stays free of the config check (Ajv, the schema) at run time.
  */
 const TYPES_FROM: Readonly<Record<string, readonly string[]>> = {
@@ -36,14 +36,14 @@ const TYPES_FROM: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * What every room may use: the small checks on values from outside (`values/`) and two top-level
- * files. None of them imports a room.
+ * What every folder may use: the small checks on values from outside (`values/`) and two top-level
+ * files. None of them imports from a folder.
  */
 const SHARED = ['values', 'log.ts', 'settings.ts'];
 
 /**
  * The top level of src/: registration, the two names, the platform, the logger, the platform's way to
- * the Matter room, which loads that room only on a bridge with Matter on, its way to the Doorbell
+ * `matter/`, which loads it only on a bridge with Matter on, its way to the Doorbell
  * Alerts sensor, which joins the alerts rule to HomeKit and Matter, and what a notification does to
  * the accessories and the status.
  */
@@ -76,30 +76,30 @@ function filesIn(folder: string, wanted = (name: string) => name.endsWith('.ts')
   });
 }
 
-/** The room a resolved path lies in, or the shared file's name. */
-function roomOf(path: string): string {
+/** The folder a resolved path lies in, or the shared file's name. */
+function folderOf(path: string): string {
   const [first] = relative(SRC, path).split('/');
   return first.endsWith('.js') ? first.replace(/\.js$/, '.ts') : first;
 }
 
-describe('the rooms of src/', () => {
-  it.each(Object.entries(ALLOWED))('%s imports only from the rooms before it, and nothing of Homebridge', (room, allowed) => {
-    const imports = filesIn(join(SRC, room)).flatMap(importsOf);
+describe('the folders of src/', () => {
+  it.each(Object.entries(ALLOWED))('%s imports only from the folders before it, and nothing of Homebridge', (folder, allowed) => {
+    const imports = filesIn(join(SRC, folder)).flatMap(importsOf);
     expect(imports.length).toBeGreaterThan(0);
 
     const homebridge = imports.filter(({ specifier }) => HOMEBRIDGE.test(specifier));
-    const permitted = new Set([room, ...allowed, ...SHARED]);
-    const typesFrom = new Set(TYPES_FROM[room] ?? []);
+    const permitted = new Set([folder, ...allowed, ...SHARED]);
+    const typesFrom = new Set(TYPES_FROM[folder] ?? []);
     const later = imports
       .filter(({ specifier }) => specifier.startsWith('.'))
-      .map(({ file, specifier, typeOnly }) => ({ file: relative(SRC, file), target: roomOf(resolve(dirname(file), specifier)), typeOnly }))
+      .map(({ file, specifier, typeOnly }) => ({ file: relative(SRC, file), target: folderOf(resolve(dirname(file), specifier)), typeOnly }))
       .filter(({ target, typeOnly }) => !permitted.has(target) && !(typeOnly && typesFrom.has(target)));
 
-    expect(['accessories', 'matter'].includes(room) ? [] : homebridge).toEqual([]);
+    expect(['accessories', 'matter'].includes(folder) ? [] : homebridge).toEqual([]);
     expect(later).toEqual([]);
   });
 
-  it('keeps the shared top-level files free of rooms and of Homebridge', () => {
+  it('keeps the shared top-level files free of imports from the folders and of Homebridge', () => {
     const imports = ['log.ts', 'settings.ts'].flatMap((name) => importsOf(join(SRC, name)));
     expect(imports.filter(({ specifier }) => specifier.startsWith('.') || HOMEBRIDGE.test(specifier))).toEqual([]);
   });
