@@ -127,7 +127,7 @@ describe('relay mode', () => {
     const timing = { ...FAST, schedule: { ...FAST.schedule, retry, random: () => 1 }, relayConnectWaitMs: 300 };
     relay.refuseSubscriptions({ status: 503, times: 1_000 });
     const platform = testbed.launch({ relayUrl: relay.url, timing });
-    await waitFor(() => logged(platform, 'did not open a stream within 0.3 s. Trying again as soon as it opens, at the latest in 1 minute.'), 'the failed pass');
+    await waitFor(() => logged(platform, 'did not open a stream within 0.3 s. Trying again as soon as it opens, at the latest in 1 minute.'), 'the failed attempt');
 
     relay.refuseSubscriptions({ status: 503, times: 0 });
 

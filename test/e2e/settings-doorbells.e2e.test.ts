@@ -194,7 +194,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
         await page.screenshot('12-status');
         await page.screenshotOwnPart('12-status-own-part');
 
-        // The registration is refreshed every 12 hours (from the end of a pass): half of each day the
+        // The registration is refreshed every 12 hours (from the end of an attempt to connect): half of each day the
         // next refresh falls on the next day, and the panel writes its date.
         const untilRefresh = Date.parse(status.nextRefreshAt ?? '') - Date.parse(status.registeredAt ?? '');
         expect(untilRefresh).toBeGreaterThanOrEqual(12 * 60 * 60_000);
