@@ -5,8 +5,8 @@ import { requireHeaderAbsent, requireMediaType, requireNoBody, requireSingleHead
 import type { IncomingRequest } from './incoming.js';
 import type { RouteContext } from './route-context.js';
 import type { ServiceState } from './state.js';
-import { Verdict } from './verdict.js';
-import type { Evaluation } from './verdict.js';
+import { RequestCheck } from './request-check.js';
+import type { Evaluation } from './request-check.js';
 
 /** The account service: region resolution (account server) and code login (regional server). */
 
@@ -15,13 +15,13 @@ const INVALID_CODE = [2018, 'verification code is invalid'] as const;
 
 /** POST /api/v1/getUrlByEmail?email=…&needtwostepauth=false */
 export function evaluateRegion(request: IncomingRequest, context: RouteContext): Evaluation {
-  const verdict = new Verdict(request.service);
-  const query = readExactFields(verdict, request.rawQuery, ['email', 'needtwostepauth'], 'query');
-  const email = requireEmailField(verdict, query, 'query');
-  requireFieldFormat(verdict, query, 'needtwostepauth', /^false$/, 'exactly "false"');
-  requireNoBody(verdict, request);
-  requireHeaderAbsent(verdict, request, 'authorization');
-  return verdict.conclude(() => {
+  const check = new RequestCheck(request.service);
+  const query = readExactFields(check, request.rawQuery, ['email', 'needtwostepauth'], 'query');
+  const email = requireEmailField(check, query, 'query');
+  requireFieldFormat(check, query, 'needtwostepauth', /^false$/, 'exactly "false"');
+  requireNoBody(check, request);
+  requireHeaderAbsent(check, request, 'authorization');
+  return check.conclude(() => {
     const profile = context.state.findAccount(email);
     return profile ? regionReply(profile, context.regionalUrl) : serviceError(...UNKNOWN_ACCOUNT);
   });
@@ -41,16 +41,16 @@ const NON_NEGATIVE_INTEGER = /^(0|[1-9][0-9]{0,8})$/;
 
 /** POST /api/v4/auth/email/login/code, form-encoded, with the seven client headers. */
 export function evaluateLogin(request: IncomingRequest, context: RouteContext): Evaluation {
-  const verdict = new Verdict(request.service);
-  requireClientHeaders(verdict, request, context.state);
-  requireHeaderAbsent(verdict, request, 'authorization');
-  requireMediaType(verdict, request, 'application/x-www-form-urlencoded', 400);
-  const form = readExactFields(verdict, request.body, LOGIN_FIELDS, 'body');
-  const { code } = requireAccountFieldFormats(verdict, form);
-  requireFieldFormat(verdict, form, 'majorVersion', NON_NEGATIVE_INTEGER, 'a non-negative decimal integer');
-  requireFieldFormat(verdict, form, 'minorVersion', NON_NEGATIVE_INTEGER, 'a non-negative decimal integer');
-  const email = requireEmailField(verdict, form, 'body');
-  return verdict.conclude(() => {
+  const check = new RequestCheck(request.service);
+  requireClientHeaders(check, request, context.state);
+  requireHeaderAbsent(check, request, 'authorization');
+  requireMediaType(check, request, 'application/x-www-form-urlencoded', 400);
+  const form = readExactFields(check, request.body, LOGIN_FIELDS, 'body');
+  const { code } = requireAccountFieldFormats(check, form);
+  requireFieldFormat(check, form, 'majorVersion', NON_NEGATIVE_INTEGER, 'a non-negative decimal integer');
+  requireFieldFormat(check, form, 'minorVersion', NON_NEGATIVE_INTEGER, 'a non-negative decimal integer');
+  const email = requireEmailField(check, form, 'body');
+  return check.conclude(() => {
     const outcome = context.state.login(email, code);
     if (outcome === 'unknown account') {
       return serviceError(...UNKNOWN_ACCOUNT);
@@ -62,28 +62,28 @@ export function evaluateLogin(request: IncomingRequest, context: RouteContext): 
   });
 }
 
-function requireClientHeaders(verdict: Verdict, request: IncomingRequest, state: ServiceState): void {
-  if (requireSingleHeader(verdict, request, 'header_clientid') === '') {
-    verdict.violation('header header_clientid must not be empty');
+function requireClientHeaders(check: RequestCheck, request: IncomingRequest, state: ServiceState): void {
+  if (requireSingleHeader(check, request, 'header_clientid') === '') {
+    check.violation('header header_clientid must not be empty');
   }
   for (const [name, expected] of Object.entries(FIXED_HEADERS)) {
-    const value = requireSingleHeader(verdict, request, name);
+    const value = requireSingleHeader(check, request, name);
     if (value !== undefined && value !== expected) {
-      verdict.violation(`header ${name} must be exactly ${JSON.stringify(expected)}`);
+      check.violation(`header ${name} must be exactly ${JSON.stringify(expected)}`);
     }
   }
-  const ks = requireSingleHeader(verdict, request, 'x-mercy-ks');
-  const k = requireSingleHeader(verdict, request, 'x-mercy-k');
+  const ks = requireSingleHeader(check, request, 'x-mercy-ks');
+  const k = requireSingleHeader(check, request, 'x-mercy-k');
   if (ks === undefined) {
     return;
   }
   if (!/^[A-Za-z0-9]{16}$/.test(ks)) {
-    verdict.violation('header x-mercy-ks must be 16 letters and digits');
+    check.violation('header x-mercy-ks must be 16 letters and digits');
   } else if (!state.firstUseOfMercyKs(ks)) {
-    verdict.violation('header x-mercy-ks was used before: it must be new on every request');
+    check.violation('header x-mercy-ks was used before: it must be new on every request');
   }
   // The project's chosen derivation: x-mercy-k is the lowercase hex SHA-256 of x-mercy-ks.
   if (k !== undefined && k !== createHash('sha256').update(ks).digest('hex')) {
-    verdict.violation('header x-mercy-k must be the lowercase hex SHA-256 of x-mercy-ks');
+    check.violation('header x-mercy-k must be the lowercase hex SHA-256 of x-mercy-ks');
   }
 }

@@ -5,8 +5,8 @@ import { deviceListBody } from './device-list.js';
 import { emptyReply } from './incoming.js';
 import type { IncomingRequest } from './incoming.js';
 import type { RouteContext } from './route-context.js';
-import { Verdict } from './verdict.js';
-import type { Evaluation } from './verdict.js';
+import { RequestCheck } from './request-check.js';
+import type { Evaluation } from './request-check.js';
 
 /** The doorbell service: push registration, motion subscription and the device list, all behind a bearer token. */
 
@@ -20,29 +20,29 @@ const REGISTRATION_SHAPE: Shape = {
 
 /** PATCH /clients_api/device with exactly the registration shape; answers 204. */
 export function evaluateRegister(request: IncomingRequest, context: RouteContext): Evaluation {
-  const verdict = new Verdict(request.service);
-  const bearer = requireBearer(verdict, request, (token) => context.state.isActiveToken(token));
-  requireMediaType(verdict, request, 'application/json', 415);
-  const pushToken = readPushToken(verdict, request.body);
-  return verdict.conclude(() => {
+  const check = new RequestCheck(request.service);
+  const bearer = requireBearer(check, request, (token) => context.state.isActiveToken(token));
+  requireMediaType(check, request, 'application/json', 415);
+  const pushToken = readPushToken(check, request.body);
+  return check.conclude(() => {
     context.state.registerPushToken(bearer, pushToken);
     return emptyReply(204);
   });
 }
 
 /** The push_notification_token of a registration body that has exactly the expected shape. */
-function readPushToken(verdict: Verdict, body: string): string {
+function readPushToken(check: RequestCheck, body: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    verdict.violation('body must be JSON');
+    check.violation('body must be JSON');
     return '';
   }
-  requireExactShape(verdict, parsed, REGISTRATION_SHAPE, 'body');
+  requireExactShape(check, parsed, REGISTRATION_SHAPE, 'body');
   const token = (parsed as { device?: { push_notification_token?: unknown } } | null)?.device?.push_notification_token;
   if (typeof token === 'string' && token !== '' && !isHttpUrl(token)) {
-    verdict.violation('body.device.push_notification_token must be an absolute http(s) URL');
+    check.violation('body.device.push_notification_token must be an absolute http(s) URL');
   }
   return typeof token === 'string' ? token : '';
 }
@@ -54,19 +54,19 @@ function isHttpUrl(text: string): boolean {
 /** POST /clients_api/doorbots/{device_id}/motions_subscribe, no body, after a registration; answers 200. */
 export function evaluateSubscribe(request: IncomingRequest, context: RouteContext, [deviceId]: readonly string[]): Evaluation {
   const { state } = context;
-  const verdict = new Verdict(request.service);
-  const bearer = requireBearer(verdict, request, (token) => state.isActiveToken(token));
-  requireNoBody(verdict, request);
+  const check = new RequestCheck(request.service);
+  const bearer = requireBearer(check, request, (token) => state.isActiveToken(token));
+  requireNoBody(check, request);
   if (!isDeviceIdText(deviceId)) {
-    verdict.violation('device_id must be a decimal integer from 1 to 9223372036854775807');
+    check.violation('device_id must be a decimal integer from 1 to 9223372036854775807');
   } else if (!state.doorbellExists(deviceId)) {
     // An unknown doorbell is the user's configuration, not a protocol error of the client.
-    verdict.refuse(`no doorbell ${deviceId} on this account`, 404);
+    check.refuse(`no doorbell ${deviceId} on this account`, 404);
   }
   if (bearer !== '' && !state.hasPushToken(bearer)) {
-    verdict.violation('register a push token (PATCH /clients_api/device) before subscribing');
+    check.violation('register a push token (PATCH /clients_api/device) before subscribing');
   }
-  return verdict.conclude(() => {
+  return check.conclude(() => {
     state.subscribedDoorbells.add(deviceId);
     return emptyReply(200);
   });
@@ -78,15 +78,15 @@ export function evaluateSubscribe(request: IncomingRequest, context: RouteContex
  */
 export function evaluateDeviceList(request: IncomingRequest, context: RouteContext): Evaluation {
   const { state } = context;
-  const verdict = new Verdict(request.service);
+  const check = new RequestCheck(request.service);
   if (state.deviceListMode === 'not-offered') {
     // A service without the list knows nothing of the route: it answers before looking at the token.
-    verdict.refuse(`no route ${request.method} ${request.path}`, 404);
+    check.refuse(`no route ${request.method} ${request.path}`, 404);
   }
-  requireBearer(verdict, request, (token) => state.isActiveToken(token) && state.deviceListMode !== 'unauthorized');
-  requireNoBody(verdict, request);
+  requireBearer(check, request, (token) => state.isActiveToken(token) && state.deviceListMode !== 'unauthorized');
+  requireNoBody(check, request);
   if (request.rawQuery !== '') {
-    verdict.violation('the device list takes no query');
+    check.violation('the device list takes no query');
   }
-  return verdict.conclude(() => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: deviceListBody(state.devices) }));
+  return check.conclude(() => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: deviceListBody(state.devices) }));
 }

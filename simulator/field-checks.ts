@@ -1,4 +1,4 @@
-import type { Verdict } from './verdict.js';
+import type { RequestCheck } from './request-check.js';
 
 /**
  * Checks of the fields a request carries: url-encoded pairs (query and form body), e-mail addresses,
@@ -50,7 +50,7 @@ function decodeFormText(text: string): string | undefined {
 }
 
 /** Reads `a=1&b=2`, requiring exactly the expected keys, each once. */
-export function readExactFields(verdict: Verdict, text: string, expected: readonly string[], where: string): Map<string, FormField> {
+export function readExactFields(check: RequestCheck, text: string, expected: readonly string[], where: string): Map<string, FormField> {
   const fields = new Map<string, FormField>();
   for (const pair of text === '' ? [] : text.split('&')) {
     const separator = pair.indexOf('=');
@@ -58,50 +58,50 @@ export function readExactFields(verdict: Verdict, text: string, expected: readon
     const key = decodeFormText(separator === -1 ? pair : pair.slice(0, separator));
     const value = decodeFormText(raw);
     if (key === undefined || value === undefined) {
-      verdict.violation(`${where} has broken percent-encoding`);
+      check.violation(`${where} has broken percent-encoding`);
     } else if (!expected.includes(key)) {
-      verdict.violation(`${where} has unexpected key ${JSON.stringify(key)}`);
+      check.violation(`${where} has unexpected key ${JSON.stringify(key)}`);
     } else if (fields.has(key)) {
-      verdict.violation(`${where} key ${key} sent more than once`);
+      check.violation(`${where} key ${key} sent more than once`);
     } else {
       fields.set(key, { raw, value });
     }
   }
   for (const key of expected.filter((name) => !fields.has(name))) {
-    verdict.violation(`${where} is missing ${key}`);
+    check.violation(`${where} is missing ${key}`);
   }
   return fields;
 }
 
 /** Requires the field (when present) to match `pattern`; returns its decoded value. */
-export function requireFieldFormat(verdict: Verdict, fields: Map<string, FormField>, key: string, pattern: RegExp, expectation: string): string {
+export function requireFieldFormat(check: RequestCheck, fields: Map<string, FormField>, key: string, pattern: RegExp, expectation: string): string {
   const field = fields.get(key);
   const problem = field === undefined ? undefined : fieldFormatProblem(key, field.value, pattern, expectation);
   if (problem !== undefined) {
-    verdict.violation(problem);
+    check.violation(problem);
   }
   return field?.value ?? '';
 }
 
 /** requireFieldFormat for each account field, in table order; returns their decoded values. */
-export function requireAccountFieldFormats(verdict: Verdict, fields: Map<string, FormField>): Record<AccountField, string> {
+export function requireAccountFieldFormats(check: RequestCheck, fields: Map<string, FormField>): Record<AccountField, string> {
   const values = {} as Record<AccountField, string>;
   for (const { key, pattern, expectation } of ACCOUNT_FIELD_FORMATS) {
-    values[key] = requireFieldFormat(verdict, fields, key, pattern, expectation);
+    values[key] = requireFieldFormat(check, fields, key, pattern, expectation);
   }
   return values;
 }
 
 /** A raw '+' decodes as a space, which silently turns a+b@x into "a b@x": the classic encoding bug. */
-export function requireEmailField(verdict: Verdict, fields: Map<string, FormField>, where: string): string {
+export function requireEmailField(check: RequestCheck, fields: Map<string, FormField>, where: string): string {
   const field = fields.get('email');
   if (field === undefined) {
     return '';
   }
   if (field.raw.includes('+')) {
-    verdict.violation(`${where} email has a raw "+", which decodes as a space: percent-encode it as %2B`);
+    check.violation(`${where} email has a raw "+", which decodes as a space: percent-encode it as %2B`);
   } else if (!isEmail(field.value)) {
-    verdict.violation(`${where} email must be an e-mail address`);
+    check.violation(`${where} email must be an e-mail address`);
   }
   return field.value;
 }
@@ -110,26 +110,26 @@ export function requireEmailField(verdict: Verdict, fields: Map<string, FormFiel
 export type Shape = 'string' | { readonly [key: string]: Shape };
 
 /** Requires `value` to have exactly `shape`: no missing key, no extra key, at any depth. */
-export function requireExactShape(verdict: Verdict, value: unknown, shape: Shape, path: string): void {
+export function requireExactShape(check: RequestCheck, value: unknown, shape: Shape, path: string): void {
   if (shape === 'string') {
     if (typeof value !== 'string' || value === '') {
-      verdict.violation(`${path} must be a non-empty string`);
+      check.violation(`${path} must be a non-empty string`);
     }
     return;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    verdict.violation(`${path} must be an object`);
+    check.violation(`${path} must be an object`);
     return;
   }
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record).filter((name) => !Object.hasOwn(shape, name))) {
-    verdict.violation(`${path} has unexpected key ${JSON.stringify(key)}`);
+    check.violation(`${path} has unexpected key ${JSON.stringify(key)}`);
   }
   for (const [key, inner] of Object.entries(shape)) {
     if (Object.hasOwn(record, key)) {
-      requireExactShape(verdict, record[key], inner, `${path}.${key}`);
+      requireExactShape(check, record[key], inner, `${path}.${key}`);
     } else {
-      verdict.violation(`${path} is missing ${key}`);
+      check.violation(`${path} is missing ${key}`);
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { Evaluation } from './verdict.js';
+import type { Evaluation } from './request-check.js';
 import type { IncomingRequest } from './incoming.js';
 import type { ServiceState } from './state.js';
 

@@ -3,8 +3,8 @@ import { evaluateDeviceList, evaluateRegister, evaluateSubscribe } from './doorb
 import type { IncomingRequest } from './incoming.js';
 import type { RouteContext, RouteEvaluator } from './route-context.js';
 import type { RouteName, SimulatedService } from './types.js';
-import { refusedOutright } from './verdict.js';
-import type { Evaluation, Refusal } from './verdict.js';
+import { refusedOutright } from './request-check.js';
+import type { Evaluation, Refusal } from './request-check.js';
 
 interface Route {
   name: RouteName;

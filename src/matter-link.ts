@@ -2,41 +2,41 @@ import type { API, MatterAccessory } from 'homebridge';
 import type { DoorbellAccessory } from './accessories/doorbell-accessory.js';
 import type { DoorbellSettings } from './config/parse-config.js';
 import { errorMessage, type Logger } from './log.js';
-import type * as MatterRoom from './matter/matter-doorbells.js';
+import type * as MatterModule from './matter/matter-doorbells.js';
 import type { MatterDoorbells } from './matter/matter-doorbells.js';
 import type { MatterTiming } from './matter/registration-wait.js';
 
-/** The Matter room's code, loaded only for a bridge with Matter on. */
-export type MatterLoader = () => Promise<typeof MatterRoom>;
+/** The code of `matter/`, loaded only for a bridge with Matter on. */
+export type MatterLoader = () => Promise<typeof MatterModule>;
 
-const loadMatterRoom: MatterLoader = () => import('./matter/matter-doorbells.js');
+const loadMatterModule: MatterLoader = () => import('./matter/matter-doorbells.js');
 
 /**
- * The platform's way to the doorbells' Matter devices, for a bridge with Matter on. The Matter room
- * is loaded then and only then, so a bridge without Matter (and Homebridge 1) runs none of it.
+ * The platform's way to the doorbells' Matter devices, for a bridge with Matter on. The code of
+ * `matter/` is loaded then and only then, so a bridge without Matter (and Homebridge 1) runs none of it.
  * Calls made while it loads wait their turn, in order. A Matter failure is logged and goes no
  * further: HomeKit never waits for Matter.
  */
 export class MatterLink {
   private constructor(
-    private readonly room: Promise<MatterDoorbells | undefined>,
+    private readonly loaded: Promise<MatterDoorbells | undefined>,
     private readonly log: Logger,
   ) {}
 
-  /** Undefined unless the bridge publishes over Matter. `timing`: the Matter room's own when absent. */
-  static forBridge(api: API, log: Logger, load: MatterLoader = loadMatterRoom, timing?: MatterTiming): MatterLink | undefined {
+  /** Undefined unless the bridge publishes over Matter. `timing`: `matter/`'s own when absent. */
+  static forBridge(api: API, log: Logger, load: MatterLoader = loadMatterModule, timing?: MatterTiming): MatterLink | undefined {
     const matter = api.matter;
     if (api.isMatterEnabled?.() !== true || matter === undefined) {
       return undefined;
     }
-    const room = load().then(
+    const loaded = load().then(
       ({ MatterDoorbells }) => new MatterDoorbells(api, matter, log, timing),
       (error: unknown) => {
         log.warn(`Matter: the doorbells cannot be published over Matter: ${errorMessage(error)}`);
         return undefined;
       },
     );
-    return new MatterLink(room, log);
+    return new MatterLink(loaded, log);
   }
 
   restore(accessory: MatterAccessory): void {
@@ -66,7 +66,7 @@ export class MatterLink {
   }
 
   private then(action: (doorbells: MatterDoorbells) => void): void {
-    void this.room
+    void this.loaded
       .then((doorbells) => {
         if (doorbells !== undefined) {
           action(doorbells);

@@ -38,7 +38,7 @@ export interface PlatformTiming {
   requestTimeoutMs?: number;
   /** This machine's clock (Date.now when absent): the tests set it wrong to show that relay alerts go by the relay's. */
   now?: () => number;
-  /** How the Matter devices' registration is awaited; the Matter room's own when absent. */
+  /** How the Matter devices' registration is awaited; `matter/`'s own when absent. */
   matter?: MatterTiming;
   /** A clock that only moves forward (performance.now when absent), for durations such as the 5 s between two rings. */
   monotonicNow?: () => number;
@@ -83,7 +83,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     config: PlatformConfig,
     private readonly api: API,
     private readonly timing: PlatformTiming,
-    /** How the Matter room's code is loaded, on a bridge with Matter on; tests watch whether it is. */
+    /** How the code of `matter/` is loaded, on a bridge with Matter on; tests watch whether it is. */
     loadMatter?: MatterLoader,
   ) {
     this.log = new SecretMaskingLogger(logging);

@@ -1,19 +1,20 @@
 /**
- * The rooms of src/ and what each may import: the stages before the accessories know nothing of
+ * The folders of src/ and what each may import: the stages before the accessories know nothing of
  * Homebridge (the Homebridge UI's plugin server runs the session module in a process of its own), and
  * data flows one way, so no stage imports a later one. And every file of the project stands on its
- * own: it cites nothing a reader of the repository cannot open.
+ * own: it cites nothing a reader of the repository cannot open, and every file its comments name exists.
  */
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import madge from 'madge';
+import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SRC = join(ROOT, 'src');
 
-/** Each room, with the rooms it may import from (besides itself and the shared top-level files). */
+/** Each folder, with the folders it may import from (besides itself and the shared top-level files). */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   values: [],
   cloud: [],
@@ -28,7 +29,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Rooms a room may take types from but no code: the settings' types are the one statement of their
+ * Folders a folder may take types from but no code: the settings' types are the one statement of their
  * shape, while the session module stays free of the config check (Ajv, the schema) at run time.
  */
 const TYPES_FROM: Readonly<Record<string, readonly string[]>> = {
@@ -36,14 +37,14 @@ const TYPES_FROM: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * What every room may use: the small checks on values from outside (`values/`) and two top-level
- * files. None of them imports a room.
+ * What every folder may use: the small checks on values from outside (`values/`) and two top-level
+ * files. None of them imports from a folder.
  */
 const SHARED = ['values', 'log.ts', 'settings.ts'];
 
 /**
  * The top level of src/: registration, the two names, the platform, the logger, the platform's way to
- * the Matter room, which loads that room only on a bridge with Matter on, its way to the Doorbell
+ * `matter/`, which loads it only on a bridge with Matter on, its way to the Doorbell
  * Alerts sensor, which joins the alerts rule to HomeKit and Matter, and what a notification does to
  * the accessories and the status.
  */
@@ -76,30 +77,30 @@ function filesIn(folder: string, wanted = (name: string) => name.endsWith('.ts')
   });
 }
 
-/** The room a resolved path lies in, or the shared file's name. */
-function roomOf(path: string): string {
+/** The folder a resolved path lies in, or the shared file's name. */
+function folderOf(path: string): string {
   const [first] = relative(SRC, path).split('/');
   return first.endsWith('.js') ? first.replace(/\.js$/, '.ts') : first;
 }
 
-describe('the rooms of src/', () => {
-  it.each(Object.entries(ALLOWED))('%s imports only from the rooms before it, and nothing of Homebridge', (room, allowed) => {
-    const imports = filesIn(join(SRC, room)).flatMap(importsOf);
+describe('the folders of src/', () => {
+  it.each(Object.entries(ALLOWED))('%s imports only from the folders before it, and nothing of Homebridge', (folder, allowed) => {
+    const imports = filesIn(join(SRC, folder)).flatMap(importsOf);
     expect(imports.length).toBeGreaterThan(0);
 
     const homebridge = imports.filter(({ specifier }) => HOMEBRIDGE.test(specifier));
-    const permitted = new Set([room, ...allowed, ...SHARED]);
-    const typesFrom = new Set(TYPES_FROM[room] ?? []);
+    const permitted = new Set([folder, ...allowed, ...SHARED]);
+    const typesFrom = new Set(TYPES_FROM[folder] ?? []);
     const later = imports
       .filter(({ specifier }) => specifier.startsWith('.'))
-      .map(({ file, specifier, typeOnly }) => ({ file: relative(SRC, file), target: roomOf(resolve(dirname(file), specifier)), typeOnly }))
+      .map(({ file, specifier, typeOnly }) => ({ file: relative(SRC, file), target: folderOf(resolve(dirname(file), specifier)), typeOnly }))
       .filter(({ target, typeOnly }) => !permitted.has(target) && !(typeOnly && typesFrom.has(target)));
 
-    expect(['accessories', 'matter'].includes(room) ? [] : homebridge).toEqual([]);
+    expect(['accessories', 'matter'].includes(folder) ? [] : homebridge).toEqual([]);
     expect(later).toEqual([]);
   });
 
-  it('keeps the shared top-level files free of rooms and of Homebridge', () => {
+  it('keeps the shared top-level files free of imports from the folders and of Homebridge', () => {
     const imports = ['log.ts', 'settings.ts'].flatMap((name) => importsOf(join(SRC, name)));
     expect(imports.filter(({ specifier }) => specifier.startsWith('.') || HOMEBRIDGE.test(specifier))).toEqual([]);
   });
@@ -110,7 +111,7 @@ describe('the rooms of src/', () => {
   });
 
   it('has no import circle: each file can be read after the files it imports', async () => {
-    // madge reads the imports as TypeScript resolves them (`./file.js` is `./file.ts`), type-only ones included.
+    // madge reads the imports as TypeScript resolves them (a `.js` specifier is the `.ts` file beside it), type-only ones included.
     const graph = await madge(SRC, { fileExtensions: ['ts'], tsConfig: join(ROOT, 'tsconfig.json') });
     expect(graph.warnings().skipped).toEqual([]);
     expect(Object.keys(graph.obj()).length).toBeGreaterThan(50);
@@ -164,5 +165,109 @@ describe('the project\'s files', () => {
         .flatMap((line, index) => OUTSIDE_CITATIONS.filter(([, pattern]) => pattern.test(line)).map(([what]) => `${relative(ROOT, file)}:${index + 1} cites ${what}`)),
     );
     expect(citations).toEqual([]);
+  });
+});
+
+/** The folders a path in a comment may start with, read from the repository's root: `src/push/intake.ts`, `./docs/`. */
+const ROOT_FOLDERS = [...PROJECT_FOLDERS, 'docs'];
+const ROOTED_PATH = new RegExp(String.raw`(?<![\w./@#~:-])(?:\./)?((?:${ROOT_FOLDERS.join('|')})/[\w./*-]*)`, 'g');
+
+/** A file's name with an extension the project's files have, bare or after folders: `push/intake.ts`, `./support/poll.ts`. */
+const FILE_PATH = /(?<![\w./@#~:-])((?:\.{1,2}\/)*(?:[\w-]+\/)*[\w*-][\w.*-]*\.(?:ts|mts|mjs|cjs|js|json|md|html|css))(?![\w/-])/g;
+
+/** Bare names are checked only with these extensions: a bare `status.json` or `Node.js` is no file of the repository. */
+const SOURCE_NAME = /\.(ts|mts|mjs|cjs)$/;
+
+/**
+ * Two comments in files another branch is rewriting with the schema checks they describe. Each must
+ * still be found, so that the list is emptied once they are gone.
+ */
+const KNOWN_STALE = ['scripts/lib/validators.ts test/validators.test.ts', 'src/config/schema-check.ts config-checks.generated.ts'];
+
+/** Every comment of a TypeScript or JavaScript file, with the line each starts on. */
+function commentsOf(file: string): Array<{ line: number; text: string }> {
+  const text = readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
+  const found = new Map<number, string>();
+  // Every token, punctuation too, so that a comment before a closing brace is found as well.
+  const visit = (node: ts.Node): void => {
+    for (const range of [...(ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []), ...(ts.getTrailingCommentRanges(text, node.getEnd()) ?? [])]) {
+      found.set(range.pos, text.slice(range.pos, range.end));
+    }
+    node.getChildren(source).forEach(visit);
+  };
+  visit(source);
+  return [...found].map(([pos, comment]) => ({ line: source.getLineAndCharacterOfPosition(pos).line + 1, text: comment }));
+}
+
+/** The project's folder names (`push`, `support`, `matter` ...): a path that starts with another is some other package's. */
+function folderNames(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && entry.name !== 'node_modules')
+    .flatMap((entry) => [entry.name, ...folderNames(join(folder, entry.name))]);
+}
+
+interface Project {
+  folders: Set<string>;
+  names: Set<string>;
+}
+
+/**
+ * Whether a path that does not start with one of the root's folders exists: `./` and `../` from the
+ * comment's folder; a path that starts with a folder name of the project's from the comment's folder,
+ * one above it, or src/ (`push/intake.ts`); a bare source file's name anywhere in the project.
+ * Undefined for anything else (a runtime file such as status.json, another package's path).
+ */
+function pathExists(file: string, path: string, { folders, names }: Project): boolean | undefined {
+  if (/^\.{1,2}\//.test(path)) {
+    return existsSync(resolve(dirname(file), path));
+  }
+  if (!path.includes('/')) {
+    return SOURCE_NAME.test(path) ? names.has(path) : undefined;
+  }
+  if (!folders.has(path.split('/')[0])) {
+    return undefined;
+  }
+  const above = relative(ROOT, dirname(file)).split(sep).map((_, index, parts) => join(ROOT, ...parts.slice(0, parts.length - index)));
+  return [...above, ROOT, SRC].some((folder) => existsSync(join(folder, path)));
+}
+
+interface Citation {
+  /** The file and the path, as KNOWN_STALE lists them. */
+  key: string;
+  where: string;
+  path: string;
+  found: boolean;
+}
+
+/** The paths the comments of `file` name, but globs (`*`): a glob names no one file, and may match none while generated modules are built rather than kept. */
+function citationsIn(file: string, project: Project): Citation[] {
+  const name = relative(ROOT, file);
+  return commentsOf(file).flatMap(({ line, text }) => {
+    const where = (index: number) => `${name}:${line + text.slice(0, index).split('\n').length - 1}`;
+    const rooted = [...text.matchAll(ROOTED_PATH)].map((match) => {
+      const path = match[1].replace(/\.+$/, '');
+      return { where: where(match.index), path, found: existsSync(join(ROOT, path)) };
+    });
+    const other = [...text.matchAll(FILE_PATH)]
+      .filter((match) => !ROOT_FOLDERS.includes(match[1].split('/')[0]))
+      .map((match) => ({ where: where(match.index), path: match[1], found: pathExists(file, match[1], project) }));
+    return [...rooted, ...other].flatMap(({ where: at, path, found }) =>
+      found === undefined || path.includes('*') ? [] : [{ key: `${name} ${path}`, where: at, path, found }],
+    );
+  });
+}
+
+describe('the project\'s comments', () => {
+  it('name only files and folders that exist', () => {
+    // A generated module's comments are its generator's, which are checked themselves.
+    const files = PROJECT_FOLDERS.flatMap((folder) => filesIn(join(ROOT, folder), (name) => /\.(ts|mjs|js)$/.test(name) && !name.includes('.generated.')));
+    const project = { folders: new Set(PROJECT_FOLDERS.flatMap((folder) => folderNames(join(ROOT, folder)))), names: new Set(files.map((file) => basename(file))) };
+    const citations = files.flatMap((file) => citationsIn(file, project));
+    const missing = citations.filter(({ found }) => !found);
+
+    expect(citations.length).toBeGreaterThan(50);
+    expect(missing.filter(({ key }) => !KNOWN_STALE.includes(key)).map(({ where, path }) => `${where} names ${path}, which does not exist`)).toEqual([]);
+    expect([...new Set(missing.map(({ key }) => key))].sort()).toEqual([...KNOWN_STALE].sort());
   });
 });

@@ -28,17 +28,18 @@ const TIMING: PlatformTiming = {
 /** Ten doorbells: two rounds of at most 8 concurrent subscriptions. */
 const DOORBELLS = Array.from({ length: 10 }, (_, index) => ({ deviceId: String(2001 + index), name: `Door ${index + 1}` }));
 
-/** Each call (region, login, registration, one doorbell's subscription) is tried at most this often in one pass. */
+/** Each call (region, login, registration, one doorbell's subscription) is tried at most this often in one run. */
 const MAX_ATTEMPTS = 1 + 4;
 
 const REGION_CALL = 'POST /api/v1/getUrlByEmail';
 
 /**
- * The requests of each background pass as the simulator received them. A pass ends where the plugin
- * logs that it tries again later: the log is watched as each line is written, so the boundary falls
- * exactly between two passes whatever the machine's load.
+ * The requests of each background run (one attempt to connect: session, registration, subscriptions)
+ * as the simulator received them. A run ends where the plugin logs that it tries again later: the log
+ * is watched as each line is written, so the boundary falls exactly between two runs whatever the
+ * machine's load.
  */
-class Passes {
+class BackgroundRuns {
   /** How many requests the simulator had received at each retry notice, and the notice. */
   readonly notices: Array<{ requests: number; message: string }> = [];
 
@@ -60,10 +61,10 @@ class Passes {
     };
   }
 
-  /** For each pass, how often each call (method and path) was attempted. */
+  /** For each run, how often each call (method and path) was attempted. */
   attempts(): Array<Record<string, number>> {
     const ends = [...this.notices.map(({ requests }) => requests), this.sim.requests.length];
-    return ends.map((end, pass) => countCalls(this.sim.requests.slice(pass === 0 ? 0 : ends[pass - 1], end)));
+    return ends.map((end, run) => countCalls(this.sim.requests.slice(run === 0 ? 0 : ends[run - 1], end)));
   }
 }
 
@@ -87,7 +88,7 @@ async function withSeed(seed: number, run: () => Promise<void>): Promise<void> {
 
 /**
  * Lets real I/O run until `condition` holds, moving the fake clock on by `stepMs` each turn (so the
- * millisecond backoffs within a pass elapse) or not at all; rejects after `timeoutMs` of real time.
+ * millisecond backoffs within a run elapse) or not at all; rejects after `timeoutMs` of real time.
  */
 async function runUntil(condition: () => boolean, what: string, stepMs: number, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -101,29 +102,29 @@ async function runUntil(condition: () => boolean, what: string, stepMs: number, 
 }
 
 describe('chaos', () => {
-  const bed = usePlatformTestbed(DOORBELLS.map(({ deviceId }) => deviceId));
+  const testbed = usePlatformTestbed(DOORBELLS.map(({ deviceId }) => deviceId));
 
-  it('subscribes every doorbell through 30 % random faults on every route, never trying a call more than 1 + 4 times a pass', async () => {
+  it('subscribes every doorbell through 30 % random faults on every route, never trying a call more than 1 + 4 times a run', async () => {
     const seed = Number(process.env.CHAOS_SEED ?? randomInt(2 ** 31));
     await withSeed(seed, async () => {
-      bed.sim.injectChaos({ probability: 0.3, seed, stallMs: 300 });
-      const platform = bed.launch({ doorbells: DOORBELLS, timing: TIMING });
-      const passes = new Passes(bed.sim, platform);
+      testbed.sim.injectChaos({ probability: 0.3, seed, stallMs: 300 });
+      const platform = testbed.launch({ doorbells: DOORBELLS, timing: TIMING });
+      const runs = new BackgroundRuns(testbed.sim, platform);
 
       await waitFor(() => allConfirmed(platform, DOORBELLS), 'every doorbell subscribed', 15_000);
 
-      const attempts = passes.attempts();
-      // A call fails a pass only when all 5 of its attempts fail (0.3^5 each): five passes are already a storm.
+      const attempts = runs.attempts();
+      // A call fails a run only when all 5 of its attempts fail (0.3^5 each): five runs are already a storm.
       expect(attempts.length).toBeLessThanOrEqual(5);
       expect(attempts.flatMap((calls) => Object.entries(calls).filter(([, count]) => count > MAX_ATTEMPTS))).toEqual([]);
       const subscribed = new Set(attempts.flatMap((calls) => Object.keys(calls)).filter((call) => call.endsWith('/motions_subscribe')));
       expect(subscribed.size).toBe(DOORBELLS.length);
-      expect(bed.sim.invalidRequests()).toEqual([]);
-      expect(bed.sim.issuedTokens).toHaveLength(1);
+      expect(testbed.sim.invalidRequests()).toEqual([]);
+      expect(testbed.sim.issuedTokens).toHaveLength(1);
     });
   });
 
-  it('retries an outage of every route from 1 minute, doubling to 1 hour, with jitter, each pass on time and of 1 + 4 attempts, then recovers', async () => {
+  it('retries an outage of every route from 1 minute, doubling to 1 hour, with jitter, each run on time and of 1 + 4 attempts, then recovers', async () => {
     // The production schedule on a fake clock; sockets, the file system and the simulator run in real time.
     jest.useFakeTimers({ doNotFake: ['Date', 'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate'] });
     try {
@@ -131,36 +132,36 @@ describe('chaos', () => {
       const waitsInMinutes = [1, 2, 4, 8, 16, 30, 30, 30];
       const announced = ['1 minute', '2 minutes', '4 minutes', '8 minutes', '16 minutes', '30 minutes', '30 minutes', '30 minutes'];
       for (const route of ['region', 'login', 'register', 'subscribe'] as const) {
-        bed.sim.injectFault(route, { reset: true, times: 100_000 });
+        testbed.sim.injectFault(route, { reset: true, times: 100_000 });
       }
       // The clients' own 10 s request timeout: however slow the machine, no answer is given up on.
-      const platform = bed.launch({ doorbells: DOORBELLS, timing: { ...FAST, schedule: { ...SCHEDULE_TIMING, random: () => 0 } } });
+      const platform = testbed.launch({ doorbells: DOORBELLS, timing: { ...FAST, schedule: { ...SCHEDULE_TIMING, random: () => 0 } } });
       const noticedAt: number[] = [];
-      const passes = new Passes(bed.sim, platform, (notices) => {
+      const runs = new BackgroundRuns(testbed.sim, platform, (notices) => {
         noticedAt.push(jest.now());
-        // The outage ends as the last retry is announced: the pass after it must get through.
+        // The outage ends as the last retry is announced: the run after it must get through.
         if (notices === announced.length) {
-          bed.sim.clearFaults();
+          testbed.sim.clearFaults();
         }
       });
 
-      for (const [pass, delay] of announced.entries()) {
-        await runUntil(() => passes.notices.length > pass, `retry notice ${pass + 1}`, 1);
-        expect(passes.notices[pass].message).toMatch(new RegExp(`Trying again in ${delay}\\.$`));
-        const delayMs = waitsInMinutes[pass] * 60_000;
-        const { requests } = passes.notices[pass];
+      for (const [run, delay] of announced.entries()) {
+        await runUntil(() => runs.notices.length > run, `retry notice ${run + 1}`, 1);
+        expect(runs.notices[run].message).toMatch(new RegExp(`Trying again in ${delay}\\.$`));
+        const delayMs = waitsInMinutes[run] * 60_000;
+        const { requests } = runs.notices[run];
 
-        await jest.advanceTimersByTimeAsync(noticedAt[pass] + delayMs - 1 - jest.now());
+        await jest.advanceTimersByTimeAsync(noticedAt[run] + delayMs - 1 - jest.now());
         await sleep(50);
-        expect([`${delay} less 1 ms`, bed.sim.requests.length]).toEqual([`${delay} less 1 ms`, requests]);
-        // Exactly on time: the clock stands still until the next pass has sent its first request.
+        expect([`${delay} less 1 ms`, testbed.sim.requests.length]).toEqual([`${delay} less 1 ms`, requests]);
+        // Exactly on time: the clock stands still until the next run has sent its first request.
         await jest.advanceTimersByTimeAsync(1);
-        await runUntil(() => bed.sim.requests.length > requests, `pass ${pass + 2}, ${delay} later`, 0);
+        await runUntil(() => testbed.sim.requests.length > requests, `run ${run + 2}, ${delay} later`, 0);
       }
       await runUntil(() => allConfirmed(platform, DOORBELLS), 'recovery', 1);
 
       const subscriptions = Object.fromEntries(DOORBELLS.map(({ deviceId }) => [`POST /clients_api/doorbots/${deviceId}/motions_subscribe`, 1]));
-      expect(passes.attempts()).toEqual([
+      expect(runs.attempts()).toEqual([
         ...announced.map(() => ({ [REGION_CALL]: MAX_ATTEMPTS })),
         { [REGION_CALL]: 1, 'POST /api/v4/auth/email/login/code': 1, 'PATCH /clients_api/device': 1, ...subscriptions },
       ]);
@@ -172,21 +173,21 @@ describe('chaos', () => {
   it('logs no secret the simulator handed out, at debug level, through chaos, motion, a ring and a refused session', async () => {
     const seed = Number(process.env.CHAOS_SEED ?? randomInt(2 ** 31));
     await withSeed(seed, async () => {
-      bed.sim.injectChaos({ probability: 0.3, seed, stallMs: 300 });
+      testbed.sim.injectChaos({ probability: 0.3, seed, stallMs: 300 });
       const timing = { ...TIMING, schedule: { ...TIMING.schedule, refreshMs: 400 } };
-      const platform = bed.launch({ doorbells: DOORBELLS, timing });
+      const platform = testbed.launch({ doorbells: DOORBELLS, timing });
       await waitFor(() => allConfirmed(platform, DOORBELLS), 'every doorbell subscribed', 15_000);
-      bed.sim.clearFaults();
+      testbed.sim.clearFaults();
 
-      await bed.sim.deliverMotion(DOORBELLS[0].deviceId);
-      await bed.sim.deliverMotion(DOORBELLS[1].deviceId, { kind: 'ding' });
-      bed.sim.revokeToken(bed.sim.issuedTokens[0]);
+      await testbed.sim.deliverMotion(DOORBELLS[0].deviceId);
+      await testbed.sim.deliverMotion(DOORBELLS[1].deviceId, { kind: 'ding' });
+      testbed.sim.revokeToken(testbed.sim.issuedTokens[0]);
       await waitFor(() => logged(platform, 'no longer accepts this session'), 'the refused session at the refresh', 5_000);
 
       const lines = platform.log.lines;
       expect(lines.some(({ level }) => level === 'debug')).toBe(true);
-      expect(bed.sim.secrets.length).toBeGreaterThanOrEqual(7);
-      expect(lines.filter(({ message }) => bed.sim.secrets.some((secret) => message.includes(secret)))).toEqual([]);
+      expect(testbed.sim.secrets.length).toBeGreaterThanOrEqual(7);
+      expect(lines.filter(({ message }) => testbed.sim.secrets.some((secret) => message.includes(secret)))).toEqual([]);
     });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * On a bridge without Matter nothing Matter-related runs: with Homebridge 1's API (no
  * `isMatterEnabled`) and with Homebridge 2's when Matter is off, the platform signs in, subscribes and
- * shows motion as before, never loads the Matter room's code, and logs no line about Matter at any
+ * shows motion as before, never loads the code of `matter/`, and logs no line about Matter at any
  * level; when Matter is on for another bridge only (so Homebridge refuses this one's registration),
  * nothing about Matter above debug. And whatever Homebridge's Matter side does (throws, rejects, never
  * answers, never registers), HomeKit works as before and nothing goes unhandled. (What the platform does
@@ -46,7 +46,7 @@ afterEach(async () => {
   await storage.remove();
 });
 
-/** Launches the platform as Homebridge does, on `bridge`'s API, counting loads of the Matter room. */
+/** Launches the platform as Homebridge does, on `bridge`'s API, counting loads of `matter/`. */
 function launch(
   prepare: (api: API) => void,
   config = platformConfig(sim, pushPort),

@@ -35,10 +35,10 @@ const TIMING: PlatformTiming = { ...FAST, alerts: { openAfterMs: OPEN_AFTER_MS }
 const { CONTACT_DETECTED: CLOSED, CONTACT_NOT_DETECTED: OPEN } = hap.Characteristic.ContactSensorState;
 const SETTINGS_PAGE = "on the plugin's settings page in the Homebridge UI";
 
-const bed = usePlatformTestbed();
+const testbed = usePlatformTestbed();
 
-function launch(options: Parameters<typeof bed.launch>[0] = {}): RunningPlatform {
-  return bed.launch({ timing: TIMING, ...options });
+function launch(options: Parameters<typeof testbed.launch>[0] = {}): RunningPlatform {
+  return testbed.launch({ timing: TIMING, ...options });
 }
 
 function alertsService({ test }: RunningPlatform) {
@@ -66,7 +66,7 @@ const recovered = (platform: RunningPlatform) =>
 
 const waitOpen = (platform: RunningPlatform, timeoutMs = 5_000) => waitFor(() => alertsShown(platform)?.[0] === OPEN, 'the sensor to open', timeoutMs);
 
-const statusPath = () => join(dataFolderPath(bed.storagePath), 'status.json');
+const statusPath = () => join(dataFolderPath(testbed.storagePath), 'status.json');
 async function readStatus(): Promise<DeliveryStatus> {
   return JSON.parse(await readFile(statusPath(), 'utf8')) as DeliveryStatus;
 }
@@ -93,7 +93,7 @@ describe('while alerts flow', () => {
   });
 
   it('is not opened by a first connection slower than usual', async () => {
-    bed.sim.injectFault('register', { delayMs: OPEN_AFTER_MS / 3 });
+    testbed.sim.injectFault('register', { delayMs: OPEN_AFTER_MS / 3 });
     const platform = launch();
     const states = recordStates(platform);
     await waitFor(() => allConfirmed(platform), 'subscriptions');
@@ -106,11 +106,11 @@ describe('while alerts flow', () => {
 
 describe('when a doorbell has been down for the whole minute', () => {
   it('opens with a fault while a subscription keeps failing, naming the doorbell, and closes the moment it succeeds', async () => {
-    bed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
+    testbed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
     const platform = launch();
     await waitOpen(platform);
     expect(alertsShown(platform)).toEqual([OPEN, 1]);
-    bed.sim.clearFaults();
+    testbed.sim.clearFaults();
     await waitFor(() => sensorValue(platform.test, BACK, 'StatusFault') === 0, 'Back Door subscribed');
 
     // Told in the same turn as the doorbell's fault clearing: the sensor closes with it.
@@ -122,7 +122,7 @@ describe('when a doorbell has been down for the whole minute', () => {
   });
 
   it('opens on an expired session, saying to sign in again on the settings page', async () => {
-    bed.sim.injectFault('subscribe', { status: 401 });
+    testbed.sim.injectFault('subscribe', { status: 401 });
     const platform = launch();
     await waitOpen(platform);
     await delay(OPEN_AFTER_MS);
@@ -131,7 +131,7 @@ describe('when a doorbell has been down for the whole minute', () => {
   });
 
   it('opens while the push registration keeps failing, saying why', async () => {
-    bed.sim.injectFault('register', { status: 503, times: 10_000 });
+    testbed.sim.injectFault('register', { status: 503, times: 10_000 });
     const platform = launch();
     await waitOpen(platform);
 
@@ -140,13 +140,13 @@ describe('when a doorbell has been down for the whole minute', () => {
 
   it('opens while the push receiver cannot listen, naming its address', async () => {
     const squatter = createServer();
-    await new Promise<void>((resolve) => squatter.listen(bed.pushPort, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => squatter.listen(testbed.pushPort, '127.0.0.1', resolve));
     try {
       const platform = launch();
       await waitOpen(platform);
 
       expect(stopped(platform)).toEqual([
-        `warn: Doorbell alerts stopped: the push receiver cannot listen on 127.0.0.1:${bed.pushPort}. Free port ${bed.pushPort}, or choose another push.port, push.host or relay mode ${SETTINGS_PAGE}.`,
+        `warn: Doorbell alerts stopped: the push receiver cannot listen on 127.0.0.1:${testbed.pushPort}. Free port ${testbed.pushPort}, or choose another push.port, push.host or relay mode ${SETTINGS_PAGE}.`,
       ]);
     } finally {
       await new Promise((resolve) => squatter.close(resolve));
@@ -156,15 +156,15 @@ describe('when a doorbell has been down for the whole minute', () => {
   it('opens on an invalid configuration, keeping the cached sensor, and sends nothing', async () => {
     const first = launch();
     await waitFor(() => allConfirmed(first), 'subscriptions');
-    await bed.stop(first);
-    bed.sim.reset();
+    await testbed.stop(first);
+    testbed.sim.reset();
 
     const second = launch({ overrides: { motionTimeout: 2 }, cached: first.test.registered });
     expect(alertsShown(second)).toEqual([CLOSED, 0]);
     await waitOpen(second);
 
     expect(stopped(second)).toEqual([`warn: Doorbell alerts stopped: the configuration is invalid. Fix the settings the log names, ${SETTINGS_PAGE}, and restart Homebridge.`]);
-    expect(bed.sim.requests).toEqual([]);
+    expect(testbed.sim.requests).toEqual([]);
   });
 });
 
@@ -220,17 +220,17 @@ describe('in relay mode', () => {
 
 describe('across a restart', () => {
   it('stays open while the cause lasts, told once more, as one outage; then closes and ends it', async () => {
-    bed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
+    testbed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
     const first = launch();
     await waitOpen(first);
     const opened = await statusWhere('the outage written', ({ outages }) => outages?.length === 1);
-    await bed.stop(first);
+    await testbed.stop(first);
 
     const second = launch({ cached: first.test.registered });
     const states = recordStates(second);
     expect(alertsShown(second)).toEqual([OPEN, 1]);
     await waitFor(() => stopped(second).length === 1, 'the warning at launch');
-    bed.sim.clearFaults();
+    testbed.sim.clearFaults();
     await waitFor(() => alertsShown(second)?.[0] === CLOSED, 'the sensor to close');
 
     expect(states.filter((state) => state === CLOSED)).toEqual([CLOSED]);
@@ -243,7 +243,7 @@ describe('across a restart', () => {
   it('never blinks open when it was closed: a launch takes less than the minute', async () => {
     const first = launch();
     await waitFor(() => allConfirmed(first), 'subscriptions');
-    await bed.stop(first);
+    await testbed.stop(first);
 
     const second = launch({ cached: first.test.registered });
     expect(alertsShown(second)).toEqual([CLOSED, 0]);
@@ -258,8 +258,8 @@ describe('across a restart', () => {
   it('removes the sensor with alertsSensor: false, and still says and writes when alerts stop', async () => {
     const first = launch();
     await waitFor(() => allConfirmed(first), 'subscriptions');
-    await bed.stop(first);
-    bed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
+    await testbed.stop(first);
+    testbed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
 
     const second = launch({ overrides: { alertsSensor: false }, cached: first.test.registered });
     expect(second.test.registered.has(alertsSensorUuid(second.test.api))).toBe(false);
@@ -277,14 +277,14 @@ describe('status.json', () => {
   });
 
   async function writePreviousStatus(status: Partial<DeliveryStatus>): Promise<void> {
-    await mkdir(dataFolderPath(bed.storagePath), { recursive: true, mode: 0o700 });
+    await mkdir(dataFolderPath(testbed.storagePath), { recursive: true, mode: 0o700 });
     await writeFile(statusPath(), JSON.stringify(status), { mode: 0o600 });
   }
 
   it('carries the last run\'s outages over, adds each new one first, and keeps the newest 20', async () => {
     const previous = JSON.parse(JSON.stringify({ alerts: { flowing: true, since: earlier[0].to, reason: null }, outages: earlier }));
     await writePreviousStatus({ pid: 1, startedAt: earlier[19].from, updatedAt: earlier[0].to as string, pushMode: 'direct', registeredAt: null, nextRefreshAt: null, session: 'signed-in', doorbells: [], ...previous });
-    bed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
+    testbed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
     const platform = launch();
     const carried = await statusWhere('the first status', ({ pid }) => pid === process.pid);
     expect(carried.outages).toEqual(earlier);
@@ -313,7 +313,7 @@ describe('a bridge full of doorbells', () => {
 describe('an unconfigured platform block', () => {
   it('opens the cached sensor, saying to sign in and add the doorbells on the settings page', async () => {
     const first = launch();
-    await bed.stop(first);
+    await testbed.stop(first);
 
     const second = launch({ block: { platform: 'DoorbellMotion' } as PlatformConfig, cached: first.test.registered });
     await waitOpen(second);

@@ -13,7 +13,7 @@ import { allConfirmed, logged, usePlatformTestbed } from './support/platform-tes
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 
-const bed = usePlatformTestbed();
+const testbed = usePlatformTestbed();
 
 function linesAt(platform: RunningPlatform, level: 'warn' | 'error'): string[] {
   return platform.log.lines.filter((line) => line.level === level).map((line) => line.message);
@@ -26,9 +26,9 @@ function configurationWarnings(platform: RunningPlatform): string[] {
 
 /** Motion and a ring at `deviceId` reach HomeKit: the doorbell works end to end. */
 async function expectWorkingDoorbell(platform: RunningPlatform, deviceId: string, name: string): Promise<void> {
-  expect((await bed.sim.deliverMotion(deviceId)).status).toBe(202);
+  expect((await testbed.sim.deliverMotion(deviceId)).status).toBe(202);
   expect(sensorValue(platform.test, deviceId, 'MotionDetected')).toBe(true);
-  expect((await bed.sim.deliverMotion(deviceId, { kind: 'ding', id: `ring-${deviceId}` })).status).toBe(202);
+  expect((await testbed.sim.deliverMotion(deviceId, { kind: 'ding', id: `ring-${deviceId}` })).status).toBe(202);
   expect(logged(platform, `Doorbell rang at ${name}`)).toBe(true);
 }
 
@@ -39,33 +39,33 @@ describe('a value that cannot be used', () => {
     ['push.relayUrl', { push: { mode: 'relay', relayUrl: 'https://relay.example.com:123456' } }],
     ['doorbellServerUrl', { doorbellServerUrl: 'https://doorbell.example.com:0' }],
   ])('%s in %j is named in one line, and the plugin does nothing else, without a throw', async (key, overrides) => {
-    const platform = bed.launch({ overrides });
+    const platform = testbed.launch({ overrides });
     await delay(100);
 
     expect(linesAt(platform, 'error')).toEqual([expect.stringMatching(new RegExp(`^Configuration: ${key.replace('.', '\\.')} must be `)), 'Doing nothing until the configuration is fixed.']);
     expect(platform.test.registered.size).toBe(0);
-    expect(bed.sim.requests).toEqual([]);
+    expect(testbed.sim.requests).toEqual([]);
   });
 
   it('account.serverUrl with port 70000 is named, and no sign-in is tried', async () => {
-    const config = platformConfig(bed.sim, bed.pushPort);
-    const platform = bed.launch({ block: { ...config, account: { ...(config.account as object), serverUrl: 'https://account.example.com:70000' } } });
+    const config = platformConfig(testbed.sim, testbed.pushPort);
+    const platform = testbed.launch({ block: { ...config, account: { ...(config.account as object), serverUrl: 'https://account.example.com:70000' } } });
     await delay(100);
 
     expect(linesAt(platform, 'error')[0]).toMatch(/^Configuration: account\.serverUrl must be /);
-    expect(bed.sim.requests).toEqual([]);
+    expect(testbed.sim.requests).toEqual([]);
   });
 });
 
 describe('more doorbells than a bridge holds', () => {
   it('are named, and nothing is published: HAP-NodeJS would throw for the 150th, stopping Homebridge', async () => {
     const doorbells = Array.from({ length: 150 }, (_, index) => ({ deviceId: String(index + 1) }));
-    const platform = bed.launch({ block: { ...platformConfig(bed.sim, bed.pushPort), doorbells } });
+    const platform = testbed.launch({ block: { ...platformConfig(testbed.sim, testbed.pushPort), doorbells } });
     await delay(100);
 
     expect(linesAt(platform, 'error')[0]).toBe('Configuration: doorbells must be a list of 1 to 149 doorbells, at least one of them valid');
     expect(platform.test.bridge.bridgedAccessories).toHaveLength(0);
-    expect(bed.sim.requests).toEqual([]);
+    expect(testbed.sim.requests).toEqual([]);
   });
 });
 
@@ -83,7 +83,7 @@ describe('keys the plugin does not know', () => {
   }
 
   it('are named in one warning each and ignored: every doorbell works, the one with the unknown key included', async () => {
-    const platform = bed.launch({ block: withUnknownKeys(platformConfig(bed.sim, bed.pushPort)) });
+    const platform = testbed.launch({ block: withUnknownKeys(platformConfig(testbed.sim, testbed.pushPort)) });
     await waitFor(() => allConfirmed(platform), 'every doorbell subscribed');
 
     expect(configurationWarnings(platform).sort()).toEqual([
@@ -98,8 +98,8 @@ describe('keys the plugin does not know', () => {
   });
 
   it('include neither the fully-qualified platform name nor the child bridge: the plugin runs as under its short name', async () => {
-    const block = { ...platformConfig(bed.sim, bed.pushPort), platform: 'homebridge-doorbell-motion.DoorbellMotion', _bridge: { name: 'Doorbells', username: '0E:00:00:00:00:01', pin: '031-45-154', port: 51830 } };
-    const platform = bed.launch({ block });
+    const block = { ...platformConfig(testbed.sim, testbed.pushPort), platform: 'homebridge-doorbell-motion.DoorbellMotion', _bridge: { name: 'Doorbells', username: '0E:00:00:00:00:01', pin: '031-45-154', port: 51830 } };
+    const platform = testbed.launch({ block });
     await waitFor(() => allConfirmed(platform), 'every doorbell subscribed');
 
     expect(configurationWarnings(platform)).toEqual([]);
@@ -110,7 +110,7 @@ describe('keys the plugin does not know', () => {
 describe('a deviceId written twice', () => {
   it('as "1234567" and 1234567 leaves the later entry out, named: one accessory on that UUID, and its doorbell works', async () => {
     const doorbells = [...DOORBELLS, { deviceId: Number(FRONT), name: 'Front Door Again' }];
-    const platform = bed.launch({ block: { ...platformConfig(bed.sim, bed.pushPort), doorbells } });
+    const platform = testbed.launch({ block: { ...platformConfig(testbed.sim, testbed.pushPort), doorbells } });
     await waitFor(() => allConfirmed(platform), 'every doorbell subscribed');
 
     expect(linesAt(platform, 'error')).toEqual(['Configuration: doorbells[2].deviceId repeats doorbells[0].deviceId: each doorbell needs its own deviceId']);
@@ -119,7 +119,7 @@ describe('a deviceId written twice', () => {
       [accessoryUuid(platform.test.api, BACK), 'Back Door'],
       [alertsSensorUuid(platform.test.api), 'Doorbell Alerts'],
     ]);
-    expect(bed.sim.requestsTo('subscribe').filter((request) => request.path.includes(`/${FRONT}/`))).toHaveLength(1);
+    expect(testbed.sim.requestsTo('subscribe').filter((request) => request.path.includes(`/${FRONT}/`))).toHaveLength(1);
     await expectWorkingDoorbell(platform, FRONT, 'Front Door');
   });
 });

@@ -39,26 +39,26 @@ async function turn(platform: RunningPlatform, deviceId: string, control: 'motio
 }
 
 describe('the controls in the Home app', () => {
-  const bed = usePlatformTestbed();
+  const testbed = usePlatformTestbed();
 
   async function launched(timing = FAST): Promise<RunningPlatform> {
-    const platform = bed.launch({ doorbells: WITH_CONTROLS, timing });
+    const platform = testbed.launch({ doorbells: WITH_CONTROLS, timing });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     return platform;
   }
 
   it('with Motion Alerts off, leaves every sensor of that doorbell off while the other doorbell fires, and rings still press', async () => {
     const platform = await launched();
-    await bed.sim.deliverMotion(FRONT, { subtype: 'human' });
+    await testbed.sim.deliverMotion(FRONT, { subtype: 'human' });
     expect(motionOf(platform, FRONT)).toEqual([true, true, false, false]);
 
     await turn(platform, FRONT, 'motion-alerts', false);
     expect(motionOf(platform, FRONT)).toEqual([false, false, false, false]);
     const presses = recordPresses(accessoryOf(platform, FRONT));
 
-    expect((await bed.sim.deliverMotion(FRONT, { subtype: 'human' })).status).toBe(202);
-    expect((await bed.sim.deliverMotion(BACK, { subtype: 'human' })).status).toBe(202);
-    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(FRONT, { subtype: 'human' })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(BACK, { subtype: 'human' })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(202);
 
     expect(motionOf(platform, FRONT)).toEqual([false, false, false, false]);
     expect(motionOf(platform, BACK)).toEqual([true, true, false, false]);
@@ -78,14 +78,14 @@ describe('the controls in the Home app', () => {
     const presses = recordPresses(accessoryOf(platform, FRONT));
     await turn(platform, FRONT, 'chime', false);
 
-    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(202);
     expect(presses).toEqual({ doorbell: [], switch: [SINGLE_PRESS] });
     expect(platform.log.lines).toContainEqual({ level: 'info', message: 'The chime at Front Door turned off' });
     expect(platform.log.lines).toContainEqual({ level: 'info', message: 'Doorbell rang at Front Door (Chime off: automations only)' });
 
     await turn(platform, FRONT, 'chime', true);
     monotonic += MIN_RING_INTERVAL_MS;
-    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(202);
     expect(presses).toEqual({ doorbell: [SINGLE_PRESS], switch: [SINGLE_PRESS, SINGLE_PRESS] });
   });
 
@@ -100,7 +100,7 @@ describe('the controls in the Home app', () => {
     ],
   ])('turns on the vehicle sensor, and not the person one, for a vehicle in %s', async (_, body) => {
     const platform = await launched();
-    expect((await bed.sim.deliverMotion(BACK, { rawBody: body(BACK) })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(BACK, { rawBody: body(BACK) })).status).toBe(202);
     expect(motionOf(platform, BACK)).toEqual([true, false, true, false]);
     expect(motionOf(platform, FRONT)).toEqual([false, false, false, false]);
   });
@@ -109,18 +109,18 @@ describe('the controls in the Home app', () => {
     const first = await launched();
     await turn(first, FRONT, 'motion-alerts', false);
     await turn(first, BACK, 'chime', false);
-    await bed.stop(first);
+    await testbed.stop(first);
 
-    const second = bed.launch({ doorbells: [WITH_CONTROLS[0], { ...WITH_CONTROLS[1], chimeSwitch: false }], cached: first.test.registered });
+    const second = testbed.launch({ doorbells: [WITH_CONTROLS[0], { ...WITH_CONTROLS[1], chimeSwitch: false }], cached: first.test.registered });
     await waitFor(() => allConfirmed(second), 'subscriptions');
     const onOf = (deviceId: string, control: string) => serviceOf(second, deviceId, S.Switch, control).getCharacteristic(Characteristic.On).handleGetRequest();
     expect(await Promise.all([onOf(FRONT, 'motion-alerts'), onOf(FRONT, 'chime'), onOf(BACK, 'motion-alerts')])).toEqual([false, true, true]);
     expect(accessoryOf(second, BACK).services.filter(({ subtype }) => subtype === 'chime')).toEqual([]);
     expect(accessoryOf(second, BACK).UUID).toBe(accessoryOf(first, BACK).UUID);
 
-    await bed.sim.deliverMotion(FRONT);
+    await testbed.sim.deliverMotion(FRONT);
     const backPresses = recordPresses(accessoryOf(second, BACK));
-    await bed.sim.deliverMotion(BACK, { kind: 'ding' });
+    await testbed.sim.deliverMotion(BACK, { kind: 'ding' });
     expect(motionOf(second, FRONT)).toEqual([false, false, false, false]);
     expect(backPresses).toEqual({ doorbell: [SINGLE_PRESS], switch: [SINGLE_PRESS] });
   });
@@ -130,7 +130,7 @@ describe('the controls in the Home app', () => {
       { ...DOORBELLS[0], detections: ['person', 'person'] },
       { ...DOORBELLS[1], button: false, chimeSwitch: true },
     ];
-    const platform = bed.launch({ doorbells });
+    const platform = testbed.launch({ doorbells });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
     expect(platform.log.lines.filter(({ level, message }) => level === 'error' || message.startsWith('Configuration:'))).toEqual([
@@ -142,18 +142,18 @@ describe('the controls in the Home app', () => {
     ]);
     expect(accessoryOf(platform, FRONT).services.filter(({ subtype }) => subtype === 'person')).toHaveLength(1);
     expect(accessoryOf(platform, BACK).services.filter(({ UUID }) => UUID === S.Switch.UUID)).toEqual([]);
-    await bed.sim.deliverMotion(FRONT, { subtype: 'human' });
+    await testbed.sim.deliverMotion(FRONT, { subtype: 'human' });
     expect(logged(platform, 'Motion at Front Door (person)')).toBe(true);
   });
 
   it('shows no motion and a fault on every sensor, detections included, after a restart with a config mistake', async () => {
-    const first = bed.launch({ doorbells: WITH_CONTROLS, overrides: { motionTimeout: 600 } });
+    const first = testbed.launch({ doorbells: WITH_CONTROLS, overrides: { motionTimeout: 600 } });
     await waitFor(() => allConfirmed(first), 'subscriptions');
-    await bed.sim.deliverMotion(FRONT, { subtype: 'other_motion' });
+    await testbed.sim.deliverMotion(FRONT, { subtype: 'other_motion' });
     expect(motionOf(first, FRONT)).toEqual([true, false, false, true]);
-    await bed.stop(first);
+    await testbed.stop(first);
 
-    const second = bed.launch({ doorbells: WITH_CONTROLS, overrides: { doorbellServerUrl: 'not a url' }, cached: first.test.registered });
+    const second = testbed.launch({ doorbells: WITH_CONTROLS, overrides: { doorbellServerUrl: 'not a url' }, cached: first.test.registered });
     const faultOf = (subtype?: string) => serviceOf(second, FRONT, S.MotionSensor, subtype).getCharacteristic(Characteristic.StatusFault).value;
     expect(motionOf(second, FRONT)).toEqual([false, false, false, false]);
     expect(SENSORS.map(faultOf)).toEqual([1, 1, 1, 1]);

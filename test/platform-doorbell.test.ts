@@ -16,19 +16,19 @@ const { Characteristic, Service } = hap;
 const SINGLE_PRESS = Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS;
 
 describe('the doorbell button', () => {
-  const bed = usePlatformTestbed();
+  const testbed = usePlatformTestbed();
 
   it('turns a ding into SINGLE_PRESS on the Doorbell and the switch, once per event id, motion untouched', async () => {
     // The rings' clock, moved on past the 5 s between two presses of a doorbell.
     let monotonic = 0;
-    const platform = bed.launch({ timing: { ...FAST, monotonicNow: () => monotonic } });
+    const platform = testbed.launch({ timing: { ...FAST, monotonicNow: () => monotonic } });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     const presses = recordPresses(accessoryOf(platform, FRONT));
 
-    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding', id: 'ring-1' })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(FRONT, { kind: 'ding', id: 'ring-1' })).status).toBe(202);
     monotonic += MIN_RING_INTERVAL_MS;
-    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding', id: 'ring-1' })).status).toBe(202);
-    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding', id: 'ring-2' })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(FRONT, { kind: 'ding', id: 'ring-1' })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(FRONT, { kind: 'ding', id: 'ring-2' })).status).toBe(202);
 
     expect(presses).toEqual({ doorbell: [SINGLE_PRESS, SINGLE_PRESS], switch: [SINGLE_PRESS, SINGLE_PRESS] });
     expect(sensorValue(platform.test, FRONT, 'MotionDetected')).toBe(false);
@@ -36,26 +36,26 @@ describe('the doorbell button', () => {
   });
 
   it('with button false has no button services, and ignores a ding at debug level', async () => {
-    const platform = bed.launch({ overrides: { doorbells: [{ deviceId: FRONT, name: 'Front Door', button: false }, DOORBELLS[1]] } });
+    const platform = testbed.launch({ overrides: { doorbells: [{ deviceId: FRONT, name: 'Front Door', button: false }, DOORBELLS[1]] } });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
     const accessory = accessoryOf(platform, FRONT);
     expect(accessory.getService(Service.Doorbell)).toBeUndefined();
     expect(accessory.getService(Service.StatelessProgrammableSwitch)).toBeUndefined();
     expect(accessoryOf(platform, BACK).getService(Service.Doorbell)).toBeDefined();
-    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(202);
     expect(platform.log.lines).toContainEqual({ level: 'debug', message: 'Ignored a "ding" notification at Front Door' });
   });
 
   it("reads the service's own payload: a person detection is a motion, a ring category a press", async () => {
-    const platform = bed.launch();
+    const platform = testbed.launch();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     const presses = recordPresses(accessoryOf(platform, BACK));
     const payload = (category: string, id: string) =>
       `{"android_config":{"category":"com.ring.pn.live-event.${category}"},"data":{"device":{"id":${BACK}},"event":{"ding":{"id":"${id}","subtype":"human"}}}}`;
 
-    expect((await bed.sim.deliverMotion(BACK, { rawBody: payload('motion', '6975233002112450000') })).status).toBe(202);
-    expect((await bed.sim.deliverMotion(BACK, { rawBody: payload('ding', '6975233002112450001') })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(BACK, { rawBody: payload('motion', '6975233002112450000') })).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(BACK, { rawBody: payload('ding', '6975233002112450001') })).status).toBe(202);
 
     expect(sensorValue(platform.test, BACK, 'MotionDetected')).toBe(true);
     expect(presses).toEqual({ doorbell: [SINGLE_PRESS], switch: [SINGLE_PRESS] });
@@ -64,35 +64,35 @@ describe('the doorbell button', () => {
 
 describe('faults, doorbell by doorbell', () => {
   const FIVE = ['1001', '1002', '1003', '1004', '1005'].map((deviceId, index) => ({ deviceId, name: `Door ${index + 1}` }));
-  const bed = usePlatformTestbed(FIVE.map(({ deviceId }) => deviceId));
+  const testbed = usePlatformTestbed(FIVE.map(({ deviceId }) => deviceId));
 
   it('clears each doorbell\'s fault as soon as its own subscription succeeds, while one keeps failing', async () => {
     // The failing doorbell's own retries take 4 x 400 ms within the call, as 503s do.
-    bed.sim.injectFault('subscribe', { status: 503, deviceId: '1003', times: 1_000 });
+    testbed.sim.injectFault('subscribe', { status: 503, deviceId: '1003', times: 1_000 });
     const timing = { ...FAST, retry: { ...FAST.retry, backoff: { firstMs: 400, factor: 2, maxMs: 400, jitter: false } } };
-    const platform = bed.launch({ doorbells: FIVE, timing });
+    const platform = testbed.launch({ doorbells: FIVE, timing });
     const healthy = FIVE.filter(({ deviceId }) => deviceId !== '1003');
 
     await waitFor(() => allConfirmed(platform, healthy), 'the four healthy doorbells', 1_000);
     expect(sensorValue(platform.test, '1003', 'StatusFault')).toBe(1);
-    expect(bed.sim.requestsTo('subscribe').filter(({ path }) => path.includes('/1003/')).length).toBeLessThan(5);
+    expect(testbed.sim.requestsTo('subscribe').filter(({ path }) => path.includes('/1003/')).length).toBeLessThan(5);
 
     await waitFor(() => logged(platform, '4 of 5 doorbells subscribed to motion alerts; still trying: Door 3'), 'the summary', 5_000);
-    bed.sim.clearFaults();
+    testbed.sim.clearFaults();
     await waitFor(() => allConfirmed(platform, FIVE), 'the fifth after its retry', 5_000);
   });
 });
 
 describe('no stale state', () => {
-  const bed = usePlatformTestbed();
+  const testbed = usePlatformTestbed();
 
   async function accessoriesWithMotion(): Promise<RunningPlatform> {
-    const first = bed.launch({ overrides: { motionTimeout: 600 } });
+    const first = testbed.launch({ overrides: { motionTimeout: 600 } });
     await waitFor(() => allConfirmed(first), 'subscriptions');
-    await bed.sim.deliverMotion(FRONT);
-    await bed.sim.deliverMotion(BACK);
+    await testbed.sim.deliverMotion(FRONT);
+    await testbed.sim.deliverMotion(BACK);
     expect(DOORBELLS.map(({ deviceId }) => sensorValue(first.test, deviceId, 'MotionDetected'))).toEqual([true, true]);
-    await bed.stop(first);
+    await testbed.stop(first);
     return first;
   }
 
@@ -101,17 +101,17 @@ describe('no stale state', () => {
     ['an unconfigured block', undefined],
   ])('shows no motion and a fault on every cached accessory after a restart with %s, sending nothing', async (_, overrides) => {
     const first = await accessoriesWithMotion();
-    bed.sim.reset();
+    testbed.sim.reset();
 
     const second =
       overrides === undefined
-        ? bed.launch({ block: { platform: 'DoorbellMotion' }, cached: first.test.registered })
-        : bed.launch({ overrides, cached: first.test.registered });
+        ? testbed.launch({ block: { platform: 'DoorbellMotion' }, cached: first.test.registered })
+        : testbed.launch({ overrides, cached: first.test.registered });
 
     expect(DOORBELLS.map(({ deviceId }) => sensorValue(second.test, deviceId, 'MotionDetected'))).toEqual([false, false]);
     expect(DOORBELLS.map(({ deviceId }) => sensorValue(second.test, deviceId, 'StatusFault'))).toEqual([1, 1]);
     // The Doorbell Alerts sensor stays too: it opens after a minute, a config mistake being an outage.
     expect(second.test.registered.size).toBe(3);
-    expect(bed.sim.requests).toEqual([]);
+    expect(testbed.sim.requests).toEqual([]);
   });
 });

@@ -69,8 +69,8 @@ function validateBeforePublishing(accessories: readonly PlatformAccessory[]): st
 }
 
 describe('names HomeKit accepts', () => {
-  const bed = usePlatformTestbed([FRONT, BACK, GARAGE]);
-  const launch = (options: LaunchOptions = {}) => hapOutput(() => bed.launch({ doorbells: ODD_NAMES, ...options }));
+  const testbed = usePlatformTestbed([FRONT, BACK, GARAGE]);
+  const launch = (options: LaunchOptions = {}) => hapOutput(() => testbed.launch({ doorbells: ODD_NAMES, ...options }));
 
   it('gives HomeKit the cleaned name everywhere, and HAP-NodeJS prints no warning at launch, at a restart, or before publishing', async () => {
     const { result: first, printed } = launch();
@@ -84,7 +84,7 @@ describe('names HomeKit accepts', () => {
     });
     expect(validateBeforePublishing([...first.test.registered.values()])).toEqual([]);
 
-    await bed.stop(first);
+    await testbed.stop(first);
     const restart = launch({ cached: first.test.registered });
     expect(restart.printed).toEqual([]);
     expect(ODD_NAMES.map(({ deviceId }) => accessoryOf(restart.result, deviceId).displayName)).toEqual(CLEANED);
@@ -106,11 +106,11 @@ describe('names HomeKit accepts', () => {
   it('keeps a name given in the Home app across restarts until the configured name changes, then takes the new one cleaned', async () => {
     const first = launch().result;
     await sensorOf(first, FRONT).getCharacteristic(Characteristic.ConfiguredName).handleSetRequest('Porch Light');
-    await bed.stop(first);
+    await testbed.stop(first);
 
     const second = launch({ cached: first.test.registered }).result;
     expect(sensorOf(second, FRONT).getCharacteristic(Characteristic.ConfiguredName).value).toBe('Porch Light');
-    await bed.stop(second);
+    await testbed.stop(second);
 
     const renamed = launch({ cached: second.test.registered, doorbells: [{ deviceId: FRONT, name: 'Side Door (Old)' }, ...ODD_NAMES.slice(1)] }).result;
     expect(sensorOf(renamed, FRONT).getCharacteristic(Characteristic.ConfiguredName).value).toBe('Side Door Old');
@@ -134,7 +134,7 @@ describe('names HomeKit accepts', () => {
     expect(namesOf(accessoryOf(updated, FRONT))).toEqual(Array(9).fill('Front Door Main'));
     expect(sensorOf(updated, BACK).getCharacteristic(Characteristic.ConfiguredName).value).toBe('Porch Light');
     expect(accessoryOf(updated, BACK).displayName).toBe('Porch');
-    await bed.stop(updated);
+    await testbed.stop(updated);
 
     const next = launch({ cached: updated.test.registered, doorbells: ODD_NAMES.slice(0, 2) });
     expect(next.printed).toEqual([]);

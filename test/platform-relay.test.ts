@@ -22,7 +22,7 @@ let streamsAtRegistration: number | undefined;
 
 const openedStreams = () => relay.requests.filter((request) => request.method === 'GET' && request.status === 200).length;
 
-const bed = usePlatformTestbed(undefined, {
+const testbed = usePlatformTestbed(undefined, {
   onSimulatorRequest: (request) => {
     if (request.route === 'register') {
       streamsAtRegistration ??= openedStreams();
@@ -42,7 +42,7 @@ describe('relay mode', () => {
   });
 
   function launchWithRelay(): RunningPlatform {
-    return bed.launch({ relayUrl: relay.url });
+    return testbed.launch({ relayUrl: relay.url });
   }
 
   const topicOf = (pushToken: string | undefined) => new URL(pushToken ?? 'http://x/').pathname.slice(1);
@@ -53,13 +53,13 @@ describe('relay mode', () => {
     const platform = launchWithRelay();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
-    expect(bed.sim.pushToken).toMatch(new RegExp(`^${relay.url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
+    expect(testbed.sim.pushToken).toMatch(new RegExp(`^${relay.url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
     expect(streamsAtRegistration).toBe(1);
     expect(relay.requests.map((request) => request.status)).toEqual([503, 503, 200]);
     expect(logged(platform, `push relay connected: ${relay.url}`)).toBe(true);
     expect(logged(platform, 'Push receiver listening')).toBe(false);
 
-    expect((await bed.sim.deliverMotion(BACK)).status).toBe(200);
+    expect((await testbed.sim.deliverMotion(BACK)).status).toBe(200);
     await waitFor(() => sensorValue(platform.test, BACK, 'MotionDetected') === true, 'the motion');
     expect(logged(platform, 'Motion at Back Door')).toBe(true);
   });
@@ -67,13 +67,13 @@ describe('relay mode', () => {
   it('keeps the same topic across a restart, so the registered address stays the same', async () => {
     const first = launchWithRelay();
     await waitFor(() => allConfirmed(first), 'first subscriptions');
-    const pushToken = bed.sim.pushToken;
-    await bed.stop(first);
+    const pushToken = testbed.sim.pushToken;
+    await testbed.stop(first);
     await waitFor(() => relay.subscriberCount(topicOf(pushToken)) === 0, 'the stream to close on shutdown');
 
     const second = launchWithRelay();
     await waitFor(() => allConfirmed(second), 'second subscriptions');
-    expect(bed.sim.pushToken).toBe(pushToken);
+    expect(testbed.sim.pushToken).toBe(pushToken);
   });
 
   it('faults every doorbell while the stream has been down too long, and clears the faults when it is back', async () => {
@@ -102,19 +102,19 @@ describe('relay mode', () => {
       expect.objectContaining({ message: expect.stringMatching(/^Push relay unreachable for 0 s \(answered, but not as an ntfy relay\)/) }),
     ]);
     expect(logged(platform, 'push relay connected')).toBe(false);
-    expect(bed.sim.requestsTo('register')).toEqual([]);
+    expect(testbed.sim.requestsTo('register')).toEqual([]);
 
     relay.impersonate(undefined);
     await waitFor(() => allConfirmed(platform), 'subscriptions once a real relay answers', 5_000);
-    expect(bed.sim.pushToken).toMatch(new RegExp(`^${relay.url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
-    expect(bed.sim.requestsTo('register')).toHaveLength(1);
+    expect(testbed.sim.pushToken).toMatch(new RegExp(`^${relay.url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
+    expect(testbed.sim.requestsTo('register')).toHaveLength(1);
   });
 
   it('turns a test motion through the relay into MotionDetected with the host clock 5 minutes fast, saying so once', async () => {
-    const platform = bed.launch({ relayUrl: relay.url, timing: { ...FAST, now: () => Date.now() + 5 * 60_000 } });
+    const platform = testbed.launch({ relayUrl: relay.url, timing: { ...FAST, now: () => Date.now() + 5 * 60_000 } });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
-    const address = { token: bed.sim.pushToken!, answeredBy: 'push relay' as const, setting: 'Relay Server' as const };
+    const address = { token: testbed.sim.pushToken!, answeredBy: 'push relay' as const, setting: 'Relay Server' as const };
     expect(await sendTestMotion(address, FRONT, { signedIn: async () => true })).toBe(200);
 
     await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion');
@@ -126,25 +126,25 @@ describe('relay mode', () => {
     const retry = { ...FAST.schedule.retry, firstMs: 60_000, maxMs: 60_000 };
     const timing = { ...FAST, schedule: { ...FAST.schedule, retry, random: () => 1 }, relayConnectWaitMs: 300 };
     relay.refuseSubscriptions({ status: 503, times: 1_000 });
-    const platform = bed.launch({ relayUrl: relay.url, timing });
-    await waitFor(() => logged(platform, 'did not open a stream within 0.3 s. Trying again as soon as it opens, at the latest in 1 minute.'), 'the failed pass');
+    const platform = testbed.launch({ relayUrl: relay.url, timing });
+    await waitFor(() => logged(platform, 'did not open a stream within 0.3 s. Trying again as soon as it opens, at the latest in 1 minute.'), 'the failed attempt');
 
     relay.refuseSubscriptions({ status: 503, times: 0 });
 
     await waitFor(() => allConfirmed(platform), 'subscriptions', 3_000);
-    expect(bed.sim.requestsTo('register')).toHaveLength(1);
-    expect(bed.sim.requestsTo('login')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('register')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('login')).toHaveLength(1);
   });
 
   it('never logs the topic, at any level', async () => {
     const platform = launchWithRelay();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
-    await bed.sim.deliverMotion(FRONT);
+    await testbed.sim.deliverMotion(FRONT);
     relay.dropStreams();
-    await waitFor(() => relay.subscriberCount(topicOf(bed.sim.pushToken)) === 1, 'the reconnect');
+    await waitFor(() => relay.subscriberCount(topicOf(testbed.sim.pushToken)) === 1, 'the reconnect');
 
-    const topic = topicOf(bed.sim.pushToken);
-    expect(bed.sim.secrets).toContain(topic);
+    const topic = topicOf(testbed.sim.pushToken);
+    expect(testbed.sim.secrets).toContain(topic);
     expect(platform.log.lines.filter((line) => line.message.includes(topic))).toEqual([]);
   });
 });
@@ -152,10 +152,10 @@ describe('relay mode', () => {
 
 describe('start-up warnings about the push address', () => {
   const warnings = (platform: RunningPlatform) => platform.log.lines.filter((line) => line.level === 'warn').map((line) => line.message);
-  const directBlock = (publicUrl: string) => ({ push: { mode: 'direct', host: '127.0.0.1', port: bed.pushPort, publicUrl } });
+  const directBlock = (publicUrl: string) => ({ push: { mode: 'direct', host: '127.0.0.1', port: testbed.pushPort, publicUrl } });
 
   it('warns in direct mode that a cloud cannot reach a local publicUrl, naming relay mode', () => {
-    const platform = bed.launch({ overrides: directBlock('http://192.168.1.20:47850') });
+    const platform = testbed.launch({ overrides: directBlock('http://192.168.1.20:47850') });
 
     expect(warnings(platform)).toContainEqual(
       expect.stringMatching(/^push\.publicUrl http:\/\/192\.168\.1\.20:47850 is a local address that a cloud service cannot reach.*relay mode/),
@@ -163,7 +163,7 @@ describe('start-up warnings about the push address', () => {
   });
 
   it('warns in direct mode that a public http publicUrl sends every delivery unencrypted', () => {
-    const platform = bed.launch({ overrides: directBlock('http://203.0.113.7:47850') });
+    const platform = testbed.launch({ overrides: directBlock('http://203.0.113.7:47850') });
 
     expect(warnings(platform)).toContainEqual(expect.stringMatching(/^push\.publicUrl http:\/\/203\.0\.113\.7:47850 is plain http: .*unencrypted/));
   });
@@ -171,7 +171,7 @@ describe('start-up warnings about the push address', () => {
   it('warns about neither in relay mode', async () => {
     relay = await startRelay();
     try {
-      const platform = bed.launch({ relayUrl: relay.url });
+      const platform = testbed.launch({ relayUrl: relay.url });
       await waitFor(() => allConfirmed(platform), 'subscriptions');
 
       expect(warnings(platform).filter((line) => line.startsWith('push.publicUrl'))).toEqual([]);

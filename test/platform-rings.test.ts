@@ -27,10 +27,10 @@ const NOTHING_DROPPED: DroppedCounts = { invalid: 0, duplicate: 0, unconfigured:
 /** status.json written within a fraction of a second, so that counts told without a write show soon. */
 const QUICK_STATUS: PlatformTiming = { ...FAST, status: { minIntervalMs: 50, maxIntervalMs: 200 } };
 
-const bed = usePlatformTestbed();
+const testbed = usePlatformTestbed();
 
 async function readStatus(): Promise<DeliveryStatus | undefined> {
-  const text = await readFile(join(dataFolderPath(bed.storagePath), 'status.json'), 'utf8').catch(() => undefined);
+  const text = await readFile(join(dataFolderPath(testbed.storagePath), 'status.json'), 'utf8').catch(() => undefined);
   return text === undefined ? undefined : (JSON.parse(text) as DeliveryStatus);
 }
 
@@ -43,7 +43,7 @@ async function droppedCounts(expected: Partial<DroppedCounts>): Promise<DroppedC
 
 /** POSTs a ding for `deviceId` to the registered push address, as anyone who learnt it can. */
 async function forgeRing(deviceId: string, id: string): Promise<number> {
-  const response = await fetch(bed.sim.pushToken ?? '', {
+  const response = await fetch(testbed.sim.pushToken ?? '', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ device_id: deviceId, kind: 'ding', id }),
@@ -58,7 +58,7 @@ describe('rings, at most one press every 5 s per doorbell', () => {
   it('50 forged rings in a second through the receiver press once, in HomeKit and over Matter, and count 49 floods', async () => {
     const matter = new FakeMatter();
     try {
-      const platform = bed.launch({ timing: QUICK_STATUS, prepare: (api) => matter.install(api) });
+      const platform = testbed.launch({ timing: QUICK_STATUS, prepare: (api) => matter.install(api) });
       await waitFor(() => allConfirmed(platform), 'subscriptions');
       // A press shows over Matter once Homebridge has the device and the plugin has read it back.
       const devicesAnswered = () => [...matter.registered.keys()].every((uuid) => matter.calls.some((call) => call.uuid === uuid && call.answered === true));
@@ -92,7 +92,7 @@ describe('rings, at most one press every 5 s per doorbell', () => {
   it('counts a repeated id as a duplicate, never a flood, and presses again 5 s after the last press, by the monotonic clock', async () => {
     let monotonic = 1_000;
     // The wall clock plays no part: Date.now moves on as it likes, the rings' clock only as told.
-    const platform = bed.launch({ timing: { ...QUICK_STATUS, monotonicNow: () => monotonic } });
+    const platform = testbed.launch({ timing: { ...QUICK_STATUS, monotonicNow: () => monotonic } });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     const front = recordPresses(accessoryOf(platform, FRONT));
     const back = recordPresses(accessoryOf(platform, BACK));
@@ -115,7 +115,7 @@ describe('rings, at most one press every 5 s per doorbell', () => {
 
   it('with the Chime switch off still presses the switch at most once every 5 s', async () => {
     const doorbells = [{ ...DOORBELLS[0], chimeSwitch: true }, DOORBELLS[1]];
-    const platform = bed.launch({ timing: QUICK_STATUS, overrides: { doorbells } });
+    const platform = testbed.launch({ timing: QUICK_STATUS, overrides: { doorbells } });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     const accessory = accessoryOf(platform, FRONT);
     accessory.getServiceById(hap.Service.Switch, 'chime')?.setCharacteristic(hap.Characteristic.On, false);
@@ -132,9 +132,9 @@ describe('rings, at most one press every 5 s per doorbell', () => {
 
 describe('status.json counts what was not acted on, by cause', () => {
   it('in direct mode: a body that is not a notification (400), a duplicate, a doorbell not configured, a flood; not a wrong path or type', async () => {
-    const platform = bed.launch({ timing: QUICK_STATUS });
+    const platform = testbed.launch({ timing: QUICK_STATUS });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
-    const pushToken = bed.sim.pushToken ?? '';
+    const pushToken = testbed.sim.pushToken ?? '';
     const post = async (url: string, body: string, type = 'application/json') => {
       const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': type }, body });
       await response.arrayBuffer();
@@ -167,19 +167,19 @@ describe('status.json counts what was not acted on, by cause', () => {
     });
 
     it('a message that is not a notification, a duplicate, a doorbell not configured, a stale message, a flood; not a line that is no relay event', async () => {
-      const platform = bed.launch({ timing: QUICK_STATUS, relayUrl: relay.url });
+      const platform = testbed.launch({ timing: QUICK_STATUS, relayUrl: relay.url });
       await waitFor(() => allConfirmed(platform), 'subscriptions');
-      const topic = new URL(bed.sim.pushToken ?? 'http://x/').pathname.slice(1);
+      const topic = new URL(testbed.sim.pushToken ?? 'http://x/').pathname.slice(1);
       const relayNow = Math.floor(Date.now() / 1000);
 
-      await bed.sim.deliverMotion(FRONT, { rawBody: 'not json' });
-      await bed.sim.deliverMotion(FRONT, { id: 'm-1' });
-      await bed.sim.deliverMotion(FRONT, { id: 'm-1' });
-      await bed.sim.deliverMotion(BACK, { rawBody: '{"device_id":7654321,"kind":"motion"}' });
+      await testbed.sim.deliverMotion(FRONT, { rawBody: 'not json' });
+      await testbed.sim.deliverMotion(FRONT, { id: 'm-1' });
+      await testbed.sim.deliverMotion(FRONT, { id: 'm-1' });
+      await testbed.sim.deliverMotion(BACK, { rawBody: '{"device_id":7654321,"kind":"motion"}' });
       relay.injectLine(topic, JSON.stringify({ id: 'old', time: relayNow - 600, event: 'message', topic, message: `{"device_id":${FRONT},"kind":"motion"}` }));
       relay.injectLine(topic, '<html>not a relay event</html>');
-      await bed.sim.deliverMotion(BACK, { kind: 'ding', id: 'r-1' });
-      await bed.sim.deliverMotion(BACK, { kind: 'ding', id: 'r-2' });
+      await testbed.sim.deliverMotion(BACK, { kind: 'ding', id: 'r-1' });
+      await testbed.sim.deliverMotion(BACK, { kind: 'ding', id: 'r-2' });
 
       expect(await droppedCounts({ invalid: 1, duplicate: 1, unconfigured: 1, stale: 1, flood: 1 })).toEqual({ invalid: 1, duplicate: 1, unconfigured: 1, stale: 1, flood: 1 });
       expect(rangLines(platform, 'Back Door')).toHaveLength(1);

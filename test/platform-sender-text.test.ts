@@ -14,15 +14,15 @@ const HOSTILE_KIND = `ding\nMotion at Front Door\u001b[2J\u001b[31m${'x'.repeat(
 /** Its first 64 characters, escaped as JSON and quoted, with an ellipsis for the rest. */
 const QUOTED_KIND = `"ding\\nMotion at Front Door\\u001b[2J\\u001b[31m${'x'.repeat(30)}…"`;
 
-const bed = usePlatformTestbed();
+const testbed = usePlatformTestbed();
 
 it('logs a hostile kind as one short line, cut and escaped, at a configured doorbell and an unknown one', async () => {
-  const platform = bed.launch();
+  const platform = testbed.launch();
   await waitFor(() => allConfirmed(platform), 'subscriptions');
   const unknownDoorbell = JSON.stringify({ device_id: 4242, kind: HOSTILE_KIND });
 
-  expect((await bed.sim.deliverMotion(FRONT, { kind: HOSTILE_KIND })).status).toBe(202);
-  expect((await bed.sim.deliverMotion(FRONT, { rawBody: unknownDoorbell })).status).toBe(202);
+  expect((await testbed.sim.deliverMotion(FRONT, { kind: HOSTILE_KIND })).status).toBe(202);
+  expect((await testbed.sim.deliverMotion(FRONT, { rawBody: unknownDoorbell })).status).toBe(202);
 
   const ignored = platform.log.lines.filter(({ message }) => message.startsWith('Ignored a'));
   expect(ignored).toEqual([

@@ -21,13 +21,13 @@ const FOLLOW_MS = 5_000;
 const allFaulted = ({ test }: RunningPlatform) => DOORBELLS.every(({ deviceId }) => sensorValue(test, deviceId, 'StatusFault') === 1);
 
 describe('following the settings page', () => {
-  const bed = usePlatformTestbed();
+  const testbed = usePlatformTestbed();
 
   /** The UI's plugin server: its own store on the same data folder. */
   function settingsPage() {
     const log = createTestLogger('UI');
-    const store = new SessionStore(openDataFolder(bed.storagePath, log), log);
-    const account = { serverUrl: bed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0 };
+    const store = new SessionStore(openDataFolder(testbed.storagePath, log), log);
+    const account = { serverUrl: testbed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0 };
     return {
       store,
       signIn: (code = ACCOUNT.code) => signInWithCode(account, code, { store, log: new SecretMaskingLogger(log) }),
@@ -35,7 +35,7 @@ describe('following the settings page', () => {
   }
 
   function launchWithoutCode(relayUrl?: string): RunningPlatform {
-    return bed.launch({ relayUrl, overrides: { account: { serverUrl: bed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1' } } });
+    return testbed.launch({ relayUrl, overrides: { account: { serverUrl: testbed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1' } } });
   }
 
   it('registers and subscribes within 5 s of a sign-in on the settings page, without a restart', async () => {
@@ -49,8 +49,8 @@ describe('following the settings page', () => {
 
     await waitFor(() => allConfirmed(platform), 'the subscriptions', FOLLOW_MS);
     expect(logged(platform, 'Signed in on the settings page')).toBe(true);
-    expect(bed.sim.requestsTo('login')).toHaveLength(1);
-    expect(bed.sim.requestsTo('register')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('login')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('register')).toHaveLength(1);
   });
 
   it('faults every doorbell within 5 s of a sign-out, and says so', async () => {
@@ -58,13 +58,13 @@ describe('following the settings page', () => {
     await page.signIn();
     const platform = launchWithoutCode();
     await waitFor(() => allConfirmed(platform), 'the subscriptions');
-    const requests = bed.sim.requests.length;
+    const requests = testbed.sim.requests.length;
 
     await page.store.removeSession();
 
     await waitFor(() => allFaulted(platform), 'the faults', FOLLOW_MS);
     expect(platform.log.lines).toContainEqual({ level: 'warn', message: 'Signed out on the settings page: every doorbell shows a fault until you sign in again.' });
-    expect(bed.sim.requests).toHaveLength(requests);
+    expect(testbed.sim.requests).toHaveLength(requests);
   });
 
   it('closes the relay stream on a sign-out, warns of no relay outage meanwhile, and opens it again with the next sign-in', async () => {
@@ -74,7 +74,7 @@ describe('following the settings page', () => {
       await page.signIn();
       const platform = launchWithoutCode(relay.url);
       await waitFor(() => allConfirmed(platform), 'the subscriptions');
-      const topic = new URL(bed.sim.pushToken ?? 'http://x/').pathname.slice(1);
+      const topic = new URL(testbed.sim.pushToken ?? 'http://x/').pathname.slice(1);
       expect(relay.subscriberCount(topic)).toBe(1);
 
       await page.store.removeSession();
@@ -88,22 +88,22 @@ describe('following the settings page', () => {
       expect(relay.requests.filter(({ status }) => status === 503)).toEqual([]);
       relay.refuseSubscriptions({ status: 503, times: 0 });
 
-      bed.sim.addAccount({ email: ACCOUNT.email, code: '654321' });
+      testbed.sim.addAccount({ email: ACCOUNT.email, code: '654321' });
       await page.signIn('654321');
 
       await waitFor(() => allConfirmed(platform), 'the subscriptions with the new session', FOLLOW_MS);
       expect(relay.subscriberCount(topic)).toBe(1);
-      expect(bed.sim.requestsTo('register')).toHaveLength(2);
+      expect(testbed.sim.requestsTo('register')).toHaveLength(2);
     } finally {
       await relay.close();
     }
   });
 
   it('takes a new session after the old one was refused', async () => {
-    bed.sim.injectFault('subscribe', { status: 401 });
-    const platform = bed.launch();
+    testbed.sim.injectFault('subscribe', { status: 401 });
+    const platform = testbed.launch();
     await waitFor(() => logged(platform, 'no longer accepts this session'), 'the refused session');
-    bed.sim.addAccount({ email: ACCOUNT.email, code: '654321' });
+    testbed.sim.addAccount({ email: ACCOUNT.email, code: '654321' });
 
     await settingsPage().signIn('654321');
 
@@ -111,44 +111,44 @@ describe('following the settings page', () => {
   });
 
   it('changes nothing for its own writes: a sign-in with account.code is not followed again', async () => {
-    const platform = bed.launch();
+    const platform = testbed.launch();
     await waitFor(() => allConfirmed(platform), 'the subscriptions');
     await new Promise((resolve) => setTimeout(resolve, 800));
 
     expect(logged(platform, 'Signed in on the settings page')).toBe(false);
-    expect(bed.sim.requestsTo('register')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('register')).toHaveLength(1);
   });
 
   it('warns while a sign-in with its account.code is under way on the page, and signs in itself once that one gives the code back', async () => {
     const page = settingsPage();
     await page.store.claimCode(ACCOUNT.code);
-    const platform = bed.launch();
+    const platform = testbed.launch();
     await waitFor(() => logged(platform, 'Trying again in'), 'the retry');
 
     const underWay = platform.log.lines.filter((line) => line.message.includes('already under way'));
     expect(underWay.length).toBeGreaterThan(0);
     expect(underWay.every((line) => line.level === 'warn')).toBe(true);
-    expect(bed.sim.requestsTo('login')).toHaveLength(0);
+    expect(testbed.sim.requestsTo('login')).toHaveLength(0);
 
-    // The page's sign-in got no verdict (the service did not answer): the code is free again.
+    // The page's sign-in got no decision (the service did not answer): the code is free again.
     await page.store.releaseCode(ACCOUNT.code);
 
     await waitFor(() => allConfirmed(platform), 'the subscriptions');
-    expect(bed.sim.requestsTo('login')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('login')).toHaveLength(1);
   });
 
   it('keeps to its configured account when the page signs in with another, saying a restart is needed', async () => {
     const platform = launchWithoutCode();
     await waitFor(() => logged(platform, 'Not signed in as'), 'the sign-in hint');
-    bed.sim.addAccount({ email: 'someone.else@example.com', code: '111111' });
+    testbed.sim.addAccount({ email: 'someone.else@example.com', code: '111111' });
     const log = createTestLogger('UI');
-    const store = new SessionStore(openDataFolder(bed.storagePath, log), log);
-    const other = { serverUrl: bed.sim.accountUrl, email: 'someone.else@example.com', country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0 };
+    const store = new SessionStore(openDataFolder(testbed.storagePath, log), log);
+    const other = { serverUrl: testbed.sim.accountUrl, email: 'someone.else@example.com', country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0 };
 
     await signInWithCode(other, '111111', { store, log: new SecretMaskingLogger(log) });
 
     await waitFor(() => logged(platform, 'restart Homebridge to use the new account'), 'the warning', FOLLOW_MS);
     expect(allFaulted(platform)).toBe(true);
-    expect(bed.sim.requestsTo('register')).toHaveLength(0);
+    expect(testbed.sim.requestsTo('register')).toHaveLength(0);
   });
 });

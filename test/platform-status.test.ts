@@ -26,7 +26,7 @@ const WRITTEN_MS = 3_000;
 
 describe('status.json', () => {
   /** BACK is above 2^53; 7654321 is configured but unknown to the service. */
-  const bed = usePlatformTestbed([FRONT, BACK]);
+  const testbed = usePlatformTestbed([FRONT, BACK]);
   let relay: Relay;
 
   beforeEach(async () => {
@@ -37,7 +37,7 @@ describe('status.json', () => {
     await relay.close();
   });
 
-  const statusPath = () => join(dataFolderPath(bed.storagePath), 'status.json');
+  const statusPath = () => join(dataFolderPath(testbed.storagePath), 'status.json');
 
   async function readStatus(): Promise<DeliveryStatus | undefined> {
     try {
@@ -57,7 +57,7 @@ describe('status.json', () => {
 
   it('holds the relay, the registration, the session and each doorbell, the last motion and ring included, and no secret', async () => {
     const launchedAt = Date.now();
-    const platform = bed.launch({ relayUrl: relay.url });
+    const platform = testbed.launch({ relayUrl: relay.url });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
     const confirmed = await statusWhere('every doorbell subscribed', ({ doorbells }) => doorbells.every(({ subscribed }) => subscribed));
@@ -71,7 +71,7 @@ describe('status.json', () => {
       nextRefreshAt: expect.any(String),
       session: 'signed-in',
       // The session's own time of sign-in, as session.json holds it: how the settings page tells it is the one it signed in.
-      signedInAt: (await new SessionStore(openDataFolder(bed.storagePath, createTestLogger('UI')), createTestLogger('UI')).readSession())?.loggedInAt,
+      signedInAt: (await new SessionStore(openDataFolder(testbed.storagePath, createTestLogger('UI')), createTestLogger('UI')).readSession())?.loggedInAt,
       doorbells: [
         { deviceId: FRONT, name: 'Front Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
         { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
@@ -88,23 +88,23 @@ describe('status.json', () => {
     expect((await stat(statusPath())).mode & 0o777).toBe(0o600);
 
     const beforeAlerts = Date.now();
-    expect((await bed.sim.deliverMotion(BACK)).status).toBe(200);
-    expect((await bed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(200);
+    expect((await testbed.sim.deliverMotion(BACK)).status).toBe(200);
+    expect((await testbed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(200);
     const alerted = await statusWhere('the motion and the ring', ({ doorbells }) => doorbells[1]?.lastMotionAt !== null && doorbells[0]?.lastRingAt !== null);
     expect(at(alerted.doorbells[1]?.lastMotionAt ?? null)).toBeGreaterThanOrEqual(beforeAlerts - 1);
     expect(at(alerted.doorbells[0]?.lastRingAt ?? null)).toBeGreaterThanOrEqual(beforeAlerts - 1);
     expect([alerted.doorbells[0]?.lastMotionAt, alerted.doorbells[1]?.lastRingAt]).toEqual([null, null]);
 
     const text = await readFile(statusPath(), 'utf8');
-    const { receiverSecret, relayTopic } = JSON.parse(await readFile(join(dataFolderPath(bed.storagePath), 'push.json'), 'utf8')) as Record<string, string>;
-    for (const secret of [...bed.sim.secrets, receiverSecret, relayTopic, ACCOUNT.email, ACCOUNT.code, 'Bearer']) {
+    const { receiverSecret, relayTopic } = JSON.parse(await readFile(join(dataFolderPath(testbed.storagePath), 'push.json'), 'utf8')) as Record<string, string>;
+    for (const secret of [...testbed.sim.secrets, receiverSecret, relayTopic, ACCOUNT.email, ACCOUNT.code, 'Bearer']) {
       expect(text).not.toContain(secret);
     }
   });
 
   it('says in direct mode that the receiver listens, and why a doorbell the service does not know has no alerts', async () => {
     const doorbells = [...DOORBELLS, { deviceId: '7654321', name: 'Side Gate' }];
-    const platform = bed.launch({ doorbells });
+    const platform = testbed.launch({ doorbells });
     await waitFor(() => allConfirmed(platform), 'the known doorbells');
 
     const status = await statusWhere('the unknown doorbell refused', (current) => current.doorbells[2]?.fault !== 'not subscribed yet');
@@ -118,14 +118,14 @@ describe('status.json', () => {
   });
 
   it('delivers an alert to HomeKit at once while status.json cannot be written, and records it once it can', async () => {
-    const platform = bed.launch();
+    const platform = testbed.launch();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     await statusWhere('every doorbell subscribed', ({ doorbells }) => doorbells.every(({ subscribed }) => subscribed));
     // Another process holds the data folder's lock, as the settings page does while it writes.
-    const release = await lockfile.lock(dataFolderPath(bed.storagePath), { lockfilePath: join(dataFolderPath(bed.storagePath), '.lock'), realpath: false });
+    const release = await lockfile.lock(dataFolderPath(testbed.storagePath), { lockfilePath: join(dataFolderPath(testbed.storagePath), '.lock'), realpath: false });
     try {
       const sentAt = performance.now();
-      expect((await bed.sim.deliverMotion(FRONT)).status).toBe(202);
+      expect((await testbed.sim.deliverMotion(FRONT)).status).toBe(202);
       await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit', 1_000);
       expect(performance.now() - sentAt).toBeLessThan(1_000);
       // A write planned for the motion is waiting for the lock: the file still shows none.
@@ -140,25 +140,25 @@ describe('status.json', () => {
   it('writes through the sink its timing names: a full disk refuses each write with one warning, alerts reach HomeKit, the file follows once there is room', async () => {
     const disk = new FullDisk();
     disk.full = true;
-    const platform = bed.launch({ timing: { ...FAST, statusSink: disk.wrap } });
+    const platform = testbed.launch({ timing: { ...FAST, statusSink: disk.wrap } });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
-    expect((await bed.sim.deliverMotion(FRONT)).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(FRONT)).status).toBe(202);
     await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit', 1_000);
     await waitFor(() => disk.refused >= 2, 'writes refused', WRITTEN_MS);
 
     expect(await readStatus()).toBeUndefined();
     expect(platform.log.lines.filter(({ level, message }) => level === 'warn' && message.includes('ENOSPC'))).toHaveLength(1);
     disk.full = false;
-    expect((await bed.sim.deliverMotion(BACK)).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(BACK)).status).toBe(202);
     await statusWhere('both motions once there is room', ({ doorbells }) => doorbells.every(({ lastMotionAt }) => lastMotionAt !== null));
   });
 
   it('says when the settings page signed out: no session, and every doorbell faulted in words', async () => {
-    const platform = bed.launch({ relayUrl: relay.url });
+    const platform = testbed.launch({ relayUrl: relay.url });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
     const log = createTestLogger('UI');
-    await new SessionStore(openDataFolder(bed.storagePath, log), log).removeSession();
+    await new SessionStore(openDataFolder(testbed.storagePath, log), log).removeSession();
 
     const status = await statusWhere('the sign-out', ({ session }) => session === 'signed-out');
     expect(status.signedInAt).toBeNull();

@@ -12,11 +12,11 @@ import { allConfirmed, logged, usePlatformTestbed } from './support/platform-tes
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 
-const bed = usePlatformTestbed();
+const testbed = usePlatformTestbed();
 
 describe('start-up', () => {
   it('publishes one faulted motion sensor per doorbell at launch, and the Doorbell Alerts sensor, before any network answer', () => {
-    const { test } = bed.launch();
+    const { test } = testbed.launch();
 
     expect(test.registered.size).toBe(3);
     expect([...test.registered.values()].map((accessory) => accessory.displayName)).toEqual(['Front Door', 'Back Door', 'Doorbell Alerts']);
@@ -25,32 +25,32 @@ describe('start-up', () => {
   });
 
   it('signs in, registers, subscribes every doorbell, then clears the fault; each call exactly once and valid', async () => {
-    const platform = bed.launch();
+    const platform = testbed.launch();
     await waitFor(() => allConfirmed(platform), 'no fault');
 
-    expect(bed.sim.requestsTo('region')).toHaveLength(1);
-    expect(bed.sim.requestsTo('login')).toHaveLength(1);
-    expect(bed.sim.requestsTo('register')).toHaveLength(1);
-    expect(bed.sim.requestsTo('subscribe').map((request) => request.path).sort()).toEqual([
+    expect(testbed.sim.requestsTo('region')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('login')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('register')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('subscribe').map((request) => request.path).sort()).toEqual([
       `/clients_api/doorbots/${FRONT}/motions_subscribe`,
       `/clients_api/doorbots/${BACK}/motions_subscribe`,
     ]);
-    expect(bed.sim.invalidRequests()).toEqual([]);
+    expect(testbed.sim.invalidRequests()).toEqual([]);
     for (const milestone of ['Signed in as', 'Push receiver listening at 127.0.0.1', 'Registered for push notifications', '2 of 2 doorbells subscribed']) {
       expect(logged(platform, milestone)).toBe(true);
     }
   });
 
   it('turns a delivered motion notification into MotionDetected, exactly for an id above 2^53', async () => {
-    const platform = bed.launch();
+    const platform = testbed.launch();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
-    expect((await bed.sim.deliverMotion(BACK)).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(BACK)).status).toBe(202);
     expect(sensorValue(platform.test, BACK, 'MotionDetected')).toBe(true);
     expect(sensorValue(platform.test, FRONT, 'MotionDetected')).toBe(false);
     expect(logged(platform, 'Motion at Back Door')).toBe(true);
 
-    expect((await bed.sim.deliverMotion('9007199254740992')).status).toBe(202);
+    expect((await testbed.sim.deliverMotion('9007199254740992')).status).toBe(202);
     expect(sensorValue(platform.test, FRONT, 'MotionDetected')).toBe(false);
   });
 });
@@ -58,37 +58,37 @@ describe('start-up', () => {
 describe('refresh', () => {
   it('repeats the registration and every subscription each refresh period, without signing in again', async () => {
     const refreshMs = 150;
-    const platform = bed.launch({ timing: { ...FAST, schedule: { ...FAST.schedule, refreshMs } } });
-    await waitFor(() => bed.sim.requestsTo('subscribe').length >= 6, 'two refreshes', 3_000);
+    const platform = testbed.launch({ timing: { ...FAST, schedule: { ...FAST.schedule, refreshMs } } });
+    await waitFor(() => testbed.sim.requestsTo('subscribe').length >= 6, 'two refreshes', 3_000);
 
-    expect(bed.sim.requestsTo('register').length).toBeGreaterThanOrEqual(3);
-    expect(bed.sim.requestsTo('login')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('register').length).toBeGreaterThanOrEqual(3);
+    expect(testbed.sim.requestsTo('login')).toHaveLength(1);
     expect(allConfirmed(platform)).toBe(true);
   });
 });
 
 describe('restart', () => {
   it('reuses the stored session: no login request, registration and subscriptions again, same accessories', async () => {
-    const first = bed.launch();
+    const first = testbed.launch();
     await waitFor(() => allConfirmed(first), 'first subscriptions');
-    await bed.stop(first);
-    bed.sim.reset();
+    await testbed.stop(first);
+    testbed.sim.reset();
 
-    const second = bed.launch({ cached: first.test.registered });
+    const second = testbed.launch({ cached: first.test.registered });
     await waitFor(() => allConfirmed(second), 'second subscriptions');
 
-    expect(bed.sim.requestsTo('region')).toHaveLength(0);
-    expect(bed.sim.requestsTo('login')).toHaveLength(0);
-    expect(bed.sim.requestsTo('register')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('region')).toHaveLength(0);
+    expect(testbed.sim.requestsTo('login')).toHaveLength(0);
+    expect(testbed.sim.requestsTo('register')).toHaveLength(1);
     expect(second.test.calls.register).toBe(0);
     expect([...second.test.registered.keys()]).toEqual([...first.test.registered.keys()]);
   });
 
   it('unregisters the accessory of a doorbell removed from the config, and renames without a new UUID', async () => {
-    const first = bed.launch();
-    await bed.stop(first);
+    const first = testbed.launch();
+    await testbed.stop(first);
 
-    const second = bed.launch({ overrides: { doorbells: [{ deviceId: FRONT, name: 'Porch' }] }, cached: first.test.registered });
+    const second = testbed.launch({ overrides: { doorbells: [{ deviceId: FRONT, name: 'Porch' }] }, cached: first.test.registered });
 
     expect(second.test.calls.unregister).toBe(1);
     expect([...second.test.registered.values()].map((accessory) => accessory.displayName)).toEqual(['Porch', 'Doorbell Alerts']);
@@ -96,20 +96,20 @@ describe('restart', () => {
   });
 
   it('keeps every cached accessory while a doorbell entry is bad, without its stale state, and runs the good ones', async () => {
-    const first = bed.launch();
+    const first = testbed.launch();
     await waitFor(() => allConfirmed(first), 'first subscriptions');
-    await bed.sim.deliverMotion(BACK);
+    await testbed.sim.deliverMotion(BACK);
     expect([sensorValue(first.test, BACK, 'MotionDetected'), sensorValue(first.test, BACK, 'StatusFault')]).toEqual([true, 0]);
-    await bed.stop(first);
+    await testbed.stop(first);
 
-    const second = bed.launch({ overrides: { doorbells: [{ deviceId: FRONT, name: 'Front Door' }, { deviceId: 'bad' }] }, cached: first.test.registered });
+    const second = testbed.launch({ overrides: { doorbells: [{ deviceId: FRONT, name: 'Front Door' }, { deviceId: 'bad' }] }, cached: first.test.registered });
 
     expect(second.test.registered.size).toBe(3);
     expect(logged(second, 'doorbells[1].deviceId must be an integer from 1 to 9223372036854775807')).toBe(true);
     // Only the bad entry may own it, and nothing updates it until that entry is fixed.
     expect([sensorValue(second.test, BACK, 'MotionDetected'), sensorValue(second.test, BACK, 'StatusFault')]).toEqual([false, 1]);
     await waitFor(() => sensorValue(second.test, FRONT, 'StatusFault') === 0, 'front subscribed');
-    expect((await bed.sim.deliverMotion(FRONT)).status).toBe(202);
+    expect((await testbed.sim.deliverMotion(FRONT)).status).toBe(202);
     expect(sensorValue(second.test, FRONT, 'MotionDetected')).toBe(true);
     expect([sensorValue(second.test, BACK, 'MotionDetected'), sensorValue(second.test, BACK, 'StatusFault')]).toEqual([false, 1]);
   });
@@ -117,63 +117,63 @@ describe('restart', () => {
 
 describe('failures', () => {
   it('marks the session invalid on 401: every sensor faulted, a sign-in hint, no repeated requests', async () => {
-    bed.sim.injectFault('subscribe', { status: 401, times: 2 });
-    const platform = bed.launch();
+    testbed.sim.injectFault('subscribe', { status: 401, times: 2 });
+    const platform = testbed.launch();
     await waitFor(() => logged(platform, 'no longer accepts this session'), 'the sign-in hint');
-    const requests = bed.sim.requests.length;
+    const requests = testbed.sim.requests.length;
     await delay(400);
 
-    expect(bed.sim.requests.length).toBe(requests);
+    expect(testbed.sim.requests.length).toBe(requests);
     expect(sensorValue(platform.test, FRONT, 'StatusFault')).toBe(1);
     expect(sensorValue(platform.test, BACK, 'StatusFault')).toBe(1);
-    const session = JSON.parse(await readFile(join(bed.storagePath, 'doorbell-motion', 'session.json'), 'utf8'));
+    const session = JSON.parse(await readFile(join(testbed.storagePath, 'doorbell-motion', 'session.json'), 'utf8'));
     expect(session.invalidatedAt).toEqual(expect.any(String));
   });
 
   it('spends a wrong code once: one login, a clear error, and never sent again after a restart', async () => {
-    const platform = bed.launch({ overrides: { account: { ...platformConfig(bed.sim, bed.pushPort).account, code: '999999' } } });
+    const platform = testbed.launch({ overrides: { account: { ...platformConfig(testbed.sim, testbed.pushPort).account, code: '999999' } } });
     await waitFor(() => logged(platform, '2018'), 'the 2018 error');
-    await bed.stop(platform);
-    const again = bed.launch({ overrides: { account: { ...platformConfig(bed.sim, bed.pushPort).account, code: '999999' } } });
+    await testbed.stop(platform);
+    const again = testbed.launch({ overrides: { account: { ...platformConfig(testbed.sim, testbed.pushPort).account, code: '999999' } } });
     await waitFor(() => logged(again, 'already used'), 'the spent-code error');
 
-    expect(bed.sim.requestsTo('login')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('login')).toHaveLength(1);
     expect(sensorValue(again.test, FRONT, 'StatusFault')).toBe(1);
   });
 
   it('retries in the background after the service keeps failing, then subscribes', async () => {
-    bed.sim.injectFault('register', { status: 503, times: 5 });
-    const platform = bed.launch();
+    testbed.sim.injectFault('register', { status: 503, times: 5 });
+    const platform = testbed.launch();
     await waitFor(() => logged(platform, 'Trying again in'), 'the retry notice');
     await waitFor(() => allConfirmed(platform), 'subscriptions after the retry');
 
-    expect(bed.sim.requestsTo('register')).toHaveLength(6);
-    expect(bed.sim.subscribedDoorbells.size).toBe(2);
+    expect(testbed.sim.requestsTo('register')).toHaveLength(6);
+    expect(testbed.sim.subscribedDoorbells.size).toBe(2);
   });
 
   it.each([
     ['an HTML page', { rawBody: '<html>Bad gateway</html>', contentType: 'text/html' }, 200],
     ['a 403 without the service\'s envelope (a proxy or firewall)', { status: 403 }, 403],
   ])('retries a login answered with %s in the background, with the same code, then subscribes', async (_answer, fault, status) => {
-    bed.sim.injectFault('login', fault);
-    const platform = bed.launch();
+    testbed.sim.injectFault('login', fault);
+    const platform = testbed.launch();
     const retryNotice = /failed: HTTP .*not what the service sends.* Trying again in/;
     await waitFor(() => platform.log.lines.some(({ message }) => retryNotice.test(message)), 'the retry notice');
     await waitFor(() => allConfirmed(platform), 'subscriptions after the retry');
 
-    expect(bed.sim.requestsTo('login').map((request) => request.status)).toEqual([status, 200]);
-    expect(bed.sim.issuedTokens).toHaveLength(1);
+    expect(testbed.sim.requestsTo('login').map((request) => request.status)).toEqual([status, 200]);
+    expect(testbed.sim.issuedTokens).toHaveLength(1);
     expect(platform.log.lines.filter((line) => line.level === 'error')).toEqual([]);
   });
 
   it('faults only the doorbell whose subscription failed, and retries only that one', async () => {
-    bed.sim.injectFault('subscribe', { status: 404, times: 1 });
-    const platform = bed.launch();
+    testbed.sim.injectFault('subscribe', { status: 404, times: 1 });
+    const platform = testbed.launch();
     await waitFor(() => logged(platform, '1 of 2 doorbells subscribed'), 'the partial subscription');
     await waitFor(() => allConfirmed(platform), 'both subscribed after the retry');
 
-    expect(bed.sim.requestsTo('subscribe')).toHaveLength(3);
-    expect(bed.sim.requestsTo('register')).toHaveLength(1);
+    expect(testbed.sim.requestsTo('subscribe')).toHaveLength(3);
+    expect(testbed.sim.requestsTo('register')).toHaveLength(1);
   });
 });
 
@@ -184,14 +184,14 @@ describe('configuration', () => {
 
     expect(platform.log.lines).toEqual([{ level: 'warn', message: expect.stringContaining('Not configured yet') }]);
     expect(platform.test.registered.size).toBe(0);
-    expect(bed.sim.requests).toHaveLength(0);
+    expect(testbed.sim.requests).toHaveLength(0);
   });
 
   it('sends nothing when the config is invalid, and names each problem', async () => {
-    const platform = bed.launch({ overrides: { doorbellServerUrl: 'http://doorbell.example.com', motionTimeout: 2 } });
+    const platform = testbed.launch({ overrides: { doorbellServerUrl: 'http://doorbell.example.com', motionTimeout: 2 } });
     await delay(100);
 
-    expect(bed.sim.requests).toHaveLength(0);
+    expect(testbed.sim.requests).toHaveLength(0);
     expect(platform.test.registered.size).toBe(0);
     expect(platform.log.lines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual([
       'Configuration: doorbellServerUrl must be an https:// address (http:// only for localhost), with a port from 1 to 65535 if it has one',
@@ -203,21 +203,21 @@ describe('configuration', () => {
 
 describe('secrets', () => {
   it('writes no code, token, rriot key or push secret to any log line, at debug level, through motion and a refused session', async () => {
-    bed.sim.injectFault('subscribe', { status: 401 });
-    const platform = bed.launch();
-    await waitFor(() => bed.sim.pushToken !== undefined, 'the push registration');
-    expect((await bed.sim.deliverMotion(FRONT)).status).toBe(202);
+    testbed.sim.injectFault('subscribe', { status: 401 });
+    const platform = testbed.launch();
+    await waitFor(() => testbed.sim.pushToken !== undefined, 'the push registration');
+    expect((await testbed.sim.deliverMotion(FRONT)).status).toBe(202);
     await waitFor(() => logged(platform, 'Motion at Front Door'), 'the motion');
     await waitFor(() => logged(platform, 'no longer accepts this session'), 'the sign-in hint');
 
     // What the simulator handed out or was given over the wire: code, tokens, rriot keys, push secret.
-    expect(bed.sim.secrets.length).toBeGreaterThanOrEqual(7);
+    expect(testbed.sim.secrets.length).toBeGreaterThanOrEqual(7);
     expect(platform.log.lines.some((line) => line.level === 'debug')).toBe(true);
-    const leaks = platform.log.lines.filter((line) => bed.sim.secrets.some((secret) => line.message.includes(secret)));
+    const leaks = platform.log.lines.filter((line) => testbed.sim.secrets.some((secret) => line.message.includes(secret)));
     expect(leaks).toEqual([]);
   });
 });
 
 function launchPlatformBare(): RunningPlatform {
-  return bed.launch({ block: { platform: 'DoorbellMotion' } });
+  return testbed.launch({ block: { platform: 'DoorbellMotion' } });
 }

@@ -59,7 +59,7 @@ const METHODS = {
     'as V8 held it and after a memory-reducing GC that gives back the young generation V8 grew. A run\'s overhead is the plugin\'s reading less the bare Homebridge\'s ' +
     'of the same run; heap: the median of the runs; RSS: min / median / max',
   matter:
-    `a real Homebridge ${HOMEBRIDGE_2_VERSION} child with Matter on, in a private network namespace (the Matter tests' rig), direct mode, occupancy sensors only, commissioned by a matter.js controller; ` +
+    `a real Homebridge ${HOMEBRIDGE_2_VERSION} child with Matter on, in a private network namespace (the Matter tests' setup), direct mode, occupancy sensors only, commissioned by a matter.js controller; ` +
     'one motion alert per doorbell per round, one at a time. plugin: the plugin\'s own debug line, from the notification accepted (before HomeKit is updated) ' +
     'to the Matter update confirmed by getAccessoryState; controller: from the POST leaving the sender to the occupancy report at the controller, matter.js\'s reporting delay and the ' +
     'Unix-socket tunnel into the namespace included',

@@ -2,7 +2,7 @@ import type { SchemaObject } from 'ajv';
 
 /**
  * The JSON schemas of the account service's `{code, msg, data}` answers. They are compiled when the
- * code is written (`npm run validators`, into envelope-checks.generated.ts), not when the plugin
+ * code is written (`npm run validators`, into envelope-checks.generated.js), not when the plugin
  * starts: nothing at run time imports this file.
  */
 

@@ -64,10 +64,10 @@ export class CloudError extends Error {
   }
 
   /**
-   * The service received the request and gave its verdict: a service code in its envelope, or 401 (it
+   * The service received the request and decided on it: a service code in its envelope, or 401 (it
    * refuses the session). A one-time code sent with it is spent. A request that got no answer, a busy
    * server's answer or one that is not what the service sends (a proxy's or firewall's 403 page, say)
-   * did not reach a verdict, and may be sent again.
+   * did not reach a decision, and may be sent again.
    */
   get serviceAnswered(): boolean {
     return !this.retryable && (this.serviceCode !== undefined || this.kind === 'unauthorized');

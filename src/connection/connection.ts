@@ -40,9 +40,9 @@ export interface ConnectionOptions {
 export class Connection {
   private stopped = false;
   /**
-   * Aborted when the session in use changes, and on shutdown: the requests of a pass end with it. One
+   * Aborted when the session in use changes, and on shutdown: the requests of an attempt end with it. One
    * controller, never two combined with AbortSignal.any, which Node 24 can make forget an abort once
-   * a source is garbage-collected (docs/architecture.md): a pass must see that it was called off.
+   * a source is garbage-collected (docs/architecture.md): an attempt must see that it was called off.
    */
   private sessionAbort = new AbortController();
   private readonly schedule: Schedule;
@@ -53,7 +53,7 @@ export class Connection {
   /** The session in use was never written (a full disk): no session.json is no sign-out for it. */
   private sessionUnsaved = false;
   private registeredAt: number | undefined;
-  /** The last pass failed in opening the push endpoint: it runs again once the endpoint is up. */
+  /** The last attempt failed in opening the push endpoint: it runs again once the endpoint is up. */
   private waitingForEndpoint = false;
   /** How far the attempt under way has come, to say where it stopped. */
   private stage: ConnectStage = 'session';
@@ -78,8 +78,8 @@ export class Connection {
   }
 
   /**
-   * The push endpoint is up (the relay stream opened). A pass that failed only for want of it runs
-   * now rather than at its retry, which may be an hour away; a pass under way needs nothing.
+   * The push endpoint is up (the relay stream opened). An attempt that failed only for want of it is
+   * made again now rather than at its retry, which may be an hour away; one under way needs nothing.
    */
   endpointUp(): void {
     if (this.waitingForEndpoint) {
@@ -142,14 +142,14 @@ export class Connection {
         this.retryLater('Some doorbells are not subscribed yet.');
       }
     } catch (error) {
-      // Ended by shutdown, or by a new session whose own pass has already been scheduled.
+      // Ended by shutdown, or by a new session whose own attempt has already been scheduled.
       if (!signal.aborted) {
         this.handleFailure(error);
       }
     }
   }
 
-  /** One pass of the whole chain; resolves whether every doorbell is subscribed. */
+  /** One attempt at the whole chain; resolves whether every doorbell is subscribed. */
   private async connect(signal: AbortSignal): Promise<boolean> {
     const { settings, log, endpoint } = this.options;
     this.stage = 'session';
@@ -174,7 +174,7 @@ export class Connection {
     const obtain = () => obtainAccessToken(settings.credentials, { store, log, retry, timeoutMs, signal });
     const { token: accessToken, signedInAt, unsaved } = await this.ownSignIn.obtain(obtain, (held) => this.followSessionFile(held));
     log.addSecrets(accessToken);
-    // A session that changed meanwhile (signed out, or in anew on the settings page) is not this pass's to set.
+    // A session that changed meanwhile (signed out, or in anew on the settings page) is not this attempt's to set.
     signal.throwIfAborted();
     this.accessToken = accessToken;
     this.sessionUnsaved = unsaved;
@@ -212,7 +212,7 @@ export class Connection {
     this.options.log[error.notSignedIn ? 'warn' : 'error'](error.message);
   }
 
-  /** Without a session nothing is held for it either: the relay stream closes until the next pass. */
+  /** Without a session nothing is held for it either: the relay stream closes until the next attempt. */
   private stopUntilSignedIn(why: SessionLoss): void {
     this.client = undefined;
     this.accessToken = undefined;

@@ -4,7 +4,7 @@ import { hashCode, type StoredSession } from '../session/session-store.js';
  * The connection's own sign-in with account.code, as session.json's watcher may see it: the sign-in
  * saves its session, then records the code as used, and only then hands its token over. A poll in
  * between finds a session the connection has no token of yet; taken for a sign-in on the settings page,
- * it would end the sign-in's pass for nothing and start another. So while a sign-in is under way, a
+ * it would end the sign-in's attempt to connect for nothing and start another. So while a sign-in is under way, a
  * session from the configured code is held back, and judged once the sign-in's token is known.
  */
 export class OwnSignIn {

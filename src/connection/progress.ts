@@ -18,7 +18,7 @@ export interface ConnectionProgress {
 export type ConnectStage = 'session' | 'push-endpoint' | 'registration';
 
 export interface ProgressListener {
-  /** Told whenever the connection plans its next pass, which is after every pass and every pause. */
+  /** Told whenever the connection plans its next attempt, which is after every attempt and every pause. */
   progressed?(progress: ConnectionProgress): void;
   /** An attempt stopped before the subscriptions, and will be tried again; `error` is why. */
   connectFailed?(stage: ConnectStage, error: unknown): void;

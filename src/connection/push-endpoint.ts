@@ -10,7 +10,7 @@ export interface PushEndpoint {
   readonly description: string;
 }
 
-/** The push endpoint did not open: the pass may run again as soon as it does. */
+/** The push endpoint did not open: the attempt to connect may be made again as soon as it does. */
 export class EndpointNotOpen extends Error {
   constructor(cause: unknown) {
     super(errorMessage(cause), { cause });

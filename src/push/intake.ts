@@ -13,7 +13,7 @@ export type IntakeDrop = 'invalid' | 'duplicate';
 export type DropListener = (cause: IntakeDrop) => void;
 
 /** How a pushed body was judged; the reason is for the debug log and never quotes the body. */
-export type IntakeVerdict = { accepted: true; reason: string } | { accepted: false; tooLarge: boolean; reason: string };
+export type IntakeDecision = { accepted: true; reason: string } | { accepted: false; tooLarge: boolean; reason: string };
 
 /**
  * Where every pushed body is judged, whichever way it came (the receiver, the relay): size, UTF-8,
@@ -32,15 +32,15 @@ export class NotificationIntake {
     this.duplicates = new DuplicateFilter(now === undefined ? {} : { now });
   }
 
-  accept(body: Buffer): IntakeVerdict {
-    const verdict = this.judge(body);
-    if (!verdict.accepted) {
+  accept(body: Buffer): IntakeDecision {
+    const decision = this.judge(body);
+    if (!decision.accepted) {
       this.onDropped('invalid');
     }
-    return verdict;
+    return decision;
   }
 
-  private judge(body: Buffer): IntakeVerdict {
+  private judge(body: Buffer): IntakeDecision {
     if (body.length > MAX_BODY_BYTES) {
       return { accepted: false, tooLarge: true, reason: `body is larger than ${MAX_BODY_BYTES} bytes` };
     }

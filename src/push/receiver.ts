@@ -31,7 +31,7 @@ export { MAX_BODY_BYTES } from './intake.js';
 const PUSH_PATH_PREFIX = '/push/';
 
 /** How one request ends: the status, why (for the debug log) and any extra headers. */
-interface Verdict {
+interface Answer {
   status: number;
   reason: string;
   headers?: Record<string, string>;
@@ -118,24 +118,24 @@ export class PushReceiver {
     const startedAt = Date.now();
     const { socket } = req;
     res.once('close', () => this.slots.answered(socket));
-    let verdict: Verdict | undefined;
+    let answer: Answer | undefined;
     try {
-      verdict = await this.judge(req);
+      answer = await this.judge(req);
     } catch (error) {
       // A bug of ours, not a bad request: worth a warning, and the server must keep serving.
       this.options.log.warn(`Push receiver failed on a request: ${errorMessage(error)}`);
-      verdict = { status: 500, reason: 'internal error' };
+      answer = { status: 500, reason: 'internal error' };
     }
-    if (verdict === undefined) {
+    if (answer === undefined) {
       this.logRequest(req, 'client aborted', startedAt);
       return;
     }
-    respond(res, verdict);
-    this.logRequest(req, `${verdict.status} ${verdict.reason}`, startedAt);
+    respond(res, answer);
+    this.logRequest(req, `${answer.status} ${answer.reason}`, startedAt);
   }
 
   /** The checks in their documented order, the first failure answering. Undefined when the client went away. */
-  private async judge(req: IncomingMessage): Promise<Verdict | undefined> {
+  private async judge(req: IncomingMessage): Promise<Answer | undefined> {
     if (!this.isPushPath(req.url ?? '')) {
       return { status: 404, reason: 'unknown path or wrong secret' };
     }
@@ -157,9 +157,9 @@ export class PushReceiver {
     return this.accept(body.body);
   }
 
-  private accept(body: Buffer): Verdict {
-    const verdict = this.intake.accept(body);
-    return { status: verdict.accepted ? 202 : verdict.tooLarge ? 413 : 400, reason: verdict.reason };
+  private accept(body: Buffer): Answer {
+    const decision = this.intake.accept(body);
+    return { status: decision.accepted ? 202 : decision.tooLarge ? 413 : 400, reason: decision.reason };
   }
 
   private isPushPath(url: string): boolean {
@@ -186,7 +186,7 @@ export class PushReceiver {
  * client starts over, and a body we never read is not drained for it (Node would otherwise read all
  * of it to reuse the connection).
  */
-function respond(res: ServerResponse, { status, headers }: Verdict): void {
+function respond(res: ServerResponse, { status, headers }: Answer): void {
   const body = `${STATUS_CODES[status] ?? 'Error'}\n`;
   res.writeHead(status, {
     ...headers,

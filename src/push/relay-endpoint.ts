@@ -164,11 +164,11 @@ export class RelayEndpoint {
       now,
       impostor: this.impostor,
       onMessage: (body) => {
-        const verdict = intake.accept(body);
-        if (!verdict.accepted) {
-          log.debug(`Push relay: ignored a message (${verdict.reason})`);
+        const decision = intake.accept(body);
+        if (!decision.accepted) {
+          log.debug(`Push relay: ignored a message (${decision.reason})`);
         }
-        return verdict.accepted;
+        return decision.accepted;
       },
       onDeliveryDown: (down, outage) => {
         this.deliveryDown = down;

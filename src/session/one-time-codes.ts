@@ -7,10 +7,10 @@ import { isJsonObject } from '../values/json.js';
  */
 
 /**
- * How long a claim holds without a verdict. A sign-in gives up well before: each of its two calls makes
- * at most five attempts of at most 10 s, with at most a minute between them. So a claim this old
- * belongs to a process that ended mid sign-in (the settings page closed, Homebridge restarted), and its
- * code may be sent again.
+ * How long a claim holds without the service's decision. A sign-in gives up well before: each of its
+ * two calls makes at most five attempts of at most 10 s, with at most a minute between them. So a
+ * claim this old belongs to a process that ended mid sign-in (the settings page closed, Homebridge
+ * restarted), and its code may be sent again.
  */
 export const CLAIM_LIFETIME_MS = 15 * 60_000;
 

@@ -129,7 +129,7 @@ export class SessionStore {
     await this.installationFile.update((current) => withSpent(current ?? createInstallation(), hash, this.now()));
   }
 
-  /** Gives a claimed code back: it was never sent, or the service gave no verdict on it, so it may be sent again. */
+  /** Gives a claimed code back: it was never sent, or the service made no decision on it, so it may be sent again. */
   async releaseCode(code: string): Promise<void> {
     const hash = hashCode(code);
     await this.installationFile.update((current) => current && withoutClaim(current, hash, this.now()));

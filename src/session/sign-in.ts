@@ -26,8 +26,8 @@ export class SignInError extends Error {
 
 /**
  * The code is claimed by a sign-in still under way, in this process or the other one. Not the user's
- * to fix: that sign-in either gets its verdict or, cut off, its claim expires, so asking again later
- * may well work.
+ * to fix: that sign-in either gets the service's decision or, cut off, its claim expires, so asking
+ * again later may well work.
  */
 export class CodeUnderWayError extends Error {
   override readonly name = 'CodeUnderWayError';
@@ -151,14 +151,14 @@ async function loginSpendingCode(
 }
 
 /**
- * The service has given its verdict on the code. Should recording it fail, the code stays claimed and
- * may be sent again once the claim expires; the service then refuses it as used.
+ * The service has decided on the code (taken or refused it). Should recording it fail, the code stays
+ * claimed and may be sent again once the claim expires; the service then refuses it as used.
  */
 async function spend(code: string, { store, log }: SignInContext): Promise<void> {
   await store.spendCode(code).catch((error: unknown) => log.warn(`Could not record that the code was used: ${errorMessage(error)}`));
 }
 
-/** No verdict on the code: it may be sent again. Should giving it back fail, its claim expires by itself. */
+/** No decision on the code: it may be sent again. Should giving it back fail, its claim expires by itself. */
 async function giveBack(code: string, { store, log }: SignInContext): Promise<void> {
   await store.releaseCode(code).catch((error: unknown) => log.warn(`Could not record that the code is still unused: ${errorMessage(error)}`));
 }

@@ -193,7 +193,7 @@ describe('AccountClient and malformed answers', () => {
     ['rriot.r.a as null', { token: 'secret-token-1', rriot: { r: { a: null } } }, 'data.rriot.r.a must be string'],
     ['token as a number', { token: 123456789 }, 'data.token must be string'],
     ['no token', { nickname: 'someone' }, 'no data.token'],
-  ])('refuses a login answer with %s, naming the field but not the value, as no verdict on the code', async (_name, data, detail) => {
+  ])('refuses a login answer with %s, naming the field but not the value, as no decision on the code', async (_name, data, detail) => {
     context.sim.injectFault('login', { contentType: 'application/json', rawBody: JSON.stringify({ msg: 'success', data }) });
 
     const error = await cloudFailure(accountClient(context).loginWithCode(loginParams(context.sim.regionUrl)), 'malformed');

@@ -137,7 +137,7 @@ describe('the retry policy', () => {
     expect(context.sim.requestsTo('region')).toHaveLength(5);
   });
 
-  it.each([400, 403, 404, 409])('does not retry HTTP %i; without the service\'s envelope it is no verdict of the service', async (status) => {
+  it.each([400, 403, 404, 409])('does not retry HTTP %i; without the service\'s envelope it is no decision of the service', async (status) => {
     context.sim.injectFault('login', { status });
 
     const error = await cloudFailure(accountClient(context).loginWithCode(loginParams(context.sim.regionUrl)), 'http');
@@ -148,7 +148,7 @@ describe('the retry policy', () => {
     expect(context.sim.requestsTo('login')).toHaveLength(1);
   });
 
-  it('does not retry HTTP 401, the service\'s verdict on the session', async () => {
+  it('does not retry HTTP 401, the service\'s decision on the session', async () => {
     const client = await registeredDoorbellClient(context);
     context.sim.injectFault('subscribe', { status: 401 });
 

@@ -1,7 +1,7 @@
 /**
  * The config and the account service's answers are checked by code Ajv compiled when it was written
  * (scripts/lib/validators.ts, `npm run validators`). That code must be what Ajv compiles from the
- * schemas today, and leaving the form's words out of what is compiled must change no verdict.
+ * schemas today, and leaving the form's words out of what is compiled must change no outcome.
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
@@ -29,17 +29,17 @@ describe('the compiled checks in the repository', () => {
 });
 
 describe('the schema compiled without the words of the form', () => {
-  it('keeps every rule: the same verdict and the same errors as config.schema.json itself, for any block', () => {
+  it('keeps every rule: the same outcome and the same errors as config.schema.json itself, for any block', () => {
     const full = configAjv().compile(configSchema());
     const compiled = configAjv().compile(withoutAnnotations(configSchema()));
-    const verdict = (check: typeof full, block: unknown) => {
+    const outcome = (check: typeof full, block: unknown) => {
       const data = structuredClone(block);
       const valid = check(data);
       return { valid, data, errors: (check.errors ?? []).map(({ keyword, instancePath, schemaPath }) => `${keyword} ${instancePath} ${schemaPath}`) };
     };
     fc.assert(
       fc.property(platformBlock({ ownPort: 47850 }), ({ block }) => {
-        expect(verdict(compiled, block)).toEqual(verdict(full, block));
+        expect(outcome(compiled, block)).toEqual(outcome(full, block));
       }),
       propertyRuns(2_000),
     );

@@ -1,6 +1,6 @@
 /**
  * The connection's chain in isolation, with a fake push endpoint: what it does when shut down in the
- * middle of a pass, and when session.json is reported changed in the middle of its own sign-in.
+ * middle of an attempt to connect, and when session.json is reported changed in the middle of its own sign-in.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';

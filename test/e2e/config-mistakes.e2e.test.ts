@@ -12,7 +12,7 @@ import { changeOf } from './support/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { doorbellMotionPlatform, pluginLogLine } from './support/plugin-config.js';
-import { expectRunningOnce, expectStoppedInTime, itLeavesNoTrace, NO_FAULT, useRig, WATCH_MS } from './support/plugin-rig.js';
+import { expectRunningOnce, expectStoppedInTime, itLeavesNoTrace, NO_FAULT, usePluginSetup, WATCH_MS } from './support/plugin-setup.js';
 
 const [HOMEBRIDGE_2] = HOMEBRIDGE_RUNTIMES;
 
@@ -25,16 +25,16 @@ const MOTION_EVENT_TIMEOUT_MS = 5_000;
 const BAD_PUBLIC_URL = 'https://home.example.com:99999';
 
 describeWithBuiltPlugin('Homebridge 2, a platform block as users write it', () => {
-  const rig = useRig(HOMEBRIDGE_2);
+  const setup = usePluginSetup(HOMEBRIDGE_2);
 
   it(
     `push.publicUrl ${BAD_PUBLIC_URL} in direct mode: Homebridge keeps running, one line names push.publicUrl, nothing is sent`,
     async () => {
-      const { endpoints, sandbox, simulator } = rig();
+      const { endpoints, sandbox, simulator } = setup();
       const push = { mode: 'direct', host: '127.0.0.1', port: endpoints.pushPort, publicUrl: BAD_PUBLIC_URL };
       await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { push })]);
 
-      const stopped = await rig().runOnce(async (homebridge) => {
+      const stopped = await setup().runOnce(async (homebridge) => {
         await homebridge.waitForLine(pluginLogLine('Doing nothing until the configuration is fixed'), START_TIMEOUT_MS);
         await sleep(WATCH_MS);
 
@@ -44,7 +44,7 @@ describeWithBuiltPlugin('Homebridge 2, a platform block as users write it', () =
         ]);
         expect(homebridge.lines.filter((line) => /TypeError|Invalid URL|uncaught|unhandled/i.test(line))).toEqual([]);
         // The bridge answers a controller, with no doorbell on it: published from a config nobody can use, they would lie.
-        expect(await (await rig().controller()).accessories()).toHaveLength(1);
+        expect(await (await setup().controller()).accessories()).toHaveLength(1);
         expect(simulator.requests).toEqual([]);
       });
       expectStoppedInTime(stopped);
@@ -55,7 +55,7 @@ describeWithBuiltPlugin('Homebridge 2, a platform block as users write it', () =
   it(
     'unknown keys at every level, under homebridge-doorbell-motion.DoorbellMotion: one warning each, and every doorbell works',
     async () => {
-      const { endpoints, sandbox, simulator } = rig();
+      const { endpoints, sandbox, simulator } = setup();
       const valid = doorbellMotionPlatform(endpoints) as { account: object; push: object; doorbells: object[] };
       await sandbox.writeConfig([
         {
@@ -68,13 +68,13 @@ describeWithBuiltPlugin('Homebridge 2, a platform block as users write it', () =
         },
       ]);
 
-      const stopped = await rig().runOnce(async (homebridge) => {
-        await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      const stopped = await setup().runOnce(async (homebridge) => {
+        await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
 
         const named = homebridge.lines.filter((line) => line.includes('is not a known setting; it is ignored')).map((line) => /Configuration: (\S+)/.exec(line)?.[1]);
         expect(named.sort()).toEqual(['account.comment', 'doorbells[0].chime', 'note', 'push.futureOption']);
-        const controller = await rig().controller();
-        const sensors = await rig().sensors();
+        const controller = await setup().controller();
+        const sensors = await setup().sensors();
         await controller.subscribe(...sensors.map(({ motionDetected }) => motionDetected));
         for (const sensor of sensors) {
           expect(await simulator.deliverMotion(sensor.serialNumber)).toMatchObject({ status: 202 });
@@ -87,5 +87,5 @@ describeWithBuiltPlugin('Homebridge 2, a platform block as users write it', () =
     START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS + 3 * MOTION_EVENT_TIMEOUT_MS + STOP_TIMEOUT_MS,
   );
 
-  itLeavesNoTrace(rig);
+  itLeavesNoTrace(setup);
 });

@@ -11,7 +11,7 @@ import { changeOf, HapCharacteristic, HapService, type CharacteristicEvent, type
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { DOORBELLS, doorbellMotionPlatform } from './support/plugin-config.js';
-import { itEndsCleanly, NO_FAULT, useRig } from './support/plugin-rig.js';
+import { itEndsCleanly, NO_FAULT, usePluginSetup } from './support/plugin-setup.js';
 
 const SUBSCRIBED_TIMEOUT_MS = 10_000;
 const EVENT_TIMEOUT_MS = 5_000;
@@ -57,16 +57,16 @@ function isOf(characteristic: CharacteristicRef): (event: CharacteristicEvent) =
 }
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
-  const rig = useRig(runtime, ({ sandbox, endpoints }) => sandbox.writeConfig([doorbellMotionPlatform(endpoints, { doorbells: WITH_CONTROLS })]));
+  const setup = usePluginSetup(runtime, ({ sandbox, endpoints }) => sandbox.writeConfig([doorbellMotionPlatform(endpoints, { doorbells: WITH_CONTROLS })]));
   let front: ReturnType<typeof frontDoor>;
   let backMotion: CharacteristicRef;
 
   it(
     'shows the switches and detection sensors by name, both switches on, the main motion sensor primary',
     async () => {
-      await rig().start();
-      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
-      const controller = await rig().controller();
+      await setup().start();
+      await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      const controller = await setup().controller();
       const accessory = await controller.accessoryWithSerialNumber(FRONT);
       front = frontDoor(accessory);
       backMotion = (await controller.accessoryWithSerialNumber(BACK)).characteristic(HapService.MotionSensor, HapCharacteristic.MotionDetected, 'Back Door');
@@ -77,43 +77,43 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
         'Front Door',
       ]);
       expect(await controller.read(front.motionAlerts, front.chime)).toEqual([true, true]);
-      expectNoHapWarning(rig().homebridge.lines);
-      // Once for the whole rig: hap-controller loses its event stream when asked to subscribe twice.
+      expectNoHapWarning(setup().homebridge.lines);
+      // Once for the whole setup: hap-controller loses its event stream when asked to subscribe twice.
       await controller.subscribe(...front.sensors, front.motionAlerts, front.chime, front.doorbellPress, front.switchPress, backMotion);
     },
     START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
   );
 
   it('fires the person sensor and the main one for a person, and not the vehicle sensor', async () => {
-    const controller = await rig().controller();
+    const controller = await setup().controller();
     const [main, person, vehicle] = front.sensors;
 
-    expect(await rig().simulator.deliverMotion(FRONT, { rawBody: personAt(FRONT, 'person-1') })).toMatchObject({ status: 202 });
+    expect(await setup().simulator.deliverMotion(FRONT, { rawBody: personAt(FRONT, 'person-1') })).toMatchObject({ status: 202 });
     await controller.nextEvent(changeOf(person, true), EVENT_TIMEOUT_MS);
     expect(await controller.read(main, person, vehicle)).toEqual([true, true, false]);
   });
 
   it('with Motion Alerts turned off by the controller: the front door\'s sensors off at once and after a motion, the back door still firing', async () => {
-    const controller = await rig().controller();
+    const controller = await setup().controller();
     const [main] = front.sensors;
 
     await controller.write(front.motionAlerts, false);
     await controller.nextEvent(changeOf(main, false), EVENT_TIMEOUT_MS);
     expect(await controller.read(...front.sensors)).toEqual([false, false, false]);
 
-    expect(await rig().simulator.deliverMotion(FRONT, { rawBody: personAt(FRONT, 'person-2') })).toMatchObject({ status: 202 });
-    expect(await rig().simulator.deliverMotion(BACK, { rawBody: personAt(BACK, 'person-3') })).toMatchObject({ status: 202 });
+    expect(await setup().simulator.deliverMotion(FRONT, { rawBody: personAt(FRONT, 'person-2') })).toMatchObject({ status: 202 });
+    expect(await setup().simulator.deliverMotion(BACK, { rawBody: personAt(BACK, 'person-3') })).toMatchObject({ status: 202 });
     await controller.nextEvent(changeOf(backMotion, true), EVENT_TIMEOUT_MS);
     await expect(controller.nextEvent((event) => front.sensors.some((sensor) => isOf(sensor)(event)), QUIET_MS)).rejects.toThrow('No matching HAP event');
     expect(await controller.read(...front.sensors, front.motionAlerts)).toEqual([false, false, false, false]);
   });
 
   it('with the Chime turned off by the controller, a ring fires the programmable switch and not the Doorbell service', async () => {
-    const controller = await rig().controller();
+    const controller = await setup().controller();
     // HAP lets a controller write a bool as 0 or 1.
     await controller.write(front.chime, 0);
 
-    expect(await rig().simulator.deliverMotion(FRONT, { kind: 'ding', id: 'ring-silent' })).toMatchObject({ status: 202 });
+    expect(await setup().simulator.deliverMotion(FRONT, { kind: 'ding', id: 'ring-silent' })).toMatchObject({ status: 202 });
     const first = await controller.nextEvent((event) => isOf(front.doorbellPress)(event) || isOf(front.switchPress)(event), EVENT_TIMEOUT_MS);
     expect(first).toMatchObject({ aid: front.switchPress.aid, iid: front.switchPress.iid, value: SINGLE_PRESS });
     await expect(controller.nextEvent(isOf(front.doorbellPress), QUIET_MS)).rejects.toThrow('No matching HAP event');
@@ -122,22 +122,22 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   it(
     'after a restart, both switches read what they were left at, and motion alerts stay off until turned on',
     async () => {
-      await rig().stop();
-      await rig().start();
-      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
-      const controller = await rig().controller();
+      await setup().stop();
+      await setup().start();
+      await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      const controller = await setup().controller();
 
       expect(await controller.read(front.motionAlerts, front.chime)).toEqual([false, false]);
-      expectNoHapWarning(rig().homebridge.lines);
-      expect(await rig().simulator.deliverMotion(FRONT, { id: 'after-restart' })).toMatchObject({ status: 202 });
+      expectNoHapWarning(setup().homebridge.lines);
+      expect(await setup().simulator.deliverMotion(FRONT, { id: 'after-restart' })).toMatchObject({ status: 202 });
       expect(await controller.read(front.sensors[0])).toEqual([false]);
 
       await controller.write(front.motionAlerts, true);
-      expect(await rig().simulator.deliverMotion(FRONT, { id: 'alerts-on-again' })).toMatchObject({ status: 202 });
+      expect(await setup().simulator.deliverMotion(FRONT, { id: 'alerts-on-again' })).toMatchObject({ status: 202 });
       expect(await controller.read(front.motionAlerts, front.sensors[0])).toEqual([true, true]);
     },
     STOP_TIMEOUT_MS + START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
   );
 
-  itEndsCleanly(rig);
+  itEndsCleanly(setup);
 });

@@ -13,7 +13,7 @@ import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { pollUntil } from '../support/poll.js';
 import { DOORBELLS, doorbellMotionPlatform, pluginLogLine } from './support/plugin-config.js';
-import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
+import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, usePluginSetup, type DoorbellSensor } from './support/plugin-setup.js';
 
 const SUBSCRIBED_TIMEOUT_MS = 10_000;
 const EVENT_TIMEOUT_MS = 5_000;
@@ -35,7 +35,7 @@ const NAMED_DOORBELLS = DOORBELLS.map((doorbell, index) => ({ ...doorbell, name:
 const HAP_NAME_WARNING = /HAP-NodeJS WARNING.*'Name'|warning from the characteristic '(Configured )?Name'|exceeded max length/;
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
-  const rig = useRig(runtime, async ({ sandbox, simulator, endpoints }) => {
+  const setup = usePluginSetup(runtime, async ({ sandbox, simulator, endpoints }) => {
     await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { motionTimeout: LONG_MOTION_S, doorbells: NAMED_DOORBELLS })]);
     // The garage's subscription answers 503 every time: its retries take many seconds.
     simulator.injectFault('subscribe', { status: 503, deviceId: '9007199254740993', times: 1_000 });
@@ -45,19 +45,19 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   it(
     'clears the fault of each doorbell whose subscription succeeded while the garage keeps failing',
     async () => {
-      await rig().start();
-      sensors = await rig().sensors();
+      await setup().start();
+      sensors = await setup().sensors();
       const [front, back, garage] = sensors;
-      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS, [front, back]);
+      await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS, [front, back]);
 
-      expect(await rig().statusFaults([garage])).toEqual([GENERAL_FAULT]);
-      rig().simulator.clearFaults();
+      expect(await setup().statusFaults([garage])).toEqual([GENERAL_FAULT]);
+      setup().simulator.clearFaults();
     },
     START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
   );
 
   it('shows each doorbell under its cleaned name: the accessory, the motion sensor (Name and ConfiguredName) and the doorbell', async () => {
-    const accessories = await (await rig().controller()).accessories();
+    const accessories = await (await setup().controller()).accessories();
     const names = sensors.map(({ serialNumber }) => {
       const accessory = findBySerialNumber(accessories, serialNumber);
       return [
@@ -69,13 +69,13 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
     });
 
     expect(names).toEqual(CLEANED_NAMES.map((name) => [name, name, name, name]));
-    const told = rig().homebridge.lines.filter((line) => pluginLogLine('is called ".*" in HomeKit').test(line));
+    const told = setup().homebridge.lines.filter((line) => pluginLogLine('is called ".*" in HomeKit').test(line));
     expect(told).toHaveLength(3);
     expect(told[0]).toContain('Doorbell 1234567 "Front Door (Main)" is called "Front Door Main" in HomeKit');
   });
 
   it('offers only SINGLE_PRESS on the Doorbell and the switch of each doorbell, and keeps the motion sensor primary', async () => {
-    const accessories = await (await rig().controller()).accessories();
+    const accessories = await (await setup().controller()).accessories();
     for (const accessory of sensors.map(({ serialNumber }) => findBySerialNumber(accessories, serialNumber))) {
       expect(accessory.services.filter(({ primary }) => primary === true).map(({ type }) => type)).toEqual([HapService.MotionSensor]);
       const validValues = BUTTON_SERVICES.map((service) => accessory.findCharacteristic(service, HapCharacteristic.ProgrammableSwitchEvent)?.['valid-values']);
@@ -84,15 +84,15 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   });
 
   it('presses the doorbell button at a ring: SINGLE_PRESS on the Doorbell and the switch, motion untouched', async () => {
-    const controller = await rig().controller();
+    const controller = await setup().controller();
     const front = await controller.accessoryWithSerialNumber(sensors[0].serialNumber);
     const presses = [HapService.Doorbell, HapService.StatelessProgrammableSwitch].map((service) =>
       front.characteristic(service, HapCharacteristic.ProgrammableSwitchEvent),
     );
-    // Once for the whole rig: hap-controller loses its event stream when asked to subscribe twice.
+    // Once for the whole setup: hap-controller loses its event stream when asked to subscribe twice.
     await controller.subscribe(...presses, ...sensors.map(({ motionDetected }) => motionDetected));
 
-    expect(await rig().simulator.deliverMotion(sensors[0].serialNumber, { kind: 'ding', id: 'ring-1' })).toMatchObject({ status: 202 });
+    expect(await setup().simulator.deliverMotion(sensors[0].serialNumber, { kind: 'ding', id: 'ring-1' })).toMatchObject({ status: 202 });
     for (const press of presses) {
       await controller.nextEvent(changeOf(press, SINGLE_PRESS), EVENT_TIMEOUT_MS);
     }
@@ -100,32 +100,32 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   });
 
   it("raises MotionDetected for the service's own payload of a person detection", async () => {
-    const controller = await rig().controller();
+    const controller = await setup().controller();
     const back = sensors[1];
     const payload = {
       android_config: { category: 'com.ring.pn.live-event.motion' },
       data: { device: { id: Number(back.serialNumber) }, event: { ding: { id: '6975233002112450000', subtype: 'human' } } },
     };
 
-    expect(await rig().simulator.deliverMotion(back.serialNumber, { rawBody: JSON.stringify(payload) })).toMatchObject({ status: 202 });
+    expect(await setup().simulator.deliverMotion(back.serialNumber, { rawBody: JSON.stringify(payload) })).toMatchObject({ status: 202 });
     await controller.nextEvent(changeOf(back.motionDetected, true), EVENT_TIMEOUT_MS);
   });
 
   it(
     'after a restart with the front door\'s button turned off: no Doorbell or switch there, the same accessory, its motion sensor working',
     async () => {
-      await rig().stop();
+      await setup().stop();
       const doorbells = NAMED_DOORBELLS.map((doorbell, index) => (index === 0 ? { ...doorbell, button: false } : doorbell));
-      await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { motionTimeout: LONG_MOTION_S, doorbells })]);
-      await rig().start();
+      await setup().sandbox.writeConfig([doorbellMotionPlatform(setup().endpoints, { motionTimeout: LONG_MOTION_S, doorbells })]);
+      await setup().start();
       const [front] = sensors;
 
-      const controller = await rig().controller();
+      const controller = await setup().controller();
       const accessory = await controller.accessoryWithSerialNumber(front.serialNumber);
       expect([accessory.aid, BUTTON_SERVICES.map((service) => accessory.service(service))]).toEqual([front.aid, [undefined, undefined]]);
       expect((await controller.accessoryWithSerialNumber(sensors[1].serialNumber)).service(HapService.Doorbell)).toBeDefined();
-      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS, [front]);
-      expect(await rig().simulator.deliverMotion(front.serialNumber, { id: 'after-button-off' })).toMatchObject({ status: 202 });
+      await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS, [front]);
+      expect(await setup().simulator.deliverMotion(front.serialNumber, { id: 'after-button-off' })).toMatchObject({ status: 202 });
       await pollUntil(() => controller.read(front.motionDetected), ([motion]) => motion === true, EVENT_TIMEOUT_MS, 'MotionDetected on the front door');
     },
     STOP_TIMEOUT_MS + START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS + EVENT_TIMEOUT_MS,
@@ -134,17 +134,17 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   it(
     'after a restart with a config mistake, shows no motion and a fault on every doorbell, the button still gone from the cache',
     async () => {
-      await rig().stop();
-      await rig().sandbox.writeConfig([
-        doorbellMotionPlatform(rig().endpoints, { motionTimeout: LONG_MOTION_S, doorbells: NAMED_DOORBELLS, doorbellServerUrl: 'not a url' }),
+      await setup().stop();
+      await setup().sandbox.writeConfig([
+        doorbellMotionPlatform(setup().endpoints, { motionTimeout: LONG_MOTION_S, doorbells: NAMED_DOORBELLS, doorbellServerUrl: 'not a url' }),
       ]);
 
-      const homebridge = await rig().start();
+      const homebridge = await setup().start();
       await homebridge.waitForLine(pluginLogLine('Configuration: doorbellServerUrl must be'), 0);
 
-      const controller = await rig().controller();
+      const controller = await setup().controller();
       expect(await controller.read(...sensors.map(({ motionDetected }) => motionDetected))).toEqual([false, false, false]);
-      expect(await rig().statusFaults(sensors)).toEqual([GENERAL_FAULT, GENERAL_FAULT, GENERAL_FAULT]);
+      expect(await setup().statusFaults(sensors)).toEqual([GENERAL_FAULT, GENERAL_FAULT, GENERAL_FAULT]);
       // A config the plugin cannot use leaves the services as Homebridge cached them: the removal was saved.
       const front = await controller.accessoryWithSerialNumber(sensors[0].serialNumber);
       expect([front.aid, BUTTON_SERVICES.map((service) => front.service(service))]).toEqual([sensors[0].aid, [undefined, undefined]]);
@@ -153,9 +153,9 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   );
 
   it('got no warning from HAP-NodeJS about a name in any run, from the cache or from the plugin', () => {
-    expect(rig().sandbox.outputLines.filter((line) => HAP_NAME_WARNING.test(line))).toEqual([]);
-    expect(rig().sandbox.outputLines.filter((line) => /HAP-NodeJS WARNING/.test(line))).toEqual([]);
+    expect(setup().sandbox.outputLines.filter((line) => HAP_NAME_WARNING.test(line))).toEqual([]);
+    expect(setup().sandbox.outputLines.filter((line) => /HAP-NodeJS WARNING/.test(line))).toEqual([]);
   });
 
-  itEndsCleanly(rig);
+  itEndsCleanly(setup);
 });

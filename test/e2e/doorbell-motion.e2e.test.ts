@@ -11,7 +11,7 @@ import { changeOf } from './support/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { DOORBELLS, MOTION_TIMEOUT_S, SERIAL_NUMBERS } from './support/plugin-config.js';
-import { expectNoPortInUse, expectStoppedInTime, itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
+import { expectNoPortInUse, expectStoppedInTime, itEndsCleanly, NO_FAULT, usePluginSetup, type DoorbellSensor } from './support/plugin-setup.js';
 
 /** Sign-in, registration and three subscriptions take well under a second against the simulator. */
 const SUBSCRIBED_TIMEOUT_MS = 10_000;
@@ -33,7 +33,7 @@ const REGISTRATION = 'doorbell PATCH /clients_api/device';
 const SUBSCRIPTIONS = SERIAL_NUMBERS.map((deviceId) => `doorbell POST /clients_api/doorbots/${deviceId}/motions_subscribe`);
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
-  const rig = useRig(runtime);
+  const setup = usePluginSetup(runtime);
   let firstRunSensors: DoorbellSensor[];
   /** When each doorbell's MotionDetected event arrived, by serial number. */
   const raisedAt = new Map<string, number>();
@@ -41,10 +41,10 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   it(
     'signs in once at the regional address, registers once and subscribes each doorbell once, every request valid',
     async () => {
-      await rig().start();
-      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      await setup().start();
+      await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
 
-      const { simulator } = rig();
+      const { simulator } = setup();
       expect(requestLines(simulator.requests).sort()).toEqual(
         ['account POST /api/v1/getUrlByEmail', 'region POST /api/v4/auth/email/login/code', REGISTRATION, ...SUBSCRIPTIONS].sort(),
       );
@@ -55,19 +55,19 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   );
 
   it('publishes one MotionSensor per doorbell with its configured name and serial number, and no fault', async () => {
-    firstRunSensors = await rig().sensors();
+    firstRunSensors = await setup().sensors();
 
     expect(firstRunSensors.map(({ name, serialNumber }) => ({ name, serialNumber }))).toEqual(
       DOORBELLS.map(({ name, deviceId }) => ({ name, serialNumber: String(deviceId) })),
     );
     // The bridge, the doorbells and the Doorbell Alerts sensor.
-    expect(await (await rig().controller()).accessories()).toHaveLength(1 + DOORBELLS.length + 1);
-    expect(await rig().statusFaults()).toEqual(DOORBELLS.map(() => NO_FAULT));
+    expect(await (await setup().controller()).accessories()).toHaveLength(1 + DOORBELLS.length + 1);
+    expect(await setup().statusFaults()).toEqual(DOORBELLS.map(() => NO_FAULT));
   });
 
   it('raises MotionDetected at the notified doorbell only, within 1 s of the delivery', async () => {
-    const { simulator } = rig();
-    const controller = await rig().controller();
+    const { simulator } = setup();
+    const controller = await setup().controller();
     await controller.subscribe(...firstRunSensors.map(({ motionDetected }) => motionDetected));
 
     for (const [index, sensor] of firstRunSensors.entries()) {
@@ -85,7 +85,7 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   it(
     'lets MotionDetected fall back motionTimeout (5 s) after the notification',
     async () => {
-      const controller = await rig().controller();
+      const controller = await setup().controller();
       for (const sensor of firstRunSensors) {
         await controller.nextEvent(changeOf(sensor.motionDetected, false), MOTION_TIMEOUT_MS + MOTION_EVENT_TIMEOUT_MS);
         const heldMs = performance.now() - (raisedAt.get(sensor.serialNumber) as number);
@@ -98,8 +98,8 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   );
 
   it('drops a duplicate notification (same id) without raising MotionDetected, while a new id still does', async () => {
-    const { simulator } = rig();
-    const controller = await rig().controller();
+    const { simulator } = setup();
+    const controller = await setup().controller();
     const garage = firstRunSensors[2] as DoorbellSensor;
 
     expect(await simulator.deliverMotion(garage.serialNumber, { id: eventIdOf(garage) })).toMatchObject({ status: 202 });
@@ -113,13 +113,13 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   it(
     'after a restart on the same storage: no login, the same push token registered again, every doorbell subscribed again',
     async () => {
-      const { simulator } = rig();
+      const { simulator } = setup();
       const pushToken = simulator.pushToken;
-      expectStoppedInTime(await rig().stop());
+      expectStoppedInTime(await setup().stop());
       simulator.reset();
 
-      const homebridge = await rig().start();
-      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      const homebridge = await setup().start();
+      await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
 
       expect(requestLines(simulator.requests).sort()).toEqual([REGISTRATION, ...SUBSCRIPTIONS].sort());
       expect(simulator.pushToken).toBe(pushToken);
@@ -131,10 +131,10 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   it('keeps every accessory id (aid and serial number) and the controller pairing across the restart', async () => {
     const idsOf = (sensors: DoorbellSensor[]) => sensors.map(({ aid, serialNumber }) => ({ aid, serialNumber }));
 
-    expect(idsOf(await rig().sensors())).toEqual(idsOf(firstRunSensors));
+    expect(idsOf(await setup().sensors())).toEqual(idsOf(firstRunSensors));
   });
 
-  itEndsCleanly(rig);
+  itEndsCleanly(setup);
 });
 
 /** Each doorbell's first notification id: the duplicate check sends one again. */

@@ -9,7 +9,7 @@ import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { START_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { DOORBELLS, pluginLogLine, SERIAL_NUMBERS } from './support/plugin-config.js';
-import { expectRunningOnce, GENERAL_FAULT, itEndsCleanly, NO_FAULT, useRig, WATCH_MS } from './support/plugin-rig.js';
+import { expectRunningOnce, GENERAL_FAULT, itEndsCleanly, NO_FAULT, usePluginSetup, WATCH_MS } from './support/plugin-setup.js';
 
 /** The plugin's retries back off 1 to 2 s, then 2 to 4 s: two of them on each route fit well within. */
 const RECOVERY_TIMEOUT_MS = 20_000;
@@ -18,52 +18,52 @@ const EVERY_DOORBELL_FAULTED = DOORBELLS.map(() => GENERAL_FAULT);
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   describe('service code 2018 (wrong or expired code) at login', () => {
-    const rig = useRig(runtime, ({ simulator }) => simulator.injectFault('login', { serviceCode: 2018, msg: 'verification code is invalid' }));
+    const setup = usePluginSetup(runtime, ({ simulator }) => simulator.injectFault('login', { serviceCode: 2018, msg: 'verification code is invalid' }));
 
     it(
       'logs what to do, sends the code exactly once, and shows every doorbell in fault while Homebridge stays up',
       async () => {
-        const homebridge = await rig().start();
+        const homebridge = await setup().start();
         await homebridge.waitForLine(pluginLogLine('service code 2018.*account\\.code'), START_TIMEOUT_MS);
         await sleep(WATCH_MS);
 
-        const { simulator } = rig();
+        const { simulator } = setup();
         expect(simulator.requestsTo('login')).toHaveLength(1);
         expect(simulator.requestsTo('register')).toHaveLength(0);
-        expect(await rig().statusFaults()).toEqual(EVERY_DOORBELL_FAULTED);
+        expect(await setup().statusFaults()).toEqual(EVERY_DOORBELL_FAULTED);
         expectRunningOnce(homebridge);
       },
       START_TIMEOUT_MS + WATCH_MS,
     );
 
-    itEndsCleanly(rig);
+    itEndsCleanly(setup);
   });
 
   describe('HTTP 401 on a motion subscription', () => {
-    const rig = useRig(runtime, ({ simulator }) => simulator.injectFault('subscribe', { status: 401 }));
+    const setup = usePluginSetup(runtime, ({ simulator }) => simulator.injectFault('subscribe', { status: 401 }));
 
     it(
       'says how to sign in again, faults every doorbell (the two subscribed ones too), and sends nothing more',
       async () => {
-        const homebridge = await rig().start();
+        const homebridge = await setup().start();
         await homebridge.waitForLine(pluginLogLine('no longer accepts this session'), START_TIMEOUT_MS);
-        const { simulator } = rig();
+        const { simulator } = setup();
         const requestsAfterRefusal = simulator.requests.length;
         await sleep(WATCH_MS);
 
         expect(simulator.requestsTo('subscribe')).toHaveLength(DOORBELLS.length);
         expect(simulator.requests).toHaveLength(requestsAfterRefusal);
-        expect(await rig().statusFaults()).toEqual(EVERY_DOORBELL_FAULTED);
+        expect(await setup().statusFaults()).toEqual(EVERY_DOORBELL_FAULTED);
         expectRunningOnce(homebridge);
       },
       START_TIMEOUT_MS + WATCH_MS,
     );
 
-    itEndsCleanly(rig);
+    itEndsCleanly(setup);
   });
 
   describe('HTTP 503 twice on registration and twice on subscription, then success', () => {
-    const rig = useRig(runtime, ({ simulator }) => {
+    const setup = usePluginSetup(runtime, ({ simulator }) => {
       simulator.injectFault('register', { status: 503, times: 2 });
       simulator.injectFault('subscribe', { status: 503, times: 2 });
     });
@@ -71,10 +71,10 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
     it(
       'retries until every doorbell is subscribed and out of fault',
       async () => {
-        await rig().start();
-        await rig().waitForStatusFaults(NO_FAULT, RECOVERY_TIMEOUT_MS);
+        await setup().start();
+        await setup().waitForStatusFaults(NO_FAULT, RECOVERY_TIMEOUT_MS);
 
-        const { simulator } = rig();
+        const { simulator } = setup();
         expect(simulator.requestsTo('register').map(({ status }) => status)).toEqual([503, 503, 204]);
         const subscriptionStatuses = simulator.requestsTo('subscribe').map(({ status }) => status);
         expect(subscriptionStatuses.sort()).toEqual([200, 200, 200, 503, 503]);
@@ -83,6 +83,6 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
       START_TIMEOUT_MS + RECOVERY_TIMEOUT_MS,
     );
 
-    itEndsCleanly(rig);
+    itEndsCleanly(setup);
   });
 });

@@ -22,7 +22,7 @@ import { problemLines } from './support/log-problems.js';
 import { MatterDeviceType, occupancyOf, switchEventOf, type MatterEndpoint } from './support/matter/matter-client.js';
 import { CONNECT_TIMEOUT_MS } from './support/matter/matter-controller-runs.js';
 import { DOORBELLS, doorbellMotionPlatform, MOTION_TIMEOUT_S, PLATFORM_LOG_NAME, pluginLogLine } from './support/plugin-config.js';
-import { GENERAL_FAULT, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
+import { GENERAL_FAULT, NO_FAULT, usePluginSetup, type DoorbellSensor } from './support/plugin-setup.js';
 
 const [FRONT, BACK, GARAGE] = DOORBELLS;
 
@@ -90,7 +90,7 @@ function featuresOn(featureMap: Record<string, boolean> | undefined): string[] {
 }
 
 describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime) => {
-  const rig = useRig(
+  const setup = usePluginSetup(
     runtime,
     async ({ sandbox, simulator, endpoints }) => {
       await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { doorbells: MATTER_DOORBELLS })]);
@@ -110,8 +110,8 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
     'publishes an occupancy sensor per doorbell under its name, a generic switch only where the button is on, and the Doorbell Alerts contact sensor, closed',
     async () => {
       firstStartedAt = performance.now();
-      await rig().start();
-      const devices = await rig().matter.bridgedDevices();
+      await setup().start();
+      const devices = await setup().matter.bridgedDevices();
       firstRun = new Map(devices.map((device) => [device.nodeLabel as string, device]));
 
       expect(Object.fromEntries(devices.map(({ nodeLabel, deviceTypes }) => [nodeLabel, deviceTypes]))).toEqual({
@@ -141,15 +141,15 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
   it(
     'shows each doorbell reachable once subscribed, and the garage, faulted in HomeKit, unreachable',
     async () => {
-      sensors = await rig().sensors();
-      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS, sensors.slice(0, 2));
+      sensors = await setup().sensors();
+      await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS, sensors.slice(0, 2));
       await pollUntil(
-        () => rig().matter.bridgedDevices(),
+        () => setup().matter.bridgedDevices(),
         (devices) => devices.every(({ serialNumber, reachable }) => reachable === (serialNumber !== GARAGE.deviceId)),
         REPORT_TIMEOUT_MS,
         'every doorbell but the garage reachable',
       );
-      expect(await rig().statusFaults([sensors[2]])).toEqual([GENERAL_FAULT]);
+      expect(await setup().statusFaults([sensors[2]])).toEqual([GENERAL_FAULT]);
     },
     SUBSCRIBED_TIMEOUT_MS + REPORT_TIMEOUT_MS,
   );
@@ -158,7 +158,7 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
     const button = firstRun.get('Front Door Doorbell') as MatterEndpoint;
     const sensor = firstRun.get('Front Door') as MatterEndpoint;
     // The Chime switch is HomeKit's alone: a ring still presses the button over Matter.
-    await (await rig().controller()).write(await frontDoorSwitch('Front Door Chime'), false);
+    await (await setup().controller()).write(await frontDoorSwitch('Front Door Chime'), false);
     await expectSinglePressAtRing('matter-ring-1', button.endpoint, sensor.endpoint);
   });
 
@@ -168,7 +168,7 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
    * adds), and nothing at its occupancy sensor.
    */
   async function expectSinglePressAtRing(ringId: string, button: number, sensor: number): Promise<void> {
-    const { matter, simulator } = rig();
+    const { matter, simulator } = setup();
     const changesBefore = matter.changes.length;
 
     expect(await simulator.deliverMotion(FRONT.deviceId, { kind: 'ding', id: ringId })).toMatchObject({ status: 202 });
@@ -186,9 +186,9 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
   it(
     'turns occupancy on within a second of a motion alert, beside HomeKit\'s MotionDetected, and off after the motion timeout',
     async () => {
-      const { matter, simulator } = rig();
+      const { matter, simulator } = setup();
       const sensor = firstRun.get('Front Door') as MatterEndpoint;
-      const controller = await rig().controller();
+      const controller = await setup().controller();
       await controller.subscribe(sensors[0].motionDetected);
 
       const sentAt = performance.timeOrigin + performance.now();
@@ -206,7 +206,7 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
   );
 
   it('occupies the person sensor beside the main one at a person\'s alert', async () => {
-    const { matter, simulator } = rig();
+    const { matter, simulator } = setup();
     const [main, person] = ['Front Door', 'Front Door Person'].map((name) => (firstRun.get(name) as MatterEndpoint).endpoint);
 
     expect(await simulator.deliverMotion(FRONT.deviceId, { id: 'matter-person-1', subtype: 'human' })).toMatchObject({ status: 202 });
@@ -215,8 +215,8 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
   });
 
   it('clears every occupancy of the front door at once when its Motion Alerts switch is turned off, shows no motion until it is on again, then a plain motion at the main sensor alone', async () => {
-    const { matter, simulator } = rig();
-    const controller = await rig().controller();
+    const { matter, simulator } = setup();
+    const controller = await setup().controller();
     const motionAlerts = await frontDoorSwitch('Front Door Motion Alerts');
     const [main, person] = ['Front Door', 'Front Door Person'].map((name) => (firstRun.get(name) as MatterEndpoint).endpoint);
 
@@ -236,22 +236,22 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
 
   /** A switch of the front door's HomeKit accessory, to write as a user in the Home app would. */
   async function frontDoorSwitch(name: string): Promise<CharacteristicRef> {
-    const accessory = await (await rig().controller()).accessoryWithSerialNumber(FRONT.deviceId);
+    const accessory = await (await setup().controller()).accessoryWithSerialNumber(FRONT.deviceId);
     return accessory.characteristic(HapService.Switch, HapCharacteristic.On, name);
   }
 
   it(
     'opens the Doorbell Alerts sensor in HomeKit and over Matter once the garage has been down a minute, with one warning naming it',
     async () => {
-      const { matter, sandbox } = rig();
-      const contact = (await (await rig().controller()).accessoryWithSerialNumber('alerts')).characteristic(HapService.ContactSensor, HapCharacteristic.ContactSensorState);
+      const { matter, sandbox } = setup();
+      const contact = (await (await setup().controller()).accessoryWithSerialNumber('alerts')).characteristic(HapService.ContactSensor, HapCharacteristic.ContactSensorState);
       // The plugin launched after the first run's start: its minute ends within a minute from now.
       const stoppedLines = () => sandbox.outputLines.filter((line) => line.includes('Doorbell alerts stopped'));
       await pollUntil(stoppedLines, (lines) => lines.length > 0, ALERTS_OPEN_AFTER_MS + REPORT_TIMEOUT_MS, 'the warning that alerts stopped');
       await pollUntil(() => matter.endpointNamed(ALERTS_SENSOR), ({ contactClosed }) => contactClosed === false, REPORT_TIMEOUT_MS, 'the Doorbell Alerts sensor open over Matter');
 
       expect(performance.now() - firstStartedAt).toBeGreaterThanOrEqual(ALERTS_OPEN_AFTER_MS);
-      expect(await (await rig().controller()).read(contact)).toEqual([1]);
+      expect(await (await setup().controller()).read(contact)).toEqual([1]);
       expect((await matter.endpointNamed(ALERTS_SENSOR)).reachable).toBe(true);
       expect(stoppedLines()).toEqual([expect.stringContaining(`Doorbell alerts stopped: the subscription of ${GARAGE_NAME} failed (the doorbell service answered HTTP 503).`)]);
     },
@@ -262,13 +262,13 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
     'after a restart without the back door and the front door\'s person sensor, with the garage renamed: the same devices without commissioning again, those removed gone, the garage still unreachable, a cached occupancy cleared',
     async () => {
       await occupyAndStop(FRONT.deviceId, 'Front Door');
-      const uuidsBefore = new Map((await cachedMatterAccessories(rig().sandbox.storagePath)).map(({ displayName, uuid }) => [displayName, uuid]));
+      const uuidsBefore = new Map((await cachedMatterAccessories(setup().sandbox.storagePath)).map(({ displayName, uuid }) => [displayName, uuid]));
       const withoutBack = [FRONT, { ...GARAGE, name: 'Garage' }];
-      await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { doorbells: withoutBack })]);
+      await setup().sandbox.writeConfig([doorbellMotionPlatform(setup().endpoints, { doorbells: withoutBack })]);
 
-      await rig().start();
+      await setup().start();
       const devices = await pollUntil(
-        () => rig().matter.bridgedDevices(),
+        () => setup().matter.bridgedDevices(),
         (shown) => shown.length === 5 && shown.every(({ occupied, reachable, serialNumber }) => occupied !== true && reachable === (serialNumber !== GARAGE.deviceId)),
         SUBSCRIBED_TIMEOUT_MS,
         'the four devices of the front door and the garage, cleared, the garage unreachable, and the Doorbell Alerts sensor',
@@ -282,12 +282,12 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
         'Garage Doorbell': endpointOf(GARAGE_BUTTON_NAME),
         [ALERTS_SENSOR]: endpointOf(ALERTS_SENSOR),
       });
-      expect(rig().sandbox.outputLines.filter((line) => /\[Matter\/Server\] Bridge commissioned/.test(line))).toHaveLength(1);
+      expect(setup().sandbox.outputLines.filter((line) => /\[Matter\/Server\] Bridge commissioned/.test(line))).toHaveLength(1);
       // Unregistered, the removed devices leave Homebridge's Matter cache: only the kept ones are there.
       const kept = ['Front Door', 'Front Door Doorbell', GARAGE_MOTION_NAME, GARAGE_BUTTON_NAME, ALERTS_SENSOR].map((name) => uuidsBefore.get(name));
       expect(uuidsBefore.size).toBe(7);
       await pollUntil(
-        async () => (await cachedMatterAccessories(rig().sandbox.storagePath)).map(({ uuid }) => uuid).sort(),
+        async () => (await cachedMatterAccessories(setup().sandbox.storagePath)).map(({ uuid }) => uuid).sort(),
         (uuids) => JSON.stringify(uuids) === JSON.stringify([...kept].sort()),
         CACHE_SAVED_WITHIN_MS,
         'Homebridge\'s Matter cache without the back door\'s and the person sensor\'s devices',
@@ -305,12 +305,12 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
       await occupyAndStop(GARAGE.deviceId, 'Garage');
       // Named anew in the config, but left out: its devices keep the name they were last published with.
       const garageLeftOut = [FRONT, { ...GARAGE, name: 'Garage Door', motionTimeout: 1 }];
-      await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { doorbells: garageLeftOut })]);
+      await setup().sandbox.writeConfig([doorbellMotionPlatform(setup().endpoints, { doorbells: garageLeftOut })]);
 
-      const homebridge = await rig().start();
+      const homebridge = await setup().start();
       await homebridge.waitForLine(pluginLogLine('Configuration: doorbells\\[1\\]\\.motionTimeout'), 0);
       const devices = await pollUntil(
-        () => rig().matter.bridgedDevices(),
+        () => setup().matter.bridgedDevices(),
         (shown) => shown.length === 5 && doorbellDevices(shown).every(({ reachable, serialNumber }) => reachable === (serialNumber === FRONT.deviceId)),
         SUBSCRIBED_TIMEOUT_MS,
         'the front door reachable, the garage kept unreachable',
@@ -319,9 +319,9 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
         ['Garage', false],
         ['Garage Doorbell', undefined],
       ]);
-      const front = await rig().matter.endpointNamed('Front Door');
-      expect(await rig().simulator.deliverMotion(FRONT.deviceId, { id: 'matter-motion-garage-left-out' })).toMatchObject({ status: 202 });
-      await rig().matter.nextChange(occupancyOf(front.endpoint, true), REPORT_TIMEOUT_MS);
+      const front = await setup().matter.endpointNamed('Front Door');
+      expect(await setup().simulator.deliverMotion(FRONT.deviceId, { id: 'matter-motion-garage-left-out' })).toMatchObject({ status: 202 });
+      await setup().matter.nextChange(occupancyOf(front.endpoint, true), REPORT_TIMEOUT_MS);
     },
     RUN_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS + REPORT_TIMEOUT_MS,
   );
@@ -330,40 +330,40 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
     'after a restart with a config mistake: every doorbell\'s device still there, unreachable, with no occupancy, and the Doorbell Alerts sensor reachable',
     async () => {
       await occupyAndStop(FRONT.deviceId, 'Front Door');
-      await rig().sandbox.writeConfig([doorbellMotionPlatform(rig().endpoints, { doorbells: MATTER_DOORBELLS, doorbellServerUrl: 'not a url' })]);
+      await setup().sandbox.writeConfig([doorbellMotionPlatform(setup().endpoints, { doorbells: MATTER_DOORBELLS, doorbellServerUrl: 'not a url' })]);
 
-      const homebridge = await rig().start();
+      const homebridge = await setup().start();
       await homebridge.waitForLine(pluginLogLine('Configuration: doorbellServerUrl must be'), 0);
       const devices = await pollUntil(
-        () => rig().matter.bridgedDevices(),
+        () => setup().matter.bridgedDevices(),
         (shown) => shown.length === 5 && doorbellDevices(shown).every(({ reachable }) => reachable === false),
         REPORT_TIMEOUT_MS,
         'the four devices unreachable',
       );
       expect(doorbellDevices(devices).map(({ occupied }) => occupied ?? false)).toEqual([false, false, false, false]);
-      expect((await rig().matter.endpointNamed(ALERTS_SENSOR)).reachable).toBe(true);
-      await rig().stop();
+      expect((await setup().matter.endpointNamed(ALERTS_SENSOR)).reachable).toBe(true);
+      await setup().stop();
     },
     RUN_TIMEOUT_MS + REPORT_TIMEOUT_MS,
   );
 
   /** Motion at a doorbell, and Homebridge stopped while it lasts: its cache keeps occupied: true for the next start. */
   async function occupyAndStop(deviceId: string, sensorName: string): Promise<void> {
-    const { matter, simulator } = rig();
+    const { matter, simulator } = setup();
     await simulator.deliverMotion(deviceId, { id: `matter-motion-before-restart-${matter.changes.length}` });
     // Polled rather than awaited as a report: the sensor may be occupied already, by an earlier alert.
     await pollUntil(() => matter.endpointNamed(sensorName), ({ occupied }) => occupied === true, REPORT_TIMEOUT_MS, `${sensorName} occupied`);
-    await rig().stop();
-    expect(await cachedOccupancy(rig().sandbox.storagePath, sensorName)).toBe(true);
+    await setup().stop();
+    expect(await cachedOccupancy(setup().sandbox.storagePath, sensorName)).toBe(true);
   }
 
   it('logged no Matter or HAP warning, error or stack trace in any run, and no secret; sent only valid requests; wrote nothing outside its storage', async () => {
     // The plugin's own warnings about the garage's failing subscription and the config mistake are the scenario's.
-    const others = rig().sandbox.outputLines.filter((line) => !line.startsWith(`[${PLATFORM_LOG_NAME}] `) || /matter/i.test(line));
+    const others = setup().sandbox.outputLines.filter((line) => !line.startsWith(`[${PLATFORM_LOG_NAME}] `) || /matter/i.test(line));
     expect(problemLines(others)).toEqual([]);
-    expect(rig().linesRevealingSecrets()).toEqual([]);
-    expect(rig().simulator.invalidRequests()).toEqual([]);
-    expect(await rig().sandbox.writesOutsideStorage()).toEqual([]);
+    expect(setup().linesRevealingSecrets()).toEqual([]);
+    expect(setup().simulator.invalidRequests()).toEqual([]);
+    expect(await setup().sandbox.writesOutsideStorage()).toEqual([]);
   });
 });
 

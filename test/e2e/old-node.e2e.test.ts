@@ -13,7 +13,7 @@ import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { doorbellMotionPlatform, PLATFORM_LOG_NAME, pluginLogLine } from './support/plugin-config.js';
-import { expectRunningOnce, expectStoppedInTime, GENERAL_FAULT, itLeavesNoTrace, NO_FAULT, useRig, WATCH_MS } from './support/plugin-rig.js';
+import { expectRunningOnce, expectStoppedInTime, GENERAL_FAULT, itLeavesNoTrace, NO_FAULT, usePluginSetup, WATCH_MS } from './support/plugin-setup.js';
 
 const [HOMEBRIDGE_2] = HOMEBRIDGE_RUNTIMES;
 
@@ -33,7 +33,7 @@ if (OLD_NODE === undefined) {
 
 describeOnOldNode(`Homebridge 2 on ${OLD_NODE ?? 'an older Node.js'}`, () => {
   describe('in direct mode, with doorbells cached by a run on a supported Node.js', () => {
-    const rig = useRig(HOMEBRIDGE_2, async ({ sandbox, endpoints }) => {
+    const setup = usePluginSetup(HOMEBRIDGE_2, async ({ sandbox, endpoints }) => {
       // Motion stays on across the restart unless the plugin clears it.
       await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { motionTimeout: 600 })]);
     });
@@ -41,11 +41,11 @@ describeOnOldNode(`Homebridge 2 on ${OLD_NODE ?? 'an older Node.js'}`, () => {
     it(
       'first runs on the Node.js of the tests: every doorbell subscribed, motion at each',
       async () => {
-        const stopped = await rig().runOnce(async () => {
-          await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
-          const controller = await rig().controller();
-          for (const sensor of await rig().sensors()) {
-            expect(await rig().simulator.deliverMotion(sensor.serialNumber)).toMatchObject({ status: 202 });
+        const stopped = await setup().runOnce(async () => {
+          await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+          const controller = await setup().controller();
+          for (const sensor of await setup().sensors()) {
+            expect(await setup().simulator.deliverMotion(sensor.serialNumber)).toMatchObject({ status: 202 });
             expect(await controller.read(sensor.motionDetected)).toEqual([true]);
           }
         });
@@ -57,9 +57,9 @@ describeOnOldNode(`Homebridge 2 on ${OLD_NODE ?? 'an older Node.js'}`, () => {
     it(
       'then says once which Node.js it needs, opens no receiver, sends nothing, and shows every cached doorbell faulted without motion',
       async () => {
-        const { simulator, endpoints } = rig();
+        const { simulator, endpoints } = setup();
         const requestsBefore = simulator.requests.length;
-        const stopped = await rig().runOnce(async (homebridge) => {
+        const stopped = await setup().runOnce(async (homebridge) => {
           await homebridge.waitForLine(NODE_TOO_OLD_LINE, START_TIMEOUT_MS);
           await sleep(WATCH_MS);
 
@@ -71,11 +71,11 @@ describeOnOldNode(`Homebridge 2 on ${OLD_NODE ?? 'an older Node.js'}`, () => {
           expect(simulator.requests.slice(requestsBefore)).toEqual([]);
           expect(await portIsFree(endpoints.pushPort)).toBe(true);
           // A delivery finds nothing to answer it: never a 500.
-          expect((await simulator.deliverMotion((await rig().sensors())[0].serialNumber)).status).toBe(0);
+          expect((await simulator.deliverMotion((await setup().sensors())[0].serialNumber)).status).toBe(0);
 
-          const sensors = await rig().sensors();
-          expect(await rig().statusFaults(sensors)).toEqual(sensors.map(() => GENERAL_FAULT));
-          expect(await (await rig().controller()).read(...sensors.map(({ motionDetected }) => motionDetected))).toEqual(sensors.map(() => false));
+          const sensors = await setup().sensors();
+          expect(await setup().statusFaults(sensors)).toEqual(sensors.map(() => GENERAL_FAULT));
+          expect(await (await setup().controller()).read(...sensors.map(({ motionDetected }) => motionDetected))).toEqual(sensors.map(() => false));
           expectRunningOnce(homebridge);
         }, OLD_NODE);
         expectStoppedInTime(stopped);
@@ -83,21 +83,21 @@ describeOnOldNode(`Homebridge 2 on ${OLD_NODE ?? 'an older Node.js'}`, () => {
       START_TIMEOUT_MS + WATCH_MS + STOP_TIMEOUT_MS,
     );
 
-    itLeavesNoTrace(rig);
+    itLeavesNoTrace(setup);
   });
 
   describe('in relay mode', () => {
-    const rig = useRig(HOMEBRIDGE_2, () => undefined, { delivery: 'relay' });
+    const setup = usePluginSetup(HOMEBRIDGE_2, () => undefined, { delivery: 'relay' });
 
     it(
       'opens no relay stream and sends nothing',
       async () => {
-        const stopped = await rig().runOnce(async (homebridge) => {
+        const stopped = await setup().runOnce(async (homebridge) => {
           await homebridge.waitForLine(NODE_TOO_OLD_LINE, START_TIMEOUT_MS);
           await sleep(WATCH_MS);
 
-          expect(rig().relay?.requests).toEqual([]);
-          expect(rig().simulator.requests).toEqual([]);
+          expect(setup().relay?.requests).toEqual([]);
+          expect(setup().simulator.requests).toEqual([]);
           expectRunningOnce(homebridge);
         }, OLD_NODE);
         expectStoppedInTime(stopped);

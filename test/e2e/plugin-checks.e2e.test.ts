@@ -18,7 +18,7 @@ import { RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homeb
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { REPO_ROOT } from '../../scripts/lib/paths.js';
 import { DOORBELLS, doorbellMotionPlatform, PLATFORM, pluginLogLine, type PluginEndpoints } from './support/plugin-config.js';
-import { expectNoPortInUse, expectRunningOnce, expectStoppedInTime, itLeavesNoTrace, useRig, WATCH_MS } from './support/plugin-rig.js';
+import { expectNoPortInUse, expectRunningOnce, expectStoppedInTime, itLeavesNoTrace, usePluginSetup, WATCH_MS } from './support/plugin-setup.js';
 
 /** No real doorbell service issued it; it must stay out of the log all the same. */
 const FAKE_ACCESS_TOKEN = 'e2e-fake-doorbell-access-token';
@@ -118,34 +118,34 @@ const CHECKS: PluginCheck[] = [
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   let pluginFolderBefore: FileSnapshot;
-  const rig = useRig(runtime, async () => {
+  const setup = usePluginSetup(runtime, async () => {
     pluginFolderBefore = await pluginFolderSnapshot();
   });
 
   it.each(CHECKS)(
     '$title: starts on the HAP port, stays up, publishes, exits within 12 s of SIGTERM',
     async ({ platforms, evidence, published }) => {
-      const setup = { pushPort: rig().endpoints.pushPort, closedUrl: `https://127.0.0.1:${await freeLoopbackPort()}` };
-      await rig().sandbox.writeConfig(platforms(setup));
+      const caseSetup = { pushPort: setup().endpoints.pushPort, closedUrl: `https://127.0.0.1:${await freeLoopbackPort()}` };
+      await setup().sandbox.writeConfig(platforms(caseSetup));
 
-      const stopped = await rig().runOnce(async (homebridge) => {
-        for (const line of evidence(setup)) {
+      const stopped = await setup().runOnce(async (homebridge) => {
+        for (const line of evidence(caseSetup)) {
           await homebridge.waitForLine(line, START_TIMEOUT_MS);
         }
         await sleep(WATCH_MS);
 
         const [, hapPort] = await homebridge.waitForLine(RUNNING_LINE, 0);
-        expect(Number(hapPort)).toBe(rig().sandbox.bridge.port);
+        expect(Number(hapPort)).toBe(setup().sandbox.bridge.port);
         expectNoPortInUse(homebridge);
         expectRunningOnce(homebridge);
-        expect(await (await rig().controller()).accessories()).toHaveLength(published);
+        expect(await (await setup().controller()).accessories()).toHaveLength(published);
       });
       expectStoppedInTime(stopped);
     },
     START_TIMEOUT_MS + WATCH_MS + STOP_TIMEOUT_MS,
   );
 
-  itLeavesNoTrace(rig, [FAKE_ACCESS_TOKEN]);
+  itLeavesNoTrace(setup, [FAKE_ACCESS_TOKEN]);
 
   it('left the plugin folder alone in every run', async () => {
     expect((await ignoredNames()).folders).toEqual(expect.arrayContaining(['node_modules', '.cache', '.ci-results']));

@@ -11,7 +11,7 @@ import { changeOf } from './support/hap-client.js';
 import { START_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { pluginLogLine } from './support/plugin-config.js';
-import { itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
+import { itEndsCleanly, NO_FAULT, usePluginSetup, type DoorbellSensor } from './support/plugin-setup.js';
 
 const SUBSCRIBED_TIMEOUT_MS = 10_000;
 
@@ -22,18 +22,18 @@ const MOTION_EVENT_TIMEOUT_MS = 5_000;
 const RECONNECT_TIMEOUT_MS = 6_000;
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES.slice(0, 1))('$label, relay mode', (runtime) => {
-  const rig = useRig(runtime, undefined, { delivery: 'relay' });
+  const setup = usePluginSetup(runtime, undefined, { delivery: 'relay' });
   let sensors: DoorbellSensor[];
 
   it(
     'opens the relay stream, registers <relay>/<topic>?up=1 and subscribes every doorbell',
     async () => {
-      const homebridge = await rig().start();
-      await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
-      const relay = rig().relay!;
+      const homebridge = await setup().start();
+      await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      const relay = setup().relay!;
 
       await homebridge.waitForLine(pluginLogLine(`push relay connected: ${relay.url.replace(/\./g, '\\.')}`), 0);
-      const pushToken = rig().simulator.pushToken!;
+      const pushToken = setup().simulator.pushToken!;
       expect(pushToken).toMatch(new RegExp(`^${relay.url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
       expect(relay.subscriberCount(new URL(pushToken).pathname.slice(1))).toBe(1);
       expect(homebridge.lines.some((line) => /Push receiver listening/.test(line))).toBe(false);
@@ -42,33 +42,33 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES.slice(0, 1))('$label, relay mod
   );
 
   it('turns a motion the cloud delivers to the relay into a MotionDetected event at the controller', async () => {
-    sensors = await rig().sensors();
-    const controller = await rig().controller();
+    sensors = await setup().sensors();
+    const controller = await setup().controller();
     await controller.subscribe(...sensors.map(({ motionDetected }) => motionDetected));
     const [front] = sensors;
 
-    expect(await rig().simulator.deliverMotion(front.serialNumber, { id: 'relay-1' })).toMatchObject({ status: 200 });
+    expect(await setup().simulator.deliverMotion(front.serialNumber, { id: 'relay-1' })).toMatchObject({ status: 200 });
     await controller.nextEvent(changeOf(front.motionDetected, true), MOTION_EVENT_TIMEOUT_MS);
   });
 
   it(
     'loses nothing across a break of the stream: a motion delivered meanwhile arrives after the reconnect',
     async () => {
-      const controller = await rig().controller();
+      const controller = await setup().controller();
       const garage = sensors[2];
-      const relay = rig().relay!;
+      const relay = setup().relay!;
       const requestsBefore = relay.requests.length;
 
       relay.dropStreams();
-      expect(await rig().simulator.deliverMotion(garage.serialNumber, { id: 'during-the-break' })).toMatchObject({ status: 200 });
+      expect(await setup().simulator.deliverMotion(garage.serialNumber, { id: 'during-the-break' })).toMatchObject({ status: 200 });
       await controller.nextEvent(changeOf(garage.motionDetected, true), RECONNECT_TIMEOUT_MS + MOTION_EVENT_TIMEOUT_MS);
 
       const reconnect = relay.requests.slice(requestsBefore).find((request) => request.method === 'GET');
       expect(reconnect?.rawQuery).toMatch(/^since=[A-Za-z0-9]{12}$/);
-      expect(await rig().statusFaults(sensors)).toEqual(sensors.map(() => NO_FAULT));
+      expect(await setup().statusFaults(sensors)).toEqual(sensors.map(() => NO_FAULT));
     },
     RECONNECT_TIMEOUT_MS + MOTION_EVENT_TIMEOUT_MS * 2,
   );
 
-  itEndsCleanly(rig);
+  itEndsCleanly(setup);
 });

@@ -12,13 +12,13 @@ import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { START_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { ACCOUNT, doorbellMotionPlatform, pluginLogLine } from './support/plugin-config.js';
-import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, useRig } from './support/plugin-rig.js';
+import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, usePluginSetup } from './support/plugin-setup.js';
 
 /** The plugin follows within 5 s; the controller's polling adds up to a fifth of a second. */
 const FOLLOW_TIMEOUT_MS = 5_500;
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES.slice(0, 1))('$label', (runtime) => {
-  const rig = useRig(runtime, async ({ sandbox, endpoints }) => {
+  const setup = usePluginSetup(runtime, async ({ sandbox, endpoints }) => {
     const withoutCode = { serverUrl: endpoints.accountUrl, email: ACCOUNT.email, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode };
     await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { account: withoutCode })]);
   });
@@ -26,21 +26,21 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES.slice(0, 1))('$label', (runtime
   /** The other process's store on Homebridge's data folder. */
   function otherProcess(): SessionStore {
     const log = createTestLogger('UI');
-    return new SessionStore(openDataFolder(rig().sandbox.storagePath, log), log);
+    return new SessionStore(openDataFolder(setup().sandbox.storagePath, log), log);
   }
 
   it(
     'waits for a sign-in, every doorbell in fault, then registers and subscribes within 5 s of one',
     async () => {
-      const homebridge = await rig().start();
+      const homebridge = await setup().start();
       await homebridge.waitForLine(pluginLogLine('Not signed in as'), START_TIMEOUT_MS);
-      expect(await rig().statusFaults()).toEqual([GENERAL_FAULT, GENERAL_FAULT, GENERAL_FAULT]);
+      expect(await setup().statusFaults()).toEqual([GENERAL_FAULT, GENERAL_FAULT, GENERAL_FAULT]);
 
       const store = otherProcess();
-      const account = { serverUrl: rig().endpoints.accountUrl, email: ACCOUNT.email, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode, majorVersion: 14, minorVersion: 0 };
+      const account = { serverUrl: setup().endpoints.accountUrl, email: ACCOUNT.email, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode, majorVersion: 14, minorVersion: 0 };
       await signInWithCode(account, ACCOUNT.code, { store, log: new SecretMaskingLogger(createTestLogger('UI')) });
 
-      await rig().waitForStatusFaults(NO_FAULT, FOLLOW_TIMEOUT_MS);
+      await setup().waitForStatusFaults(NO_FAULT, FOLLOW_TIMEOUT_MS);
       await homebridge.waitForLine(pluginLogLine('Signed in on the settings page'), 0);
     },
     START_TIMEOUT_MS + FOLLOW_TIMEOUT_MS,
@@ -49,9 +49,9 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES.slice(0, 1))('$label', (runtime
   it('faults every doorbell within 5 s of a sign-out, and says it was signed out', async () => {
     await otherProcess().removeSession();
 
-    await rig().waitForStatusFaults(GENERAL_FAULT, FOLLOW_TIMEOUT_MS);
-    await rig().homebridge.waitForLine(pluginLogLine('Signed out on the settings page'), 1_000);
+    await setup().waitForStatusFaults(GENERAL_FAULT, FOLLOW_TIMEOUT_MS);
+    await setup().homebridge.waitForLine(pluginLogLine('Signed out on the settings page'), 1_000);
   });
 
-  itEndsCleanly(rig);
+  itEndsCleanly(setup);
 });

@@ -19,7 +19,7 @@ import { findBySerialNumber, HapCharacteristic, HapService } from './support/hap
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { ACCOUNT, pluginLogLine, SIDE_GATE } from './support/plugin-config.js';
-import { expectStoppedInTime, itLeavesNoTrace, NO_FAULT, useRig } from './support/plugin-rig.js';
+import { expectStoppedInTime, itLeavesNoTrace, NO_FAULT, usePluginSetup } from './support/plugin-setup.js';
 import { changeSavedBlock, readSavedBlock, savedBlockAfter } from './support/saved-config.js';
 import { screenshotPath, useSettingsUi } from './support/settings-page.js';
 import { panelText, panelTime, readStatus, untilPanelHolds, untilPanelShows, whileHomebridgePaused, writeStatus } from './support/status-panel.js';
@@ -95,9 +95,9 @@ function texts(items: Locator): Promise<string[]> {
 describeWithBuiltPlugin("the account's doorbells and the Status panel in the Homebridge UI", () => {
   describeWithChromium(`Homebridge UI ${CONFIG_UI_VERSION}, Chromium, ${HOMEBRIDGE_RUNTIMES[0].label}`, () => {
     // Relay mode, the default a user gets.
-    const rig = useRig(HOMEBRIDGE_RUNTIMES[0], undefined, { delivery: 'relay' });
-    const settingsUi = useSettingsUi(rig);
-    const storagePath = (): string => rig().sandbox.storagePath;
+    const setup = usePluginSetup(HOMEBRIDGE_RUNTIMES[0], undefined, { delivery: 'relay' });
+    const settingsUi = useSettingsUi(setup);
+    const storagePath = (): string => setup().sandbox.storagePath;
 
     it(
       "signs in and lists the account's doorbells, digits exact and the chime left out, marking the three already set up",
@@ -149,10 +149,10 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
         expect(await readFile(join(storagePath(), 'config.json'), 'utf8')).toContain(`"deviceId": "${SIDE_GATE.deviceId}"`);
 
         // Beside Homebridge the Homebridge UI cannot restart it (hb-service does that): its restart
-        // request restarts the rig's Homebridge instead, as hb-service would.
+        // request restarts the setup's Homebridge instead, as hb-service would.
         let restarted: Promise<unknown> | undefined;
         await settings.page.route('**/api/server/restart', async (route) => {
-          restarted ??= rig().stop().then(() => rig().start());
+          restarted ??= setup().stop().then(() => setup().start());
           await route.fulfill({ status: 200, contentType: 'application/json', body: '{"ok":true,"command":"SIGTERM","restartingUI":false}' });
         });
         const offer = settings.page.locator('.modal-content', { hasText: 'Restart Homebridge to apply the changes.' }).last();
@@ -162,12 +162,12 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
         await pollUntil(() => restarted !== undefined, Boolean, BROWSER_STEP_TIMEOUT_MS, 'the restart request');
         await restarted;
 
-        await rig().homebridge.waitForLine(pluginLogLine('4 of 4 doorbells subscribed'), SUBSCRIBED_TIMEOUT_MS);
-        expect(rig().simulator.subscribedDoorbells.has(SIDE_GATE.deviceId)).toBe(true);
-        const accessory = findBySerialNumber(await (await rig().controller()).accessories(), SIDE_GATE.deviceId);
+        await setup().homebridge.waitForLine(pluginLogLine('4 of 4 doorbells subscribed'), SUBSCRIBED_TIMEOUT_MS);
+        expect(setup().simulator.subscribedDoorbells.has(SIDE_GATE.deviceId)).toBe(true);
+        const accessory = findBySerialNumber(await (await setup().controller()).accessories(), SIDE_GATE.deviceId);
         expect(accessory.name).toBe(SIDE_GATE.name);
         const fault = accessory.characteristic(HapService.MotionSensor, HapCharacteristic.StatusFault);
-        await pollUntil(async () => (await (await rig().controller()).read(fault))[0], (value) => value === NO_FAULT, SUBSCRIBED_TIMEOUT_MS, 'Side Gate without a fault');
+        await pollUntil(async () => (await (await setup().controller()).read(fault))[0], (value) => value === NO_FAULT, SUBSCRIBED_TIMEOUT_MS, 'Side Gate without a fault');
       },
       RESTART_TIMEOUT_MS + BROWSER_STEP_TIMEOUT_MS,
     );
@@ -195,7 +195,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
         await page.screenshot('12-status');
         await page.screenshotOwnPart('12-status-own-part');
 
-        // The registration is refreshed every 12 hours (from the end of a pass): half of each day the
+        // The registration is refreshed every 12 hours (from the end of an attempt to connect): half of each day the
         // next refresh falls on the next day, and the panel writes its date.
         const untilRefresh = Date.parse(status.nextRefreshAt ?? '') - Date.parse(status.registeredAt ?? '');
         expect(untilRefresh).toBeGreaterThanOrEqual(12 * 60 * 60_000);
@@ -214,7 +214,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
         delete written.alerts;
         delete written.outages;
         const summary = page.frame.locator('#status-summary p');
-        await whileHomebridgePaused(rig().homebridge, async () => {
+        await whileHomebridgePaused(setup().homebridge, async () => {
           // As an older plugin writes it; a ring the plugin never saw tells it from the plugin's own.
           const ringAt = minutesAgo(2);
           const [front, ...others] = written.doorbells;
@@ -264,7 +264,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
       'says Homebridge is not running this plugin once Homebridge has stopped',
       async () => {
         const settings = settingsUi.current();
-        expectStoppedInTime(await rig().stop());
+        expectStoppedInTime(await setup().stop());
 
         await settings.statusPanel.getByText('Homebridge is not running this plugin.').waitFor({ timeout: PANEL_TIMEOUT_MS });
         await settings.screenshot('13-not-running');
@@ -275,7 +275,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
     );
 
     it('says in a neutral line that the service offers no list', async () => {
-      rig().simulator.setDeviceListMode('not-offered');
+      setup().simulator.setDeviceListMode('not-offered');
       const page = await settingsUi.open();
       await page.accountDoorbellsMessage.getByText(NOT_OFFERED).waitFor();
 
@@ -284,7 +284,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
     });
 
     it('shows a refused doorbell access token as a problem', async () => {
-      rig().simulator.setDeviceListMode('unauthorized');
+      setup().simulator.setDeviceListMode('unauthorized');
       await changeSavedBlock(storagePath(), (block) => ({ ...block, doorbellAccessToken: 'refused-token-SECRET' }));
       try {
         const page = await settingsUi.open();
@@ -302,7 +302,7 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
     });
 
     it("shows why, by the account state, when the service refuses the session's token", async () => {
-      rig().simulator.setDeviceListMode('unauthorized');
+      setup().simulator.setDeviceListMode('unauthorized');
       const page = await settingsUi.open();
       await page.accountState.filter({ hasText: 'Session expired: sign in again' }).waitFor();
       await page.accountMessage.waitFor();
@@ -314,6 +314,6 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
       expect(await page.frame.locator('#account-doorbells').isVisible()).toBe(false);
     });
 
-    itLeavesNoTrace(rig, ['refused-token-SECRET']);
+    itLeavesNoTrace(setup, ['refused-token-SECRET']);
   });
 });

@@ -18,7 +18,7 @@ import { changeOf } from './support/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { ACCOUNT, pluginLogLine } from './support/plugin-config.js';
-import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, useRig, type DoorbellSensor } from './support/plugin-rig.js';
+import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, usePluginSetup, type DoorbellSensor } from './support/plugin-setup.js';
 import { readSavedBlock, savedBlockAfter } from './support/saved-config.js';
 import { attributesOf, useSettingsUi, type SettingsPage } from './support/settings-page.js';
 import { recordPanel, recordRequests, statusAsksAfterChange, untilPanelHolds, whileHomebridgePaused, type PageRequest } from './support/status-panel.js';
@@ -62,26 +62,26 @@ async function expectAskedAtOnceAndAfterFollowing(requests: () => Promise<PageRe
 
 describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
   describeWithChromium(`Homebridge UI ${CONFIG_UI_VERSION}, Chromium, ${HOMEBRIDGE_RUNTIMES[0].label}`, () => {
-    const rig = useRig(HOMEBRIDGE_RUNTIMES[0]);
-    const settingsUi = useSettingsUi(rig);
+    const setup = usePluginSetup(HOMEBRIDGE_RUNTIMES[0]);
+    const settingsUi = useSettingsUi(setup);
 
     /** The settings form after a sign-in, once any redraw is over: it must still hold everything. */
-    async function expectFormKept(page: SettingsPage, serverUrl = rig().simulator.accountUrl): Promise<void> {
+    async function expectFormKept(page: SettingsPage, serverUrl = setup().simulator.accountUrl): Promise<void> {
       await sleep(REDRAW_MS);
       expect(await page.formValues('serverUrl')).toEqual([serverUrl]);
-      expect(await page.formValues('doorbellServerUrl')).toEqual([rig().simulator.doorbellUrl]);
+      expect(await page.formValues('doorbellServerUrl')).toEqual([setup().simulator.doorbellUrl]);
       expect(await page.formValues('deviceId')).toEqual(DEVICE_IDS);
     }
 
     it(
       'shows Not signed in, the sign-in form filled in from the configured account, and every device id as valid text',
       async () => {
-        await rig().waitForStatusFaults(GENERAL_FAULT, SUBSCRIBED_TIMEOUT_MS);
+        await setup().waitForStatusFaults(GENERAL_FAULT, SUBSCRIBED_TIMEOUT_MS);
         const page = await settingsUi.open();
         await page.screenshot('01-not-signed-in');
 
         expect(await page.accountState.textContent()).toBe('Not signed in');
-        expect(await page.signInInput('Account server').inputValue()).toBe(rig().simulator.accountUrl);
+        expect(await page.signInInput('Account server').inputValue()).toBe(setup().simulator.accountUrl);
         expect(await page.signInInput('E-mail').inputValue()).toBe(ACCOUNT.email);
         expect(await page.signInInput('Country').inputValue()).toBe('US');
         expect(await page.signInInput('Country calling code').inputValue()).toBe('1');
@@ -111,7 +111,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       const requests = await recordRequests(settings);
       const panelMoments = await recordPanel(settings);
       // However fast the plugin follows, the page is ahead of it for a moment: paused, it stays behind.
-      await whileHomebridgePaused(rig().homebridge, async () => {
+      await whileHomebridgePaused(setup().homebridge, async () => {
         await settings.signIn(ACCOUNT.code);
         await untilPanelHolds(settings, WAITING_FOR_PLUGIN, PANEL_FOLLOW_TIMEOUT_MS);
         await settings.screenshotOwnPart('03a-waiting-for-plugin');
@@ -121,8 +121,8 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
 
       expect(await settings.accountState.textContent()).toMatch(/^Signed in as e2e\+motion \(e2e\+motion@example\.com\), region us, since \w{3} \d+, \d{4}/);
       expect(await settings.accountMessage.textContent()).toBe(SAVED);
-      const account = { serverUrl: rig().simulator.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0 };
-      expect((await readSavedBlock(rig().sandbox.storagePath)).account).toEqual(account);
+      const account = { serverUrl: setup().simulator.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0 };
+      expect((await readSavedBlock(setup().sandbox.storagePath)).account).toEqual(account);
       // The Status panel follows the sign-in as soon as the plugin has; the form's Save below closes it.
       await untilPanelHolds(settings, 'Front Door (1234567): subscribed', PANEL_FOLLOW_TIMEOUT_MS);
       expect(await settings.statusPanel.innerText()).not.toContain('Not signed in');
@@ -132,20 +132,20 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       expect(moments.some(({ panel }) => panel.includes(WAITING_FOR_PLUGIN))).toBe(true);
       await expectAskedAtOnceAndAfterFollowing(requests, '/sign-in');
 
-      const { doorbellServerUrl, doorbells, ...block } = await savedBlockAfter(rig().sandbox.storagePath, () => settings.save());
-      expect([block.account, doorbellServerUrl]).toEqual([account, rig().simulator.doorbellUrl]);
+      const { doorbellServerUrl, doorbells, ...block } = await savedBlockAfter(setup().sandbox.storagePath, () => settings.save());
+      expect([block.account, doorbellServerUrl]).toEqual([account, setup().simulator.doorbellUrl]);
       expect((doorbells as Array<{ deviceId: string }>).map(({ deviceId }) => deviceId)).toEqual(DEVICE_IDS);
-      expect(await readFile(join(rig().sandbox.storagePath, 'config.json'), 'utf8')).not.toMatch(new RegExp(`${ACCOUNT.code}|${WRONG_CODE}`));
+      expect(await readFile(join(setup().sandbox.storagePath, 'config.json'), 'utf8')).not.toMatch(new RegExp(`${ACCOUNT.code}|${WRONG_CODE}`));
     }, BROWSER_STEP_TIMEOUT_MS);
 
     it(
       "follows the sign-in without a restart, and sends a test motion that turns on the doorbell's motion sensor at the controller",
       async () => {
-        await rig().waitForStatusFaults(NO_FAULT, FOLLOW_TIMEOUT_MS);
-        await rig().homebridge.waitForLine(pluginLogLine('Signed in on the settings page'), 0);
-        expect(rig().homebridge.lines.filter((line) => /is running on port/.test(line))).toHaveLength(1);
-        const { motionDetected } = (await rig().sensors()).find(({ serialNumber }) => serialNumber === GARAGE.deviceId) as DoorbellSensor;
-        const controller = await rig().controller();
+        await setup().waitForStatusFaults(NO_FAULT, FOLLOW_TIMEOUT_MS);
+        await setup().homebridge.waitForLine(pluginLogLine('Signed in on the settings page'), 0);
+        expect(setup().homebridge.lines.filter((line) => /is running on port/.test(line))).toHaveLength(1);
+        const { motionDetected } = (await setup().sensors()).find(({ serialNumber }) => serialNumber === GARAGE.deviceId) as DoorbellSensor;
+        const controller = await setup().controller();
         await controller.subscribe(motionDetected);
         const page = await settingsUi.open();
 
@@ -154,7 +154,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
         await page.screenshot('04-test-motion');
 
         expect(outcome).toBe("Delivered: Garage's motion sensor should now show motion.");
-        await rig().homebridge.waitForLine(pluginLogLine('Motion at Garage'), MOTION_EVENT_TIMEOUT_MS);
+        await setup().homebridge.waitForLine(pluginLogLine('Motion at Garage'), MOTION_EVENT_TIMEOUT_MS);
       },
       FOLLOW_TIMEOUT_MS + BROWSER_STEP_TIMEOUT_MS,
     );
@@ -166,9 +166,9 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       await settings.screenshot('05-signed-out');
 
       expect(await settings.accountMessage.textContent()).toBe('Signed out.');
-      await expect(readFile(join(rig().sandbox.storagePath, 'doorbell-motion', 'session.json'))).rejects.toThrow('ENOENT');
-      await rig().waitForStatusFaults(GENERAL_FAULT, FOLLOW_TIMEOUT_MS);
-      await rig().homebridge.waitForLine(pluginLogLine('Signed out on the settings page'), 0);
+      await expect(readFile(join(setup().sandbox.storagePath, 'doorbell-motion', 'session.json'))).rejects.toThrow('ENOENT');
+      await setup().waitForStatusFaults(GENERAL_FAULT, FOLLOW_TIMEOUT_MS);
+      await setup().homebridge.waitForLine(pluginLogLine('Signed out on the settings page'), 0);
 
       await untilPanelHolds(settings, 'Not signed in: sign in above to receive alerts.', PANEL_FOLLOW_TIMEOUT_MS);
       expect(await settings.statusPanel.innerText()).not.toMatch(/: subscribed/);
@@ -179,10 +179,10 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       const settings = settingsUi.current();
       const requests = await recordRequests(settings);
       // The account server as a user may paste it, with a slash config.json does not have yet.
-      const serverUrl = `${rig().simulator.accountUrl}/`;
+      const serverUrl = `${setup().simulator.accountUrl}/`;
       await settings.signInInput('Account server').fill(serverUrl);
       const saveWorks = await settings.failUiSaves();
-      rig().simulator.addAccount({ ...ACCOUNT, code: LATER_CODES[0] });
+      setup().simulator.addAccount({ ...ACCOUNT, code: LATER_CODES[0] });
       await settings.signIn(LATER_CODES[0]);
       // The UI's save resolves whatever happened up to 5.10, and the page finds config.json without the
       // account; later UIs reject the save with their own reason.
@@ -193,10 +193,10 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       await saveWorks();
 
       await settings.signOut();
-      rig().simulator.addAccount({ ...ACCOUNT, code: LATER_CODES[1] });
+      setup().simulator.addAccount({ ...ACCOUNT, code: LATER_CODES[1] });
       await settings.signIn(LATER_CODES[1]);
       expect(await settings.accountMessage.textContent()).toBe(SAVED);
-      expect((await readSavedBlock(rig().sandbox.storagePath)).account).toMatchObject({ serverUrl });
+      expect((await readSavedBlock(setup().sandbox.storagePath)).account).toMatchObject({ serverUrl });
       await expectFormKept(settings, serverUrl);
 
       // Three changes in a few seconds, then quiet: one ask at a time, REFRESH_MS apart, never two timers.
@@ -214,7 +214,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       expect(await motionTimeouts.evaluateAll((inputs) => inputs.map((input) => input.getAttribute('type')))).toEqual(['number', 'number', 'number', 'number']);
       expect(await motionTimeouts.last().inputValue()).toBe('5');
       expect(await settings.formInput('port').evaluate(attributesOf)).toMatchObject({ type: 'number' });
-      expect(await settings.formInput('port').inputValue()).toBe(String(rig().endpoints.pushPort));
+      expect(await settings.formInput('port').inputValue()).toBe(String(setup().endpoints.pushPort));
       // The page signs in; the code in config.json is for set-ups without the UI, so it waits under Advanced.
       await expect(settings.fieldsetInput('Advanced', 'code').isVisible()).resolves.toBe(true);
       expect(await settings.fieldsetInput('Account and Services', 'code').count()).toBe(0);
@@ -262,7 +262,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       await inputs('[name="chimeSwitch"]').first().setChecked(true);
       await page.screenshot('08-doorbell-controls');
 
-      const block = await savedBlockAfter(rig().sandbox.storagePath, () => page.save());
+      const block = await savedBlockAfter(setup().sandbox.storagePath, () => page.save());
       // The Chime switch hidden with the button is not saved; an empty list of detections is not either.
       expect(block.doorbells).toEqual([
         { deviceId: '1234567', name: 'Front Door', button: false, motionSwitch: true, detections: ['person'] },
@@ -281,19 +281,19 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
         }
         await page.formInput('motionTimeout', 0).fill('45');
         await page.expandFieldset('Advanced');
-        await page.formInput('doorbellAccessToken').fill(rig().simulator.issuedTokens[0] as string);
+        await page.formInput('doorbellAccessToken').fill(setup().simulator.issuedTokens[0] as string);
         await page.screenshot('07-token-only');
 
         expect(await page.formText()).not.toContain('This field is required');
         expect(await page.formIsValid()).toBe(true);
-        const block = await savedBlockAfter(rig().sandbox.storagePath, () => page.save());
-        expect(block.doorbellAccessToken).toBe(rig().simulator.issuedTokens[0]);
+        const block = await savedBlockAfter(setup().sandbox.storagePath, () => page.save());
+        expect(block.doorbellAccessToken).toBe(setup().simulator.issuedTokens[0]);
         expect(Object.keys((block.account as object | undefined) ?? {}).sort()).toEqual(['majorVersion', 'minorVersion']);
         expect((block.doorbells as Array<{ motionTimeout?: unknown }>).map(({ motionTimeout }) => motionTimeout)).toEqual([45, undefined, undefined]);
-        const fromLine = rig().homebridge.lines.length;
-        await rig().stop();
-        const homebridge = await rig().start();
-        await rig().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+        const fromLine = setup().homebridge.lines.length;
+        await setup().stop();
+        const homebridge = await setup().start();
+        await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
         expect(homebridge.lines.slice(fromLine).filter((line) => /Configuration:|Doing nothing/.test(line))).toEqual([]);
 
         // The page says what the plugin uses, offers no sign-in, and lists the doorbells with the token.
@@ -309,12 +309,12 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
     );
 
     it('leaves no code, token or push secret in the Homebridge UI log, and no code in the plugin log', async () => {
-      const pushSecrets = JSON.parse(await readFile(join(rig().sandbox.storagePath, 'doorbell-motion', 'push.json'), 'utf8')) as Record<string, string>;
+      const pushSecrets = JSON.parse(await readFile(join(setup().sandbox.storagePath, 'doorbell-motion', 'push.json'), 'utf8')) as Record<string, string>;
       const codes = [ACCOUNT.code, WRONG_CODE, ...LATER_CODES];
-      expect(linesRevealing(settingsUi.uiLines(), [...codes, ...rig().simulator.secrets, ...Object.values(pushSecrets)])).toEqual([]);
-      expect(rig().linesRevealingSecrets(codes)).toEqual([]);
+      expect(linesRevealing(settingsUi.uiLines(), [...codes, ...setup().simulator.secrets, ...Object.values(pushSecrets)])).toEqual([]);
+      expect(setup().linesRevealingSecrets(codes)).toEqual([]);
     });
 
-    itEndsCleanly(rig);
+    itEndsCleanly(setup);
   });
 });

@@ -40,18 +40,18 @@ const noRequestWatch = (): void => undefined;
 
 describe('the settings page: signing out while the plugin runs', () => {
   let watchRequest: (request: RecordedRequest) => void = noRequestWatch;
-  const bed = usePlatformTestbed(undefined, { onSimulatorRequest: (request) => watchRequest(request) });
+  const testbed = usePlatformTestbed(undefined, { onSimulatorRequest: (request) => watchRequest(request) });
 
   it(
     'removes session.json at every one of 200 sign-outs before answering, and nothing brings it back',
     async () => {
-      const platform = bed.launch();
+      const platform = testbed.launch();
       await waitFor(() => allConfirmed(platform), 'the plugin signed in with its own code', FOLLOW_MS);
       const pageLog = createTestLogger('UI');
-      const requests = new SettingsRequests({ storagePath: bed.storagePath, readPlatformBlock: async () => undefined, log: pageLog, retry: FAST_RETRY });
-      const sessionPath = join(dataFolderPath(bed.storagePath), DATA_FILES.session);
+      const requests = new SettingsRequests({ storagePath: testbed.storagePath, readPlatformBlock: async () => undefined, log: pageLog, retry: FAST_RETRY });
+      const sessionPath = join(dataFolderPath(testbed.storagePath), DATA_FILES.session);
       const onDisk = () => readSessionFile(sessionPath);
-      const fields = (code: string) => ({ serverUrl: bed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1', code });
+      const fields = (code: string) => ({ serverUrl: testbed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1', code });
       // The page asks for the account state while other requests are under way, as an open page does.
       const reader = keepAsking(() => requests.account());
       let refusals = 0;
@@ -60,11 +60,11 @@ describe('the settings page: signing out while the plugin runs', () => {
       try {
         for (let cycle = 0; cycle < CYCLES; cycle += 1) {
           const code = String(100_000 + cycle);
-          bed.sim.addAccount({ email: ACCOUNT.email, code });
+          testbed.sim.addAccount({ email: ACCOUNT.email, code });
           const step = `cycle ${cycle}`;
 
           expect([step, (await requests.signIn(fields(code))).state]).toEqual([step, 'signed-in']);
-          const token = bed.sim.issuedTokens.at(-1) as string;
+          const token = testbed.sim.issuedTokens.at(-1) as string;
           expect([step, (await onDisk())?.login.token]).toEqual([step, token]);
 
           const turn = cycle % TAKEN_UP_EVERY;
@@ -114,7 +114,7 @@ describe('the settings page: signing out while the plugin runs', () => {
 
       /** Revokes the page's session at the service, and waits until the plugin, taking it up, is refused. */
       async function refusedToPlugin(token: string): Promise<void> {
-        bed.sim.revokeToken(token);
+        testbed.sim.revokeToken(token);
         await refusalOf(token);
         refusals += 1;
       }

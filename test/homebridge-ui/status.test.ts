@@ -30,15 +30,15 @@ async function deadPid(): Promise<number> {
 }
 
 describe('the settings page: the running plugin\'s status', () => {
-  const bed = usePlatformTestbed();
+  const testbed = usePlatformTestbed();
 
   function settingsRequests(block: Record<string, unknown> = {}): SettingsRequests {
-    return new SettingsRequests({ storagePath: bed.storagePath, readPlatformBlock: async () => block, log: createTestLogger('UI'), retry: FAST_RETRY });
+    return new SettingsRequests({ storagePath: testbed.storagePath, readPlatformBlock: async () => block, log: createTestLogger('UI'), retry: FAST_RETRY });
   }
 
   const writeStatus = async (status: DeliveryStatus | string) => {
-    await mkdir(dataFolderPath(bed.storagePath), { recursive: true, mode: 0o700 });
-    await writeFile(join(dataFolderPath(bed.storagePath), 'status.json'), typeof status === 'string' ? status : JSON.stringify(status), { mode: 0o600 });
+    await mkdir(dataFolderPath(testbed.storagePath), { recursive: true, mode: 0o700 });
+    await writeFile(join(dataFolderPath(testbed.storagePath), 'status.json'), typeof status === 'string' ? status : JSON.stringify(status), { mode: 0o600 });
   };
 
   it('answers not running before the plugin ever wrote a status', async () => {
@@ -46,7 +46,7 @@ describe('the settings page: the running plugin\'s status', () => {
   });
 
   it('answers what the running plugin wrote, running, then the motion it delivered', async () => {
-    const platform = bed.launch();
+    const platform = testbed.launch();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     const requests = settingsRequests();
 
@@ -63,17 +63,17 @@ describe('the settings page: the running plugin\'s status', () => {
       ],
     });
 
-    await bed.sim.deliverMotion(BACK);
+    await testbed.sim.deliverMotion(BACK);
     const moved = await pollUntil(() => requests.status(), (answer) => 'doorbells' in answer && answer.doorbells[1]?.lastMotionAt !== null, 5_000, 'the motion');
-    expect(JSON.stringify(moved)).not.toContain(bed.sim.issuedTokens[0] as string);
+    expect(JSON.stringify(moved)).not.toContain(testbed.sim.issuedTokens[0] as string);
   });
 
   it('answers not running for a status whose process is gone, or that nobody rewrote for twice the longest wait between writes', async () => {
-    const platform = bed.launch();
+    const platform = testbed.launch();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     const requests = settingsRequests();
     const written = await pollUntil(() => requests.status(), (answer) => answer.running && subscribedAll(answer), 5_000, 'a running, subscribed status');
-    await bed.stop(platform);
+    await testbed.stop(platform);
     const status = { ...(written as DeliveryStatus & { running?: boolean }) };
     delete status.running;
 
@@ -90,18 +90,18 @@ describe('the settings page: the running plugin\'s status', () => {
   });
 
   describe("a sign-in on the page, and the plugin's session", () => {
-    const account = () => ({ serverUrl: bed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1' });
+    const account = () => ({ serverUrl: testbed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1' });
     /** The platform signs in only as the page does: its account has no code. */
-    const launchWithoutCode = () => bed.launch({ overrides: { account: account() } });
+    const launchWithoutCode = () => testbed.launch({ overrides: { account: account() } });
     const pageSignIn = (requests: SettingsRequests, code: string) => {
-      bed.sim.addAccount({ email: ACCOUNT.email, code });
+      testbed.sim.addAccount({ email: ACCOUNT.email, code });
       return requests.signIn({ ...account(), code });
     };
-    const storedSession = async () => (await new SessionStore(openDataFolder(bed.storagePath, createTestLogger('UI')), createTestLogger('UI')).readSession())?.loggedInAt;
+    const storedSession = async () => (await new SessionStore(openDataFolder(testbed.storagePath, createTestLogger('UI')), createTestLogger('UI')).readSession())?.loggedInAt;
     const SIGNED_OUT = ['signed-out', 'expired', 'token-refused'];
 
     it('names the sign-in of the session the running plugin uses, and no sign-in of the page to wait for', async () => {
-      const platform = bed.launch();
+      const platform = testbed.launch();
       await waitFor(() => allConfirmed(platform), 'subscriptions');
       const requests = settingsRequests({ account: account() });
 
@@ -142,12 +142,12 @@ describe('the settings page: the running plugin\'s status', () => {
       const requests = settingsRequests({ account: account() });
       await pollUntil(() => requests.status(), (answer) => answer.running && 'session' in answer && answer.session === 'signed-out', 5_000, 'signed out');
       // Its status.json stays as it was, from a live process, written just now: a plugin about to follow.
-      await bed.stop(platform);
+      await testbed.stop(platform);
 
       await pageSignIn(requests, '246810');
       expect(await requests.status()).toMatchObject({ running: true, session: 'signed-out', signedInAt: null, pageSignIn: 'waiting' });
 
-      const store = new SessionStore(openDataFolder(bed.storagePath, createTestLogger('UI')), createTestLogger('UI'));
+      const store = new SessionStore(openDataFolder(testbed.storagePath, createTestLogger('UI')), createTestLogger('UI'));
       const session = await store.readSession();
       await store.saveSession({ ...(session as NonNullable<typeof session>), loggedInAt: new Date(Date.now() - FOLLOW_GRACE_MS - 1_000).toISOString() });
       expect(await requests.status()).toMatchObject({ running: true, pageSignIn: 'not-followed' });

@@ -205,7 +205,7 @@ function send(port: number, { method, path, headerName, contentType: type, body,
   });
 }
 
-const bed = usePlatformTestbed(DOORBELLS.map(({ deviceId: id }) => id));
+const testbed = usePlatformTestbed(DOORBELLS.map(({ deviceId: id }) => id));
 
 describe('the push receiver of a running platform, for any request', () => {
   it('answers only the documented statuses in the documented order, and changes HomeKit only as an accepted notification says', async () => {
@@ -213,9 +213,9 @@ describe('the push receiver of a running platform, for any request', () => {
     // accepted 5 s after the one before on the rings' clock, so that every ring may press.
     let monotonic = 0;
     const timing = { ...FAST, monotonicNow: () => (monotonic += MIN_RING_INTERVAL_MS) };
-    const platform = bed.launch({ overrides: { doorbells: DOORBELLS, motionTimeout: 3600 }, timing });
-    await waitFor(() => allConfirmed(platform, DOORBELLS) && bed.sim.pushToken !== undefined, 'subscriptions');
-    const pushPath = new URL(bed.sim.pushToken as string).pathname;
+    const platform = testbed.launch({ overrides: { doorbells: DOORBELLS, motionTimeout: 3600 }, timing });
+    await waitFor(() => allConfirmed(platform, DOORBELLS) && testbed.sim.pushToken !== undefined, 'subscriptions');
+    const pushPath = new URL(testbed.sim.pushToken as string).pathname;
     const notices = () => platform.log.lines.filter(({ level }) => level === 'warn' || level === 'error');
     const noticesAtStart = notices().length;
     const hapChanges = recordHapChanges(platform.test, DOORBELLS.map(({ deviceId: id }) => id));
@@ -243,7 +243,7 @@ describe('the push receiver of a running platform, for any request', () => {
     await fc.assert(
       fc.asyncProperty(exchanges(pushPath), async (sent) => {
         for (const redelivery of sent.twice ? [false, true] : [false]) {
-          const status = await send(bed.pushPort, sent);
+          const status = await send(testbed.pushPort, sent);
           const changes = hapChanges.take();
 
           expect(expectedStatuses(sent, pushPath)).toContain(status);

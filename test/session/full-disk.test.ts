@@ -107,21 +107,21 @@ describe('signing in on the settings page when the disk is full', () => {
 
 describe('the plugin signing in with account.code when the disk is full', () => {
   const full = useDiskFilledAtLogin();
-  const bed = usePlatformTestbed(undefined, { onSimulatorRequest: (request) => full.onRequest(request) });
+  const testbed = usePlatformTestbed(undefined, { onSimulatorRequest: (request) => full.onRequest(request) });
 
   it('keeps the session for this run, subscribes every doorbell, and says to free space and sign in again', async () => {
     // An installation that ran before: its push secrets are there (a full disk could not take new ones).
     const earlierLog = createTestLogger('earlier run');
     await new PushSecretStore(openDataFolder(full.disk(), earlierLog), earlierLog).secrets();
 
-    const platform = launchPlatform(platformConfig(bed.sim, bed.pushPort), full.disk());
+    const platform = launchPlatform(platformConfig(testbed.sim, testbed.pushPort), full.disk());
     try {
       await waitFor(() => allConfirmed(platform), 'every doorbell subscribed with the unsaved session');
       await delay(TWO_POLLS_MS);
 
       expect(allConfirmed(platform)).toBe(true);
       expect(logged(platform, 'Signed out on the settings page')).toBe(false);
-      expect(bed.sim.requestsTo('login')).toHaveLength(1);
+      expect(testbed.sim.requestsTo('login')).toHaveLength(1);
       const warnings = platform.log.lines.filter(({ level }) => level === 'warn').map(({ message }) => message);
       expect(warnings).toContain(
         'Signed in as porch+light (porch+light@example.com), but the session could not be saved (the disk is full (ENOSPC)): ' +
@@ -132,7 +132,7 @@ describe('the plugin signing in with account.code when the disk is full', () => 
       expect(platform.log.lines.filter(({ level }) => level === 'error')).toEqual([]);
     } finally {
       platform.test.shutdown();
-      await pollUntil(() => portIsFree(bed.pushPort), (free) => free, 2_000, 'the push port freed', 10);
+      await pollUntil(() => portIsFree(testbed.pushPort), (free) => free, 2_000, 'the push port freed', 10);
     }
   });
 });

@@ -117,26 +117,26 @@ describe('a data folder on read-only storage', () => {
 });
 
 describe('the plugin on read-only storage', () => {
-  const bed = usePlatformTestbed();
+  const testbed = usePlatformTestbed();
 
   it('uses the stored session and push secrets: no sign-in, the registered address kept, every doorbell subscribed', async () => {
     const log = createTestLogger('earlier run');
-    const earlier = new SessionStore(openDataFolder(bed.storagePath, log), log);
-    const account = { serverUrl: bed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0 };
+    const earlier = new SessionStore(openDataFolder(testbed.storagePath, log), log);
+    const account = { serverUrl: testbed.sim.accountUrl, email: ACCOUNT.email, country: 'US', countryCode: '1', majorVersion: 14, minorVersion: 0 };
     await signInWithCode(account, ACCOUNT.code, { store: earlier, log: new SecretMaskingLogger(log) });
-    const { receiverSecret } = await new PushSecretStore(openDataFolder(bed.storagePath, log), log).secrets();
+    const { receiverSecret } = await new PushSecretStore(openDataFolder(testbed.storagePath, log), log).secrets();
 
-    const platform = launchPlatform(platformConfig(bed.sim, bed.pushPort), await readOnly(bed.storagePath));
+    const platform = launchPlatform(platformConfig(testbed.sim, testbed.pushPort), await readOnly(testbed.storagePath));
     try {
       await waitFor(() => allConfirmed(platform), 'every doorbell subscribed');
 
-      expect(bed.sim.requestsTo('login')).toHaveLength(1);
-      expect(bed.sim.pushToken).toContain(receiverSecret);
+      expect(testbed.sim.requestsTo('login')).toHaveLength(1);
+      expect(testbed.sim.pushToken).toContain(receiverSecret);
       expect(warningsOf(platform.log).filter((message) => CANNOT_BE_WRITTEN.test(message))).toHaveLength(1);
       expect(platform.log.lines.filter(({ level }) => level === 'error')).toEqual([]);
     } finally {
       platform.test.shutdown();
-      await pollUntil(() => portIsFree(bed.pushPort), (free) => free, 2_000, 'the push port freed', 10);
+      await pollUntil(() => portIsFree(testbed.pushPort), (free) => free, 2_000, 'the push port freed', 10);
     }
   });
 });

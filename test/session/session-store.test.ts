@@ -149,7 +149,7 @@ describe('one-time codes', () => {
     expect((await installationOnDisk()).claimedCodes).toEqual([]);
   });
 
-  it('counts a claim with no verdict as no claim once it is 15 minutes old', async () => {
+  it('counts a claim with no decision as no claim once it is 15 minutes old', async () => {
     await newStore().claimCode('012345');
     const other = newStore();
 

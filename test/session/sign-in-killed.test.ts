@@ -1,7 +1,7 @@
 /**
  * A sign-in cut off mid-way, as when config-ui-x ends the settings page's server process, or Homebridge
  * restarts, while the page says "Signing in…": a real process, killed with SIGKILL while its login
- * waits for the service's answer. Its claim on the code stays on disk with no verdict. Until the claim
+ * waits for the service's answer. Its claim on the code stays on disk with no decision. Until the claim
  * is 15 minutes old no other sign-in sends the code; after that the code counts as unused again.
  * The clock is injected into the stores that judge the claim; the host's clock only stamps it.
  */
@@ -89,7 +89,7 @@ describe('a sign-in whose process was killed while its login waited for an answe
 
     const { claimedAfter, claimedBefore } = await signInCutOff();
 
-    // The claim is on disk, with no verdict: the process died before any answer.
+    // The claim is on disk, with no decision: the process died before any answer.
     await expect(storeAt(claimedBefore).codeState(CODE)).resolves.toBe('under-way');
     expect(sim().requestsTo('login')).toHaveLength(1);
 

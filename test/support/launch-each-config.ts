@@ -115,18 +115,18 @@ interface Bench {
 async function launchOnce({ block, acceptable }: GeneratedBlock, runMs: number, { baseline, storages, counts }: Bench): Promise<void> {
   const escapedBefore = escaped.length;
   const before = { ...activity, strays: activity.strays.length };
-  const verdict = parseConfig(structuredClone(block));
-  if (acceptable && verdict.status !== 'ok') {
-    throw new Error(`a block the schema takes, unknown keys aside, was refused: ${JSON.stringify(verdict)}`);
+  const result = parseConfig(structuredClone(block));
+  if (acceptable && result.status !== 'ok') {
+    throw new Error(`a block the schema takes, unknown keys aside, was refused: ${JSON.stringify(result)}`);
   }
   counts.launched += 1;
-  counts[verdict.status === 'ok' ? 'accepted' : verdict.status === 'invalid' ? 'refused' : 'unconfigured'] += 1;
+  counts[result.status === 'ok' ? 'accepted' : result.status === 'invalid' ? 'refused' : 'unconfigured'] += 1;
   const running = launchPlatform(block as PlatformConfig, await mkdtemp(join(storages, 'run-')));
   await delay(runMs);
   running.test.shutdown();
   await untilReleased(baseline, SETTLE_TIMEOUT_MS);
-  if (verdict.status !== 'ok' && (running.test.registered.size > 0 || activity.connections > before.connections || activity.listens > before.listens)) {
-    throw new Error(`a ${verdict.status} block published accessories or reached the network`);
+  if (result.status !== 'ok' && (running.test.registered.size > 0 || activity.connections > before.connections || activity.listens > before.listens)) {
+    throw new Error(`a ${result.status} block published accessories or reached the network`);
   }
   await delay(SHORTLY_AFTER_MS);
   counts.connections += activity.connections - before.connections;

@@ -13,7 +13,7 @@ import { launchChromium } from './browser.js';
 import { configUiPlatform, CONFIG_UI_SETUP_TIMEOUT_MS, CONFIG_UI_VERSION, startConfigUi, UI_ADMIN, uiPluginFolder, writeUiAdmin } from './config-ui.js';
 import { STOP_TIMEOUT_MS } from './homebridge-sandbox.js';
 import { ACCOUNT, doorbellMotionPlatform } from './plugin-config.js';
-import type { PluginRig } from './plugin-rig.js';
+import type { PluginSetup } from './plugin-setup.js';
 
 const PLUGIN_NAME = 'homebridge-doorbell-motion';
 const DISPLAY_NAME = 'Doorbell Motion';
@@ -233,11 +233,11 @@ export interface SettingsUi {
 }
 
 /**
- * The Homebridge UI over the rig's storage, with Chromium, for the tests of the enclosing describe:
- * config.json holds the plugin's platform with the account but no code, so the rig's Homebridge,
+ * The Homebridge UI over the setup's storage, with Chromium, for the tests of the enclosing describe:
+ * config.json holds the plugin's platform with the account but no code, so the setup's Homebridge,
  * started last, runs the plugin signed out, waiting for the page. Stopped after the last test.
  */
-export function useSettingsUi(rig: () => PluginRig): SettingsUi {
+export function useSettingsUi(setup: () => PluginSetup): SettingsUi {
   let ui: HomebridgeProcess | undefined;
   let uiUrl: string;
   let browser: Browser | undefined;
@@ -245,7 +245,7 @@ export function useSettingsUi(rig: () => PluginRig): SettingsUi {
   let settings: SettingsPage | undefined;
 
   beforeAll(async () => {
-    const { sandbox, endpoints } = rig();
+    const { sandbox, endpoints } = setup();
     const port = await freeLoopbackPort();
     const account = { serverUrl: endpoints.accountUrl, email: ACCOUNT.email, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode };
     await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { account }), configUiPlatform(port)]);
@@ -254,7 +254,7 @@ export function useSettingsUi(rig: () => PluginRig): SettingsUi {
     uiUrl = `http://127.0.0.1:${port}`;
     browser = await launchChromium();
     session = await signedInSession(browser, uiUrl);
-    await rig().start();
+    await setup().start();
   }, CONFIG_UI_SETUP_TIMEOUT_MS);
 
   afterAll(async () => {

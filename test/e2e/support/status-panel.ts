@@ -20,7 +20,7 @@ export function panelTime(iso: string, now = new Date()): string {
   return date.toDateString() === now.toDateString() ? time : `${date.toLocaleDateString('en-US', { month: 'short', day: 'numeric' })}, ${time}`;
 }
 
-/** status.json as the plugin wrote it in the rig's storage. */
+/** status.json as the plugin wrote it in the setup's storage. */
 export async function readStatus(storagePath: string): Promise<DeliveryStatus> {
   return JSON.parse(await readFile(join(dataFolderPath(storagePath), DATA_FILES.status), 'utf8')) as DeliveryStatus;
 }

@@ -23,7 +23,7 @@ export interface Evaluation {
  * request (an unknown or revoked token, an unknown doorbell): the client did nothing wrong, so tests
  * that assert "no invalid requests" still pass. The first refusal decides the status.
  */
-export class Verdict {
+export class RequestCheck {
   readonly problems: string[] = [];
   private refusal: Refusal | undefined;
 

@@ -1,7 +1,7 @@
 /**
  * The plugin installed in one Homebridge storage, against the simulator: a HomebridgeSandbox that
  * runs the built plugin, the simulator in this jest process, the push receiver's port, and a HomeKit
- * controller. Runs on the same rig share storage, ports and pairing, as restarts of one Homebridge do.
+ * controller. Runs on the same setup share storage, ports and pairing, as restarts of one Homebridge do.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { freeLoopbackPort, type HomebridgeProcess, type StopResult } from '../../../scripts/lib/homebridge-process.js';
@@ -38,7 +38,7 @@ export interface DoorbellSensor {
   statusFault: CharacteristicRef;
 }
 
-export interface RigOptions {
+export interface PluginSetupOptions {
   /** How notifications reach the plugin: its own receiver, or the loopback relay. */
   delivery?: 'direct' | 'relay';
   /**
@@ -48,7 +48,7 @@ export interface RigOptions {
   matter?: boolean;
 }
 
-export class PluginRig {
+export class PluginSetup {
   private pairedController: HapTestClient | undefined;
   private running: HomebridgeProcess | undefined;
   private matterClient: MatterTestClient | undefined;
@@ -66,9 +66,9 @@ export class PluginRig {
 
   /**
    * A fresh storage whose config.json holds the full platform block for the simulator: direct mode,
-   * or relay mode through a loopback relay of the rig's own.
+   * or relay mode through a loopback relay of the setup's own.
    */
-  static async create(runtime: HomebridgeRuntime, { delivery = 'direct', matter = false }: RigOptions = {}): Promise<PluginRig> {
+  static async create(runtime: HomebridgeRuntime, { delivery = 'direct', matter = false }: PluginSetupOptions = {}): Promise<PluginSetup> {
     const sandbox = await HomebridgeSandbox.create({ matter });
     const simulator = await startSimulator(SIMULATOR_OPTIONS);
     const relay = delivery === 'relay' ? await startRelay() : undefined;
@@ -78,15 +78,15 @@ export class PluginRig {
       pushPort: await freeLoopbackPort(),
       ...(relay === undefined ? {} : { relayUrl: relay.url }),
     };
-    const rig = new PluginRig(runtime, sandbox, simulator, endpoints, relay, matter ? new MatterControllerRuns(asMatterRuntime(runtime), sandbox) : undefined);
+    const setup = new PluginSetup(runtime, sandbox, simulator, endpoints, relay, matter ? new MatterControllerRuns(asMatterRuntime(runtime), sandbox) : undefined);
     await sandbox.writeConfig([doorbellMotionPlatform(endpoints)]);
-    return rig;
+    return setup;
   }
 
   /** The Homebridge started last; throws before the first start. */
   get homebridge(): HomebridgeProcess {
     if (this.running === undefined) {
-      throw new Error('Homebridge has not been started on this rig');
+      throw new Error('Homebridge has not been started on this setup');
     }
     return this.running;
   }
@@ -113,7 +113,7 @@ export class PluginRig {
   /** The Matter controller of the latest start; throws without Matter or before a start. */
   get matter(): MatterTestClient {
     if (this.matterClient === undefined) {
-      throw new Error('No Matter controller: the rig has Matter off, or has not been started');
+      throw new Error('No Matter controller: the setup has Matter off, or has not been started');
     }
     return this.matterClient;
   }
@@ -202,26 +202,26 @@ export class PluginRig {
 }
 
 /**
- * A rig for the enclosing describe: created before its tests, with `prepare` run on it (faults to
+ * A setup for the enclosing describe: created before its tests, with `prepare` run on it (faults to
  * inject, say; awaited when it returns a promise) before any test starts Homebridge, and disposed after them.
  */
-export function useRig(
+export function usePluginSetup(
   runtime: HomebridgeRuntime,
-  prepare: (rig: PluginRig) => unknown = () => undefined,
-  options?: RigOptions,
-): () => PluginRig {
-  let rig: PluginRig | undefined;
+  prepare: (setup: PluginSetup) => unknown = () => undefined,
+  options?: PluginSetupOptions,
+): () => PluginSetup {
+  let setup: PluginSetup | undefined;
   beforeAll(async () => {
     await runtime.binary();
-    rig = await PluginRig.create(runtime, options);
-    await prepare(rig);
+    setup = await PluginSetup.create(runtime, options);
+    await prepare(setup);
   }, RUNTIME_SETUP_TIMEOUT_MS);
-  afterAll(() => rig?.dispose(), STOP_TIMEOUT_MS * 2);
+  afterAll(() => setup?.dispose(), STOP_TIMEOUT_MS * 2);
   return () => {
-    if (rig === undefined) {
-      throw new Error('The rig is created in beforeAll; use it inside tests');
+    if (setup === undefined) {
+      throw new Error('The setup is created in beforeAll; use it inside tests');
     }
-    return rig;
+    return setup;
   };
 }
 
@@ -244,28 +244,28 @@ export function expectStoppedInTime(stopped: StopResult): void {
 
 /**
  * The checks every scenario ends with, as the last tests of its describe: the latest run stops in
- * time, and no run of the rig left a trace it should not have.
+ * time, and no run of the setup left a trace it should not have.
  */
-export function itEndsCleanly(rig: () => PluginRig): void {
+export function itEndsCleanly(setup: () => PluginSetup): void {
   it(
     'exits within 12 s of SIGTERM',
-    async () => expectStoppedInTime(await rig().stop()),
+    async () => expectStoppedInTime(await setup().stop()),
     STOP_TIMEOUT_MS * 2,
   );
-  itLeavesNoTrace(rig);
+  itLeavesNoTrace(setup);
 }
 
 /** What Homebridge prints for a defect even when everything else works: HAP's warnings, an unhandled rejection, a stack frame. */
 const DEFECT_LINE = /HAP-NodeJS WARNING|generated a warning|unhandled ?(promise ?)?rejection|^\s*at \S.*:\d+:\d+\)?$/i;
 
 /** `moreSecrets`: those the scenario put in config.json beyond the standard block's code. */
-export function itLeavesNoTrace(rig: () => PluginRig, moreSecrets: readonly string[] = []): void {
+export function itLeavesNoTrace(setup: () => PluginSetup, moreSecrets: readonly string[] = []): void {
   it('sent only valid requests, logged no secret, HAP warning, unhandled rejection or stack trace in any line of any run (at debug level), wrote nothing outside its storage', async () => {
-    expect(rig().simulator.invalidRequests()).toEqual([]);
-    expect(rig().linesRevealingSecrets(moreSecrets)).toEqual([]);
-    expect(rig().sandbox.outputLines.filter((line) => DEFECT_LINE.test(line))).toEqual([]);
-    expect(await rig().sandbox.writesOutsideStorage()).toEqual([]);
+    expect(setup().simulator.invalidRequests()).toEqual([]);
+    expect(setup().linesRevealingSecrets(moreSecrets)).toEqual([]);
+    expect(setup().sandbox.outputLines.filter((line) => DEFECT_LINE.test(line))).toEqual([]);
+    expect(await setup().sandbox.writesOutsideStorage()).toEqual([]);
     // Without Matter on the bridge (and on Homebridge 1), nothing about Matter, at any level.
-    expect(rig().hasMatter ? [] : rig().sandbox.outputLines.filter((line) => /matter/i.test(line))).toEqual([]);
+    expect(setup().hasMatter ? [] : setup().sandbox.outputLines.filter((line) => /matter/i.test(line))).toEqual([]);
   });
 }
