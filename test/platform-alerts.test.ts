@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { PlatformConfig } from 'homebridge';
 import { startRelay } from '../simulator/relay/index.js';
-import type { Relay } from '../simulator/relay/types.js';
+import type { Relay } from '../simulator/relay/index.js';
 import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
 import type { Outage } from '../src/alerts/alerts-state.js';
 import type { PlatformTiming } from '../src/platform.js';
