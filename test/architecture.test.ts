@@ -28,11 +28,13 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Rooms a room may take types from but no code: the settings' types are the one statement of their
- * shape, while the session module stays free of the config check (Ajv, the schema) at run time.
+ * Rooms a room may take types from but no code: the settings' types, derived from config.schema.json,
+ * are the one statement of their shape (the account for the session, the relay settings for the relay
+ * stream), while those rooms stay free of the config check (Ajv, the schema) at run time.
  */
 const TYPES_FROM: Readonly<Record<string, readonly string[]>> = {
   session: ['config'],
+  push: ['config'],
 };
 
 /**

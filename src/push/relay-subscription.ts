@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { RelaySettings } from '../config/push-settings.js';
 import { honoursRetryAfter, parseRetryAfter } from '../cloud/retry-policy.js';
 import { errorMessage, type Logger } from '../log.js';
 import { isAccessRefusal, ReconnectDelays, type ConnectionEnd } from './relay-backoff.js';
@@ -12,12 +13,10 @@ import { requestRelayStream } from './relay-stream.js';
 import type { RelayTiming } from './relay-timing.js';
 
 export interface RelaySubscriptionOptions {
-  /** No trailing slash. */
-  relayUrl: string;
+  /** The relay; its token is sent as `Authorization: Bearer <token>`, and is a secret. */
+  relay: RelaySettings;
   /** A secret: never logged. */
   topic: string;
-  /** Sent as `Authorization: Bearer <token>`; a secret. */
-  token?: string;
   log: Logger;
   timing: RelayTiming;
   /** The body of each fresh message, in order; false when it was not a notification. */
@@ -61,7 +60,7 @@ export class RelaySubscription {
   private lastAliveAt: number | undefined;
 
   constructor(private readonly options: RelaySubscriptionOptions) {
-    const { timing, log, onDeliveryDown, random, relayUrl } = options;
+    const { timing, log, onDeliveryDown, random, relay: { relayUrl } } = options;
     this.monotonicNow = options.monotonicNow ?? (() => performance.now());
     this.impostor = options.impostor ?? new ImpostorWarning(relayUrl, log);
     this.delays = new ReconnectDelays(timing, random);
@@ -198,7 +197,7 @@ export class RelaySubscription {
 
   /** After a break, asks for what was published meanwhile (see CatchUpPoint). */
   private streamUrl(): string {
-    const url = `${this.options.relayUrl}/${this.options.topic}/json`;
+    const url = `${this.options.relay.relayUrl}/${this.options.topic}/json`;
     const since = this.messages.since();
     return since === undefined ? url : `${url}?since=${encodeURIComponent(since)}`;
   }
@@ -206,7 +205,8 @@ export class RelaySubscription {
   /** Uncompressed: a compressing proxy in front of the relay could hold lines back to fill a block. */
   private headers(): Record<string, string> {
     const identity = { 'Accept-Encoding': 'identity' };
-    return this.options.token === undefined ? identity : { ...identity, Authorization: `Bearer ${this.options.token}` };
+    const token = this.options.relay.relayToken;
+    return token === undefined ? identity : { ...identity, Authorization: `Bearer ${token}` };
   }
 
   private delayAfter(outcome: Outcome): number {
@@ -229,7 +229,7 @@ export class RelaySubscription {
     }
     this.connected = true;
     this.impostor.relayAnswered();
-    this.options.log.info(`push relay connected: ${this.options.relayUrl}`);
+    this.options.log.info(`push relay connected: ${this.options.relay.relayUrl}`);
     this.outage.up();
     this.waits.endAll();
     this.options.onConnected?.();
