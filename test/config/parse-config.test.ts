@@ -6,6 +6,7 @@ import { type ConfigResult, parseConfig } from '../../src/config/parse-config.js
 import { pushAddressWarnings } from '../../src/config/push-settings.js';
 import { ADDRESS_KEYWORD, UI_KEYWORDS, WORDS_KEYWORDS } from '../../scripts/lib/validators.js';
 import { PLATFORM_NAME } from '../../src/settings.js';
+import { readReadme, settingsTable, withSettingsTable } from '../../scripts/lib/readme-settings.js';
 
 const schemaFile = JSON.parse(readFileSync(new URL('../../config.schema.json', import.meta.url), 'utf8')) as {
   pluginAlias: string;
@@ -19,6 +20,7 @@ const schemaFile = JSON.parse(readFileSync(new URL('../../config.schema.json', i
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;
   items?: SchemaNode;
+  default?: unknown;
 }
 
 const NONE_LEFT = 'doorbells must be a list of 1 to 149 doorbells, at least one of them valid';
@@ -33,8 +35,10 @@ const CODE_RULE = 'must be 6 digits in quotes, like "012345"';
 const LISTEN_RULE = 'must be an IP address or host name to listen on, like "0.0.0.0"';
 const PUBLIC_URL_RULE = 'must be an http:// or https:// address, like "https://homebridge.example.com:47850", with a port from 1 to 65535 if it has one';
 
-/** A doorbell's button and controls when its entry names none: the button on, no switches, no extra sensors. */
-const CONTROL_DEFAULTS = { button: true, motionSwitch: false, chimeSwitch: false, detections: [] };
+/** A doorbell's button and controls when its entry names none: the defaults config.schema.json gives them. */
+const CONTROL_DEFAULTS = Object.fromEntries(
+  Object.entries(schemaFile.schema.properties?.doorbells.items?.properties ?? {}).flatMap(([key, node]) => ('default' in node ? [[key, node.default]] : [])),
+);
 
 const CODE = '482913';
 const TOKEN = 'doorbell-token-SECRET';
@@ -151,6 +155,8 @@ describe('parseConfig: valid blocks', () => {
   });
 
   it('fills in every default', () => {
+    // The button on, no switches, no extra sensors.
+    expect(CONTROL_DEFAULTS).toMatchObject({ button: true, motionSwitch: false, chimeSwitch: false, detections: [] });
     expect(settingsOf(parseConfig({ ...MINIMAL, name: undefined }, { ...LAN, platform: 'darwin' }))).toStrictEqual({
       account: { ...MINIMAL.account, majorVersion: 14, minorVersion: 0 },
       doorbellServerUrl: 'https://doorbell.example.com',
@@ -745,6 +751,18 @@ describe('config.schema.json', () => {
         'push.dictVersion',
       ]),
     );
+  });
+
+  it("is what README.md's table of settings says, as npm run readme-settings writes it", () => {
+    const readme = readReadme();
+    expect(withSettingsTable(readme) === readme ? 'up to date' : 'stale: run npm run readme-settings').toBe('up to date');
+  });
+
+  it("changes README.md's table with any setting's words, so the check above can fail", () => {
+    const changed = structuredClone(schemaFile.schema);
+    Object.assign(changed.properties?.motionTimeout ?? {}, { description: 'Another text.' });
+    expect(settingsTable(changed)).not.toBe(settingsTable(schemaFile.schema));
+    expect(settingsTable(changed)).toContain('Another text.');
   });
 
   it('lays out every value setting exactly once', () => {
