@@ -30,7 +30,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
 /**
  * Rooms a room may take types from but no code: the settings' types, derived from config.schema.json,
  * are the one statement of their shape (the account for the session, the relay settings for the relay
- * stream), while those rooms stay free of the config check (Ajv, the schema) at run time.
+ * stream), while those folders stay free of the config check (Ajv, the schema) at run time.
  */
 const TYPES_FROM: Readonly<Record<string, readonly string[]>> = {
   session: ['config'],

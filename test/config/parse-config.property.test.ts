@@ -228,17 +228,17 @@ describe('parseConfig, for any block', () => {
 });
 
 describe('the schema compiled without the words of the form', () => {
-  it('keeps every rule: the same verdict and the same errors as config.schema.json itself, for any block', () => {
+  it('keeps every rule: the same answer and the same errors as config.schema.json itself, for any block', () => {
     const full = configAjv().compile(configSchema());
     const compiled = configAjv().compile(withoutAnnotations(configSchema()));
-    const verdict = (check: typeof full, block: unknown) => {
+    const outcome = (check: typeof full, block: unknown) => {
       const data = structuredClone(block);
       const valid = check(data);
       return { valid, data, errors: (check.errors ?? []).map(({ keyword, instancePath, schemaPath }) => `${keyword} ${instancePath} ${schemaPath}`) };
     };
     fc.assert(
       fc.property(platformBlock({ ownPort: 47850 }), ({ block }) => {
-        expect(verdict(compiled, block)).toEqual(verdict(full, block));
+        expect(outcome(compiled, block)).toEqual(outcome(full, block));
       }),
       propertyRuns(2_000),
     );
