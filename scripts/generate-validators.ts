@@ -1,6 +1,6 @@
 /**
- * `npm run validators`: writes the plugin's compiled schema checks (scripts/lib/validators.ts) after
- * a change to config.schema.json or to the account service's answer schemas.
+ * `npm run validators`: writes the compiled config check and the schema's type into src/config/
+ * (scripts/lib/validators.ts), where git ignores them; the build copies them into dist/.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,5 +9,4 @@ import { REPO_ROOT } from './lib/paths.js';
 
 for (const { path, text } of generatedModules()) {
   await writeFile(join(REPO_ROOT, path), text);
-  console.log(`Wrote ${path}`);
 }

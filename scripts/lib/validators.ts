@@ -1,25 +1,25 @@
 /**
- * The plugin's schema checks, compiled by Ajv when the code is written rather than at every start of
- * the plugin (Ajv's standalone code): the platform block and the account block against
- * config.schema.json, the one statement of the config's shape, which the Homebridge UI draws its form
- * from too; the account service's answers against src/cloud/envelope-schemas.ts; status.json against
- * src/status/status-schema.ts.
+ * The config check, compiled by Ajv when the plugin is built rather than at every start of the plugin
+ * (Ajv's standalone code): the platform block and the account block against config.schema.json, the
+ * one statement of the config's shape, which the Homebridge UI draws its form from too. Beside it, the
+ * schema as a TypeScript type, from which src/config/config-schema.ts derives the settings' types.
  *
- * `npm run validators` writes the modules; test/validators.test.ts generates them again and fails
- * when what is in the repository differs, so a schema changed without them cannot go unnoticed.
+ * `npm run validators` writes them into src/config/ (git ignores them), and runs at `npm install`,
+ * before the typecheck and in the build, which copies them into dist/config/: after a change to
+ * config.schema.json, run it (or one of those) before running a test on its own.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { _, Ajv, Name, type CodeKeywordDefinition, type Options, type SchemaObject } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
-import { ENVELOPE_SCHEMAS } from '../../src/cloud/envelope-schemas.js';
-import { STATUS_SCHEMA } from '../../src/status/status-schema.js';
 import { isListenAddress, isWebAddress } from '../../src/values/address.js';
-import { isTimestamp } from '../../src/values/time.js';
 import { REPO_ROOT } from './paths.js';
 
 /** Keywords the Homebridge UI reads from the schema to draw the form; they validate nothing. */
 export const UI_KEYWORDS = ['placeholder', 'condition', 'functionBody', 'titleMap', 'x-schema-form'];
+
+/** What a setting must be, in words, where its pattern cannot say it: the log's words (src/config/messages.ts). */
+export const WORDS_KEYWORDS = ['x-must-be'];
 
 /** The checks the `x-address` keyword names, by the names the generated module imports them under. */
 const ADDRESS_CHECKS = { url: { name: 'isWebAddress', check: isWebAddress }, listen: { name: 'isListenAddress', check: isListenAddress } };
@@ -54,7 +54,7 @@ export const CONFIG_OPTIONS: Options = { allErrors: true, useDefaults: true, str
 /** An Ajv that reads config.schema.json as the plugin does: its options and the two kinds of extra keywords. */
 export function configAjv(options: Options = {}): Ajv {
   const ajv = new Ajv({ ...CONFIG_OPTIONS, ...options });
-  ajv.addVocabulary(UI_KEYWORDS);
+  ajv.addVocabulary([...UI_KEYWORDS, ...WORDS_KEYWORDS]);
   ajv.addKeyword(ADDRESS_KEYWORD);
   return ajv;
 }
@@ -69,7 +69,7 @@ const STANDALONE: Options = { code: { source: true, esm: true, lines: true } };
  * Keywords that describe a setting to people and validate nothing: left out of what is compiled, so
  * the generated code does not carry the form's words along (Ajv keeps a schema it refers to whole).
  */
-const ANNOTATIONS = new Set(['title', 'description', '$comment', ...UI_KEYWORDS]);
+const ANNOTATIONS = new Set(['title', 'description', '$comment', ...UI_KEYWORDS, ...WORDS_KEYWORDS]);
 
 /** Where a schema holds schemas (rather than names or values), as config.schema.json uses them. */
 const SUBSCHEMAS = { map: ['properties'], single: ['items', 'if', 'then', 'else', 'not'], list: ['anyOf', 'allOf', 'oneOf'] };
@@ -80,33 +80,25 @@ export interface GeneratedModule {
   text: string;
 }
 
-/** The compiled checks: Ajv's code as it wrote it, and its types for the TypeScript that imports it. */
+/** The compiled checks, Ajv's code as it wrote it, and their types for the TypeScript that imports them. */
 export const CONFIG_CHECKS = join('src', 'config', 'config-checks.generated');
-export const ENVELOPE_CHECKS = join('src', 'cloud', 'envelope-checks.generated');
-export const STATUS_CHECK = join('src', 'status', 'status-check.generated');
 
 /** The platform block's schema, as config.schema.json has it. */
 export function configSchema(): SchemaObject {
   return (JSON.parse(readFileSync(join(REPO_ROOT, 'config.schema.json'), 'utf8')) as { schema: SchemaObject }).schema;
 }
 
-/** The six files, as `npm run validators` writes them; `schema` in place of config.schema.json's, for a test. */
+/** The two files, as `npm run validators` writes them. */
 export function generatedModules(schema = configSchema()): GeneratedModule[] {
-  const configExports = ['platformBlock', 'accountBlock'];
-  const envelopeExports = Object.keys(ENVELOPE_SCHEMAS);
   return [
-    { path: `${CONFIG_CHECKS}.js`, text: moduleText('config.schema.json', configChecks(schema), ADDRESS_PRELUDE) },
-    { path: `${CONFIG_CHECKS}.d.ts`, text: declarationText('config.schema.json', configExports) },
-    { path: `${ENVELOPE_CHECKS}.js`, text: moduleText('src/cloud/envelope-schemas.ts', envelopeChecks(envelopeExports)) },
-    { path: `${ENVELOPE_CHECKS}.d.ts`, text: declarationText('src/cloud/envelope-schemas.ts', envelopeExports) },
-    { path: `${STATUS_CHECK}.js`, text: moduleText('src/status/status-schema.ts', statusCheck(), STATUS_FORMATS_PRELUDE) },
-    { path: `${STATUS_CHECK}.d.ts`, text: declarationText('src/status/status-schema.ts', ['deliveryStatus']) },
+    { path: `${CONFIG_CHECKS}.js`, text: moduleText(configChecks(schema)) },
+    { path: `${CONFIG_CHECKS}.d.ts`, text: declarationText(['platformBlock', 'accountBlock'], schema) },
   ];
 }
 
 /**
  * `platformBlock` and `accountBlock`: the whole block, and the account alone (the settings page's
- * sign-in form). Without messages: the plugin words each problem itself, from the keyword and path.
+ * sign-in form). Without messages: the plugin words each problem itself, from the schema.
  */
 function configChecks(fullSchema: SchemaObject): string {
   const schema = withoutAnnotations(fullSchema);
@@ -114,26 +106,6 @@ function configChecks(fullSchema: SchemaObject): string {
   ajv.addSchema(schema, 'platformBlock');
   ajv.addSchema(schema.properties.account, 'accountBlock');
   return standaloneCode(ajv, { platformBlock: 'platformBlock', accountBlock: 'accountBlock' });
-}
-
-/** With messages: a malformed answer is described by the first error's ("data.token must be string"). */
-function envelopeChecks(names: readonly string[]): string {
-  const ajv = new Ajv(STANDALONE);
-  for (const name of names) {
-    ajv.addSchema(ENVELOPE_SCHEMAS[name] as SchemaObject, name);
-  }
-  return standaloneCode(ajv, Object.fromEntries(names.map((name) => [name, name])));
-}
-
-/** The formats status.json's schema names, as the generated module defines them from what it imports. */
-const STATUS_FORMATS = new Name('formats');
-const STATUS_FORMATS_PRELUDE = [`import { isTimestamp } from '../values/time.js';`, '', `const ${STATUS_FORMATS.str} = { 'date-time': isTimestamp };`];
-
-/** `deliveryStatus`: status.json, which the plugin writes and the settings page reads. */
-function statusCheck(): string {
-  const ajv = new Ajv({ ...STANDALONE, code: { ...STANDALONE.code, formats: _`${STATUS_FORMATS}` }, formats: { 'date-time': isTimestamp } });
-  ajv.addSchema(STATUS_SCHEMA, 'deliveryStatus');
-  return standaloneCode(ajv, { deliveryStatus: 'deliveryStatus' });
 }
 
 /** The schema without ANNOTATIONS, at every level where a schema is. */
@@ -155,20 +127,20 @@ export function withoutAnnotations(schema: SchemaObject): SchemaObject {
   );
 }
 
-const GENERATED_BY = (source: string): string => `// Generated by \`npm run validators\` (scripts/lib/validators.ts) from ${source}: do not edit.`;
+const GENERATED_BY = '// Written by `npm run validators` (scripts/lib/validators.ts) from config.schema.json: do not edit.';
 
 /**
- * Ajv's code with what it needs around it: `prelude`, the functions it calls (address checks, formats),
- * and `require` for Ajv's small run-time helpers (such as counting a string's characters as JSON Schema does), which its code loads
+ * Ajv's code with what it needs around it: the address checks it calls, and `require` for Ajv's small
+ * run-time helpers (such as counting a string's characters as JSON Schema does), which its code loads
  * that way in an ES module too. Plain JavaScript, copied into dist/ as it is: compiled by TypeScript,
  * it would be re-indented and take more memory as source text.
  */
-function moduleText(source: string, code: string, prelude: readonly string[] = []): string {
-  const lines = [GENERATED_BY(source)];
+function moduleText(code: string): string {
+  const lines = [GENERATED_BY];
   if (code.includes('require(')) {
     lines.push("import { createRequire } from 'node:module';");
   }
-  lines.push(...prelude);
+  lines.push(...ADDRESS_PRELUDE);
   if (code.includes('require(')) {
     lines.push('', 'const require = createRequire(import.meta.url);');
   }
@@ -176,15 +148,35 @@ function moduleText(source: string, code: string, prelude: readonly string[] = [
   return `${lines.join('\n')}\n${code.replace(/^"use strict";\n?/, '')}\n`;
 }
 
-function declarationText(source: string, names: readonly string[]): string {
+/**
+ * The checks' types, and the schema as a type (its rules without the form's words) for json-schema-to-ts.
+ * Every object in it is closed (`additionalProperties: false`): the block reaches the check without
+ * the settings the schema does not declare (src/config/schema-check.ts), so it holds no other key.
+ */
+function declarationText(names: readonly string[], schema: SchemaObject): string {
   return [
-    GENERATED_BY(source),
+    GENERATED_BY,
     "import type { ErrorObject } from 'ajv';",
     '',
-    '/** True when the data fits the schema; otherwise false, with Ajv\'s errors on the function. Fills in the schema\'s defaults. */',
+    "/** True when the data fits the schema; otherwise false, with Ajv's errors on the function. Fills in the schema's defaults. */",
     'export type CompiledCheck = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };',
     '',
     ...names.map((name) => `export declare const ${name}: CompiledCheck;`),
     '',
+    `export type PlatformSchema = ${JSON.stringify(closed(withoutAnnotations(schema)))};`,
+    '',
   ].join('\n');
+}
+
+/** Every object schema, at any depth, with `additionalProperties: false`. */
+function closed(schema: SchemaObject): SchemaObject {
+  const inner = Object.fromEntries(
+    Object.entries(schema).map(([keyword, value]) => {
+      if (SUBSCHEMAS.map.includes(keyword)) {
+        return [keyword, Object.fromEntries(Object.entries(value as Record<string, SchemaObject>).map(([name, sub]) => [name, closed(sub)]))];
+      }
+      return [keyword, SUBSCHEMAS.single.includes(keyword) ? closed(value as SchemaObject) : value];
+    }),
+  );
+  return schema.properties === undefined ? inner : { ...inner, additionalProperties: false };
 }

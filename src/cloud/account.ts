@@ -1,6 +1,5 @@
 import { createHash, randomInt } from 'node:crypto';
-import { envelopeShape, readEnvelopeData } from './envelope.js';
-import { loginEnvelope, regionEnvelope } from './envelope-checks.generated.js';
+import { readEnvelopeData, type EnvelopeData, type Fields } from './envelope.js';
 import { CloudHttp, type CloudHttpOptions, type CloudLogger } from './http.js';
 import type { RetryPolicy } from './retry-policy.js';
 
@@ -16,33 +15,32 @@ const LOGIN_PATH = '/api/v4/auth/email/login/code';
 const MERCY_KS_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const MERCY_KS_LENGTH = 16;
 
-export interface RegionInfo {
-  /** The regional base address the login goes to. */
-  url: string;
-  country?: string;
-  countrycode?: string;
-}
+/** What the region call's answer holds; `url` is the regional base address the login goes to. */
+const REGION_FIELDS = { url: 'string', country: 'string', countrycode: 'string' } as const satisfies Fields;
 
-export interface Rriot {
-  u?: string;
-  s?: string;
-  h?: string;
-  k?: string;
-  r?: { r?: string; a?: string; m?: string; l?: string };
-}
+/** What the login's answer holds; `token` is the doorbell service's bearer token. */
+const LOGIN_FIELDS = {
+  avatarurl: 'string',
+  country: 'string',
+  countrycode: 'string',
+  nickname: 'string',
+  region: 'string',
+  rriot: { h: 'string', k: 'string', s: 'string', u: 'string', r: { a: 'string', l: 'string', m: 'string', r: 'string' } },
+  rruid: 'string',
+  token: 'string',
+  tokentype: 'string',
+  tuyaDeviceState: 'integer',
+  uid: 'integer',
+} as const satisfies Fields;
 
-/** The session a login grants; `token` is the doorbell service's bearer token. */
-export interface LoginResult {
-  token: string;
-  tokentype?: string;
-  rruid?: string;
-  rriot?: Rriot;
-  uid?: number;
-  region?: string;
-  country?: string;
-  countrycode?: string;
-  nickname?: string;
-}
+const REGION_SHAPE = { fields: REGION_FIELDS, required: 'url' } as const;
+
+const LOGIN_SHAPE = { fields: LOGIN_FIELDS, required: 'token' } as const;
+
+export type RegionInfo = EnvelopeData<typeof REGION_FIELDS, 'url'>;
+
+/** The session a login grants, without the profile (avatarurl) and what nobody knows the use of. */
+export type LoginResult = Omit<EnvelopeData<typeof LOGIN_FIELDS, 'token'>, 'avatarurl' | 'tuyaDeviceState'>;
 
 export interface LoginParams {
   regionUrl: string;
@@ -63,10 +61,6 @@ export interface AccountClientOptions {
   retry?: Partial<RetryPolicy>;
   timeoutMs?: number;
 }
-
-const REGION_SHAPE = envelopeShape<RegionInfo>(regionEnvelope, 'url');
-
-const LOGIN_SHAPE = envelopeShape<LoginResult>(loginEnvelope, 'token');
 
 /** The account service: finds the account's region, then signs in there with a one-time code. */
 export class AccountClient {

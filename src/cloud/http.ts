@@ -2,7 +2,8 @@ import type { AxiosInstance, AxiosResponse } from 'axios';
 import pRetry from 'p-retry';
 import { axios } from './axios.js';
 import { CloudError } from './errors.js';
-import { readServiceAnswer, type CloudResponse } from './response.js';
+import { readServiceAnswer } from './envelope.js';
+import type { CloudResponse } from './response.js';
 import { DEFAULT_RETRY_POLICY, honoursRetryAfter, parseRetryAfter, pRetryTimings, type RetryPolicy } from './retry-policy.js';
 import { insecureUrlProblem } from '../values/secure-url.js';
 

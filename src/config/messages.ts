@@ -1,12 +1,11 @@
-import { MAX_DEVICE_ID } from '../values/device-id.js';
-
-/** What one Homebridge bridge can hold: HAP-NodeJS throws, and Homebridge stops, past it. */
-const MAX_DOORBELLS = 149;
+import { PLATFORM_SCHEMA, type SchemaNode } from './config-schema.js';
 
 /**
  * The log lines for a bad platform block. Each names one setting the way a user writes it in
- * config.json (`doorbells[1].deviceId`, indexes from 0) and says what is expected. None ever
- * contains a configured value, so the verification code and the access token cannot leak.
+ * config.json (`doorbells[1].deviceId`, indexes from 0) and says what is expected, in words made from
+ * the setting's place in config.schema.json: its type, its limits, its choices, and where a pattern
+ * cannot say it, its `x-must-be`. None ever contains a configured value, so the verification code
+ * and the access token cannot leak.
  */
 
 /** A place in the platform block: property names and array indexes. */
@@ -17,58 +16,63 @@ export interface Problem {
   message: string;
 }
 
-const PORT_RANGE = 'with a port from 1 to 65535 if it has one';
-const HTTPS_ADDRESS = `an https:// address (http:// only for localhost), ${PORT_RANGE}`;
-const TEXT = 'text in quotes, not empty';
-/**
- * The logger masks no shorter value (log.ts), and no real token is this short. A token travels in an
- * HTTP header, where a space or a control character cannot go.
- */
-const TOKEN = 'a token in quotes, at least 4 characters long: letters, digits and punctuation, no spaces';
-const SECONDS = 'an integer from 5 to 3600';
-const VERSION = 'an integer of 0 or more';
+/** What a setting must be, completing "<setting> must be ..."; undefined for a node the words below do not cover. */
+export function expectation(node: SchemaNode): string | undefined {
+  if (node['x-must-be'] !== undefined) {
+    return node['x-must-be'];
+  }
+  switch (node.type) {
+    case 'boolean':
+      return 'true or false';
+    case 'integer':
+      return integerWords(node);
+    case 'string':
+      return node.enum ? choices(node.enum, 'or') : node.minLength === 1 && node.pattern === undefined ? 'text in quotes, not empty' : undefined;
+    case 'array':
+      return listWords(node);
+    case 'object': {
+      const required = node.required ?? node.then?.required ?? [];
+      return required.length === 0 ? 'an object' : `an object with ${required.length === 1 ? `a ${required[0]}` : inWords(required, 'and')}`;
+    }
+    default:
+      return undefined;
+  }
+}
 
-/** What each setting must be, completing "<setting> must be ...". `[]` stands for any index. */
-export const EXPECTED: Readonly<Record<string, string>> = {
-  name: TEXT,
-  account: 'an object with serverUrl, email, country and countryCode',
-  'account.serverUrl': HTTPS_ADDRESS,
-  'account.email': 'an e-mail address, like "you@example.com"',
-  'account.country': '2 capital letters in quotes, like "US"',
-  'account.countryCode': '1 to 4 digits in quotes, like "1" or "49"',
-  'account.code': '6 digits in quotes, like "012345"',
-  'account.majorVersion': VERSION,
-  'account.minorVersion': VERSION,
-  doorbellServerUrl: HTTPS_ADDRESS,
-  doorbellAccessToken: TOKEN,
-  doorbells: `a list of 1 to ${MAX_DOORBELLS} doorbells, at least one of them valid`,
-  'doorbells[]': 'an object with a deviceId',
-  'doorbells[].deviceId': `an integer from 1 to ${MAX_DEVICE_ID}`,
-  'doorbells[].name': TEXT,
-  'doorbells[].motionTimeout': SECONDS,
-  'doorbells[].button': 'true or false',
-  'doorbells[].chimeSwitch': 'true or false',
-  'doorbells[].motionSwitch': 'true or false',
-  'doorbells[].detections': 'a list of any of "person", "vehicle" and "other", like ["person"]',
-  'doorbells[].detections[]': '"person", "vehicle" or "other"',
-  motionTimeout: SECONDS,
-  alertsSensor: 'true or false',
-  push: 'an object',
-  'push.mode': '"relay" or "direct"',
-  'push.relayUrl': HTTPS_ADDRESS,
-  'push.relayToken': TOKEN,
-  'push.port': 'an integer from 1 to 65535',
-  'push.host': 'an IP address or host name to listen on, like "0.0.0.0"',
-  'push.publicUrl': `an http:// or https:// address, like "https://homebridge.example.com:47850", ${PORT_RANGE}`,
-  'push.service': TEXT,
-  'push.os': TEXT,
-  'push.dictVersion': TEXT,
-};
+function integerWords({ minimum, maximum }: SchemaNode): string | undefined {
+  if (minimum !== undefined && maximum !== undefined) {
+    return `an integer from ${minimum} to ${maximum}`;
+  }
+  return minimum === undefined ? undefined : `an integer of ${minimum} or more`;
+}
 
-/** Settings whose absence needs more than "is required" to be understood. */
-const MISSING: Readonly<Record<string, string>> = {
-  account: 'account is required unless doorbellAccessToken is set',
-};
+/** A list of choices (`detections`), or of entries that are each checked on their own (`doorbells`). */
+function listWords({ items, minItems, maxItems, title }: SchemaNode): string | undefined {
+  if (items?.enum !== undefined) {
+    return `a list of any of ${choices(items.enum, 'and')}, like [${JSON.stringify(items.enum[0])}]`;
+  }
+  if (items?.type === 'object' && minItems !== undefined && maxItems !== undefined && title !== undefined) {
+    return `a list of ${minItems} to ${maxItems} ${title.toLowerCase()}, at least one of them valid`;
+  }
+  return undefined;
+}
+
+function choices(values: readonly unknown[], last: 'and' | 'or'): string {
+  return inWords(values.map((value) => JSON.stringify(value)), last);
+}
+
+/** `a, b and c` */
+function inWords(words: readonly string[], last: 'and' | 'or'): string {
+  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} ${last} ${words[words.length - 1]}`;
+}
+
+/** The schema's node for a setting, any index of a list standing for its items; undefined for a setting it does not declare. */
+export function schemaNodeAt(path: SettingPath, root: SchemaNode = PLATFORM_SCHEMA): SchemaNode | undefined {
+  return path.reduce<SchemaNode | undefined>(
+    (node, part) => (typeof part === 'number' ? node?.items : node?.properties !== undefined && Object.hasOwn(node.properties, part) ? node.properties[part] : undefined),
+    root,
+  );
+}
 
 /** A key that is not a plain name (empty, or with spaces or dots) is quoted, so the line still names it: `account[""]`. */
 const PLAIN_KEY = /^[A-Za-z_$][\w$]*$/;
@@ -84,13 +88,14 @@ function settingName(path: SettingPath): string {
   return joinPath(path, (position) => `[${position}]`);
 }
 
-/** `doorbells[].deviceId`: the same name for every index, as EXPECTED is keyed. */
+/** `doorbells[].deviceId`: the same name for every index. */
 export function genericName(path: SettingPath): string {
   return joinPath(path, () => '[]');
 }
 
 export function mustBe(path: SettingPath): Problem {
-  const expected = EXPECTED[genericName(path)];
+  const node = schemaNodeAt(path);
+  const expected = node === undefined ? undefined : expectation(node);
   const name = settingName(path);
   return { path, message: expected === undefined ? `${name} is not valid` : `${name} must be ${expected}` };
 }
@@ -106,8 +111,13 @@ export function holdsCredentials(path: SettingPath): Problem {
   return { path, message: `${settingName(path)} must not hold a user name or password (user:password@ before the host): ${instead}` };
 }
 
+/** A setting its parent requires unless another is set (an `if` that requires that one, and an `else` that requires this) says so. */
 export function isRequired(path: SettingPath): Problem {
-  return { path, message: MISSING[genericName(path)] ?? `${settingName(path)} is required` };
+  const key = path[path.length - 1];
+  const parent = schemaNodeAt(path.slice(0, -1));
+  const unless = parent?.else?.required?.includes(String(key)) ? parent.if?.required : undefined;
+  const name = settingName(path);
+  return { path, message: unless === undefined ? `${name} is required` : `${name} is required unless ${inWords(unless, 'or')} is set` };
 }
 
 /**

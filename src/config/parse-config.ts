@@ -1,11 +1,12 @@
-import type { Detection } from '../values/detection.js';
 import { isJsonObject } from '../values/json.js';
 import { PLATFORM_NAME } from '../settings.js';
+import type { SchemaBlock, SchemaDoorbell } from './config-schema.js';
 import { type SettingPath, chimeSwitchWithoutButton, mustBe, repeatsDetection } from './messages.js';
-import { toPushSettings, withoutTrailingSlashes, type Environment, type PushSettings, type SchemaPush } from './push-settings.js';
+import { toPushSettings, withoutTrailingSlashes, type Environment, type PushSettings } from './push-settings.js';
 import { checkBlock, withoutUnknownSettings } from './schema-check.js';
 
-export type { PushSettings } from './push-settings.js';
+export type { AccountSettings } from './config-schema.js';
+export type { PushSettings, RelaySettings } from './push-settings.js';
 
 /**
  * The platform block, checked against config.schema.json (see schema-check.ts) and turned into one
@@ -16,39 +17,18 @@ export type { PushSettings } from './push-settings.js';
  * reason to switch the plugin off. The keys Homebridge itself keeps in the block are not ours to judge.
  */
 
-export interface DoorbellSettings {
-  deviceId: string;
-  name: string;
-  motionTimeout: number;
-  /** A ring is a HomeKit doorbell press on the same accessory. */
-  button: boolean;
-  /** A Motion Alerts switch: off, motion alerts are ignored. */
-  motionSwitch: boolean;
-  /** A Chime switch (only with the button): off, a ring runs automations without chiming. */
-  chimeSwitch: boolean;
-  /** Detections with a motion sensor of their own, each once. */
-  detections: Detection[];
-}
+/**
+ * A doorbell entry with every default filled in: its own name (`Doorbell <deviceId>` by default) and
+ * motion timeout (the platform's by default), each detection once; every other setting as the schema
+ * declares it, so a new one reaches the accessory without a word here.
+ */
+export type DoorbellSettings = Required<SchemaDoorbell>;
 
-export interface AccountSettings {
-  serverUrl: string;
-  email: string;
-  country: string;
-  countryCode: string;
-  code?: string;
-  majorVersion: number;
-  minorVersion: number;
-}
-
-export interface PlatformSettings {
-  account?: AccountSettings;
-  doorbellServerUrl: string;
-  doorbellAccessToken?: string;
+/** The settings every stage after the check uses: addresses without trailing slashes, every default in. */
+export type PlatformSettings = Pick<SchemaBlock, 'account' | 'doorbellServerUrl' | 'doorbellAccessToken' | 'alertsSensor'> & {
   doorbells: DoorbellSettings[];
-  /** The Doorbell Alerts sensor: open while alerts do not reach this Homebridge. */
-  alertsSensor: boolean;
   push: PushSettings;
-}
+};
 
 /**
  * `problems` are log lines, one per problem. With `ok` they name the doorbells left out (none left
@@ -59,28 +39,6 @@ export type ConfigResult =
   | { status: 'unconfigured'; warnings: string[] }
   | { status: 'invalid'; problems: string[]; warnings: string[] }
   | { status: 'ok'; settings: PlatformSettings; problems: string[]; warnings: string[] };
-
-/** The block as the schema leaves it once it is valid: Ajv has filled in the defaults. */
-interface SchemaBlock {
-  name: string;
-  account?: AccountSettings;
-  doorbellServerUrl: string;
-  doorbellAccessToken?: string;
-  doorbells: SchemaDoorbell[];
-  motionTimeout: number;
-  alertsSensor: boolean;
-  push: SchemaPush;
-}
-
-interface SchemaDoorbell {
-  deviceId: string;
-  name?: string;
-  motionTimeout?: number;
-  button: boolean;
-  motionSwitch: boolean;
-  chimeSwitch: boolean;
-  detections: Detection[];
-}
 
 /** Keys Homebridge itself keeps in every platform block. */
 const HOMEBRIDGE_KEYS = new Set(['platform', '_bridge']);
@@ -148,12 +106,9 @@ function toSettings(config: SchemaBlock, doorbells: SchemaDoorbell[], environmen
     doorbellServerUrl: withoutTrailingSlashes(config.doorbellServerUrl),
     ...(config.doorbellAccessToken === undefined ? {} : { doorbellAccessToken: config.doorbellAccessToken }),
     doorbells: doorbells.map((doorbell) => ({
-      deviceId: doorbell.deviceId,
+      ...doorbell,
       name: doorbell.name ?? `Doorbell ${doorbell.deviceId}`,
       motionTimeout: doorbell.motionTimeout ?? config.motionTimeout,
-      button: doorbell.button,
-      motionSwitch: doorbell.motionSwitch,
-      chimeSwitch: doorbell.chimeSwitch,
       detections: [...new Set(doorbell.detections)],
     })),
     alertsSensor: config.alertsSensor,

@@ -1,27 +1,19 @@
 import { BlockList, isIP } from 'node:net';
 import os from 'node:os';
 import { isLoopbackHost } from '../values/secure-url.js';
+import type { SchemaPush } from './config-schema.js';
+
+/** The relay settings, its address without a trailing slash and ntfy.sh by default; what the relay stream is opened with. */
+export type RelaySettings = Pick<SchemaPush, 'relayToken'> & Required<Pick<SchemaPush, 'relayUrl'>>;
 
 /** How notifications reach the plugin, and what the push registration sends. */
 export interface PushSettings {
-  mode: 'relay' | 'direct';
-  relay: { relayUrl: string; relayToken?: string };
-  direct: { host: string; port: number; publicUrl: string };
-  /** Sent with the push registration as pn_service, os and pn_dict_version. */
-  registration: { service: string; os: string; dictVersion: string };
-}
-
-/** The push block as the schema leaves it once valid: Ajv has filled in the defaults. */
-export interface SchemaPush {
-  mode?: 'relay' | 'direct';
-  relayUrl?: string;
-  relayToken?: string;
-  port: number;
-  host: string;
-  publicUrl?: string;
-  service: string;
-  os?: string;
-  dictVersion: string;
+  mode: NonNullable<SchemaPush['mode']>;
+  relay: RelaySettings;
+  /** publicUrl without a trailing slash; by default this machine's first IPv4 address and the port. */
+  direct: Pick<SchemaPush, 'host' | 'port'> & Required<Pick<SchemaPush, 'publicUrl'>>;
+  /** Sent with the push registration as pn_service, os and pn_dict_version; os is this machine's by default. */
+  registration: Pick<SchemaPush, 'service' | 'dictVersion'> & Required<Pick<SchemaPush, 'os'>>;
 }
 
 /** What the settings read from the machine, injectable for tests. */

@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv';
 import { accountBlock, platformBlock, type CompiledCheck } from './config-checks.generated.js';
+import { PLATFORM_SCHEMA, type SchemaNode } from './config-schema.js';
 import {
   type Problem,
   type SettingPath,
   genericName,
   holdsCredentials,
+  schemaNodeAt,
   isRequired,
   mustBe,
   mustBeQuoted,
@@ -19,8 +20,8 @@ import { isJsonObject } from '../values/json.js';
 /**
  * Checks a platform block against config.schema.json, the very file the Homebridge UI draws its
  * form from, so the UI and the plugin can never disagree on what a valid block is. Ajv compiled the
- * schema's checks when the code was written (config-checks.generated.ts, `npm run validators`), so
- * the plugin starts without Ajv's compiler; a test fails when they no longer match the schema.
+ * schema's checks when the plugin was built (config-checks.generated.js, written by
+ * scripts/lib/validators.ts), so the plugin starts without Ajv's compiler.
  */
 
 export interface CheckedBlock {
@@ -36,21 +37,6 @@ export interface KnownSettings {
   unknown: Problem[];
 }
 
-interface SchemaNode {
-  properties?: Record<string, SchemaNode>;
-  items?: SchemaNode;
-  'x-address'?: string;
-}
-
-interface PlatformSchema extends SchemaNode {
-  properties: { account: SchemaNode } & Record<string, SchemaNode>;
-}
-
-/** From src/config/ in tests and from dist/config/ when installed, the schema is two folders up. */
-const SCHEMA_FILE = new URL('../../config.schema.json', import.meta.url);
-
-const schema = (JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as { schema: PlatformSchema }).schema;
-
 /** A block that holds only settings the schema declares (see withoutUnknownSettings). */
 export function checkBlock(block: Record<string, unknown>): CheckedBlock {
   const data = withDeviceIdsAsStrings(block);
@@ -63,7 +49,7 @@ export function checkBlock(block: Record<string, unknown>): CheckedBlock {
  * does not know are left out, as in the platform block.
  */
 export function checkAccount(account: Record<string, unknown>): CheckedBlock {
-  const data = structuredClone(knownPart(account, schema.properties.account, ['account'], []) as Record<string, unknown>);
+  const data = structuredClone(knownPart(account, PLATFORM_SCHEMA.properties?.account ?? {}, ['account'], []) as Record<string, unknown>);
   return { data, problems: uniqueMessages(schemaProblems(accountBlock, data, ['account'])) };
 }
 
@@ -73,7 +59,7 @@ export function checkAccount(account: Record<string, unknown>): CheckedBlock {
  */
 export function withoutUnknownSettings(block: Record<string, unknown>): KnownSettings {
   const unknown: SettingPath[] = [];
-  const known = knownPart(block, schema, [], unknown) as Record<string, unknown>;
+  const known = knownPart(block, PLATFORM_SCHEMA, [], unknown) as Record<string, unknown>;
   return { block: known, unknown: unknown.map(unknownSetting) };
 }
 
@@ -122,11 +108,7 @@ function problemOf(error: ErrorObject, data: unknown, at: SettingPath): Problem 
 
 /** A setting the schema marks as a URL (`"x-address": "url"`). */
 function isUrlSetting(path: SettingPath): boolean {
-  let node: SchemaNode | undefined = schema;
-  for (const part of path) {
-    node = typeof part === 'number' ? node?.items : node?.properties && Object.hasOwn(node.properties, part) ? node.properties[part] : undefined;
-  }
-  return node?.['x-address'] === 'url';
+  return schemaNodeAt(path)?.['x-address'] === 'url';
 }
 
 function isUnquotedLargeId(path: SettingPath, value: unknown): boolean {

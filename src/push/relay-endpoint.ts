@@ -1,3 +1,4 @@
+import type { RelaySettings } from '../config/push-settings.js';
 import { insecureUrlProblem } from '../values/secure-url.js';
 import type { SecretMaskingLogger } from '../log.js';
 import type { PushSecrets } from '../session/push-secrets.js';
@@ -8,12 +9,6 @@ import { ImpostorWarning } from './relay-impostor.js';
 import type { DeliveryOutage } from './relay-outage.js';
 import { RelaySubscription } from './relay-subscription.js';
 import type { RelayTiming } from './relay-timing.js';
-
-export interface RelaySettings {
-  /** No trailing slash. */
-  relayUrl: string;
-  relayToken?: string;
-}
 
 export interface RelayEndpointOptions {
   settings: RelaySettings;
@@ -156,9 +151,8 @@ export class RelayEndpoint {
     log.addSecrets(relayTopic, settings.relayToken);
     const intake = new NotificationIntake(this.options.onNotification, log, undefined, this.options.onDropped);
     const subscription = new RelaySubscription({
-      relayUrl: settings.relayUrl,
+      relay: settings,
       topic: relayTopic,
-      token: settings.relayToken,
       log,
       timing,
       now,

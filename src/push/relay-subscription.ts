@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { RelaySettings } from '../config/push-settings.js';
 import { honoursRetryAfter, parseRetryAfter } from '../cloud/retry-policy.js';
 import { errorCode, errorMessage, type Logger } from '../log.js';
 import { isAccessRefusal, ReconnectDelays, type ConnectionEnd } from './relay-backoff.js';
@@ -13,12 +14,10 @@ import type { RelayTiming } from './relay-timing.js';
 import { describeDuration } from '../values/time.js';
 
 export interface RelaySubscriptionOptions {
-  /** No trailing slash. */
-  relayUrl: string;
+  /** The relay; its token is sent as `Authorization: Bearer <token>`, and is a secret. */
+  relay: RelaySettings;
   /** A secret: never logged. */
   topic: string;
-  /** Sent as `Authorization: Bearer <token>`; a secret. */
-  token?: string;
   log: Logger;
   timing: RelayTiming;
   /** The body of each fresh message, in order; false when it was not a notification. */
@@ -62,7 +61,7 @@ export class RelaySubscription {
   private lastAliveAt: number | undefined;
 
   constructor(private readonly options: RelaySubscriptionOptions) {
-    const { timing, log, onDeliveryDown, random, relayUrl } = options;
+    const { timing, log, onDeliveryDown, random, relay: { relayUrl } } = options;
     this.monotonicNow = options.monotonicNow ?? (() => performance.now());
     this.impostor = options.impostor ?? new ImpostorWarning(relayUrl, log);
     this.delays = new ReconnectDelays(timing, random);
@@ -139,8 +138,8 @@ export class RelaySubscription {
     let openedAt = 0;
     try {
       // After a break, `since` asks for what was published meanwhile (see CatchUpPoint).
-      const { relayUrl, topic, token } = this.options;
-      const request = requestRelayStream({ relayUrl, topic, token, since: this.messages.since() }, attempt.signal);
+      const { relay, topic } = this.options;
+      const request = requestRelayStream({ relayUrl: relay.relayUrl, topic, token: relay.relayToken, since: this.messages.since() }, attempt.signal);
       const response = await answerUnlessAborted(request, attempt.signal, (late) => late.body.destroy());
       if (response.status !== 200) {
         response.body.destroy();
@@ -221,7 +220,7 @@ export class RelaySubscription {
     }
     this.connected = true;
     this.impostor.relayAnswered();
-    this.options.log.info(`push relay connected: ${this.options.relayUrl}`);
+    this.options.log.info(`push relay connected: ${this.options.relay.relayUrl}`);
     this.outage.up();
     this.waits.endAll();
     this.options.onConnected?.();

@@ -1,10 +1,11 @@
-import type { AlertsHealth, Outage } from '../alerts/alerts-state.js';
+import { MAX_OUTAGES, type AlertsHealth, type Outage } from '../alerts/alerts-state.js';
 import type { SessionLoss } from '../connection/progress.js';
 import type { Logger } from '../log.js';
 import { DATA_FILES } from '../session/data-folder.js';
 import { JsonFile } from '../session/json-file.js';
 import type { PrivateFolder } from '../session/private-folder.js';
-import { deliveryStatus } from './status-check.generated.js';
+import { isJsonObject } from '../values/json.js';
+import { isTimestamp } from '../values/time.js';
 
 /**
  * status.json: what the running plugin knows of its delivery, for the settings page, which runs in
@@ -70,9 +71,82 @@ export interface DeliveryStatus {
   outages?: Outage[];
 }
 
-/** Against status-schema.ts, as Ajv compiled it when the code was written (`npm run validators`). */
+/** Every state `session` may name: a record, so that a state added to the type must be added here. */
+const SESSION_STATES: Readonly<Record<SessionState, true>> = {
+  'signing-in': true,
+  'signed-in': true,
+  token: true,
+  'signed-out': true,
+  expired: true,
+  'token-refused': true,
+};
+
+const DROP_CAUSES: Readonly<Record<DropCause, true>> = { invalid: true, duplicate: true, unconfigured: true, stale: true, flood: true };
+
+/**
+ * What the plugin writes, as the types above say; a reader takes other keys too, as a newer plugin may
+ * add some. Keys added later (`signedInAt`, `dropped`, `alerts`, `outages`) may be missing: a file an
+ * earlier version wrote lacks them, and is still read.
+ */
 export function isDeliveryStatus(value: unknown): value is DeliveryStatus {
-  return deliveryStatus(value);
+  return (
+    isJsonObject(value) &&
+    Number.isInteger(value.pid) &&
+    (value.pid as number) >= 1 &&
+    isTime(value.startedAt) &&
+    isTime(value.updatedAt) &&
+    (value.pushMode === 'relay' || value.pushMode === 'direct') &&
+    absentOr(value.relay, (relay) => isJsonObject(relay) && typeof relay.connected === 'boolean' && isTimeOrNull(relay.since)) &&
+    absentOr(value.receiver, (receiver) => isJsonObject(receiver) && typeof receiver.listening === 'boolean') &&
+    isTimeOrNull(value.registeredAt) &&
+    isTimeOrNull(value.nextRefreshAt) &&
+    typeof value.session === 'string' &&
+    Object.hasOwn(SESSION_STATES, value.session) &&
+    absentOr(value.signedInAt, isTimeOrNull) &&
+    Array.isArray(value.doorbells) &&
+    value.doorbells.every(isDoorbellStatus) &&
+    absentOr(value.dropped, (dropped) => isJsonObject(dropped) && Object.keys(DROP_CAUSES).every((cause) => isCount(dropped[cause]))) &&
+    absentOr(value.alerts, isAlertsHealth) &&
+    absentOr(value.outages, (outages) => Array.isArray(outages) && outages.length <= MAX_OUTAGES && outages.every(isOutage))
+  );
+}
+
+function isDoorbellStatus(value: unknown): value is DoorbellStatus {
+  return (
+    isJsonObject(value) &&
+    typeof value.deviceId === 'string' &&
+    /^[1-9][0-9]{0,18}$/.test(value.deviceId) &&
+    typeof value.name === 'string' &&
+    typeof value.subscribed === 'boolean' &&
+    (value.fault === null || typeof value.fault === 'string') &&
+    isTimeOrNull(value.lastMotionAt) &&
+    isTimeOrNull(value.lastRingAt)
+  );
+}
+
+function isAlertsHealth(value: unknown): value is AlertsHealth {
+  return isJsonObject(value) && typeof value.flowing === 'boolean' && isTime(value.since) && (value.reason === null || typeof value.reason === 'string');
+}
+
+function isOutage(value: unknown): value is Outage {
+  return isJsonObject(value) && isTime(value.from) && isTimeOrNull(value.to) && typeof value.reason === 'string';
+}
+
+function isTime(value: unknown): value is string {
+  return typeof value === 'string' && isTimestamp(value);
+}
+
+function isTimeOrNull(value: unknown): value is string | null {
+  return value === null || isTime(value);
+}
+
+function isCount(value: unknown): boolean {
+  return Number.isInteger(value) && (value as number) >= 0;
+}
+
+/** A key added in a later version: a file without it is still one the plugin wrote. */
+function absentOr(value: unknown, check: (value: unknown) => boolean): boolean {
+  return value === undefined || check(value);
 }
 
 /** status.json in the data folder, written atomically under the folder's lock like every file there. */

@@ -3,13 +3,13 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import type { PlatformAccessory, WithUUID } from 'homebridge';
 import type { Characteristic } from '@homebridge/hap-nodejs';
 import { accessoryUuid, DoorbellAccessory, type DoorbellChange } from '../../src/accessories/doorbell-accessory.js';
-import type { DoorbellSettings } from '../../src/config/parse-config.js';
 import { createTestApi } from '../support/homebridge-api.js';
 import { reloadFromCache } from '../support/platform-accessory.js';
+import { doorbellSettings } from '../support/platform-harness.js';
 
 const { api } = createTestApi({ storagePath: tmpdir() });
 const { Characteristic: C, Service } = api.hap;
-const FRONT_DOOR: DoorbellSettings = { deviceId: '1234567', name: 'Front Door', motionTimeout: 30, button: true, motionSwitch: false, chimeSwitch: false, detections: [] };
+const FRONT_DOOR = doorbellSettings({ deviceId: '1234567', name: 'Front Door', motionTimeout: 30 });
 
 function newAccessory(settings = FRONT_DOOR): PlatformAccessory {
   return new api.platformAccessory(settings.name, accessoryUuid(api, settings.deviceId));

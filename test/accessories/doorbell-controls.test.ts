@@ -12,13 +12,14 @@ import type { DoorbellSettings } from '../../src/config/parse-config.js';
 import { recordPresses } from '../support/hap-changes.js';
 import { createTestApi } from '../support/homebridge-api.js';
 import { reloadFromCache } from '../support/platform-accessory.js';
+import { doorbellSettings } from '../support/platform-harness.js';
 
 const test = createTestApi({ storagePath: tmpdir() });
 const { api } = test;
 const { Characteristic: C, Service: S } = api.hap;
 const SINGLE_PRESS = C.ProgrammableSwitchEvent.SINGLE_PRESS;
 
-const PLAIN: DoorbellSettings = { deviceId: '1234567', name: 'Front Door', motionTimeout: 30, button: true, motionSwitch: false, chimeSwitch: false, detections: [] };
+const PLAIN = doorbellSettings({ deviceId: '1234567', name: 'Front Door', motionTimeout: 30 });
 const ALL: DoorbellSettings = { ...PLAIN, motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'other'] };
 
 function newAccessory(): PlatformAccessory {

@@ -6,9 +6,10 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXPECTED } from '../../src/config/messages.js';
+import { expectation } from '../../src/config/messages.js';
 import { parseConfig } from '../../src/config/parse-config.js';
 import { REPO_ROOT } from '../../scripts/lib/paths.js';
+import { configAjv, configSchema, withoutAnnotations } from '../../scripts/lib/validators.js';
 import { pushAddressWarnings } from '../../src/config/push-settings.js';
 import { parseSignInFields } from '../../src/config/sign-in-fields.js';
 import { directPushToken } from '../../src/push/push-token.js';
@@ -146,8 +147,9 @@ const withoutOptional = fc
   .map((removed) => removed.reduce<unknown>((block, { place }) => withValueAt(block, place, undefined), VALID));
 
 describe('parseConfig, for any block', () => {
-  it('knows exactly the settings the schema declares, and says for each what it must be', () => {
-    expect(Object.keys(EXPECTED).sort()).toEqual([...SETTING_NAMES].sort());
+  it('says for every setting the schema declares what it must be, in words made from the schema', () => {
+    expect(SETTINGS.length).toBeGreaterThan(25);
+    expect(SETTINGS.filter(({ node }) => expectation(node) === undefined).map(({ path }) => nameOf(path))).toEqual([]);
   });
 
   it('never throws, is unconfigured exactly when nothing is configured, and names a setting in every problem and warning without quoting a secret', () => {
@@ -222,5 +224,30 @@ describe('parseConfig, for any block', () => {
       }),
       propertyRuns(5_000),
     );
+  });
+});
+
+describe('the schema compiled without the words of the form', () => {
+  it('keeps every rule: the same answer and the same errors as config.schema.json itself, for any block', () => {
+    const full = configAjv().compile(configSchema());
+    const compiled = configAjv().compile(withoutAnnotations(configSchema()));
+    const outcome = (check: typeof full, block: unknown) => {
+      const data = structuredClone(block);
+      const valid = check(data);
+      return { valid, data, errors: (check.errors ?? []).map(({ keyword, instancePath, schemaPath }) => `${keyword} ${instancePath} ${schemaPath}`) };
+    };
+    fc.assert(
+      fc.property(platformBlock({ ownPort: 47850 }), ({ block }) => {
+        expect(outcome(compiled, block)).toEqual(outcome(full, block));
+      }),
+      propertyRuns(2_000),
+    );
+  });
+
+  it('has none of those words left, at any depth', () => {
+    const text = JSON.stringify(withoutAnnotations(configSchema()));
+    expect(JSON.stringify(configSchema())).toMatch(/"(title|description|placeholder|x-must-be)"/);
+    expect(text).not.toMatch(/"(title|description|placeholder|x-must-be|\$comment|condition|functionBody|titleMap|x-schema-form)"/);
+    expect(text).toMatch(/"x-address"/);
   });
 });

@@ -4,8 +4,9 @@ import { describe, expect, it, jest } from '@jest/globals';
 import { Ajv } from 'ajv';
 import { type ConfigResult, parseConfig } from '../../src/config/parse-config.js';
 import { pushAddressWarnings } from '../../src/config/push-settings.js';
-import { ADDRESS_KEYWORD, UI_KEYWORDS } from '../../scripts/lib/validators.js';
+import { ADDRESS_KEYWORD, UI_KEYWORDS, WORDS_KEYWORDS } from '../../scripts/lib/validators.js';
 import { PLATFORM_NAME } from '../../src/settings.js';
+import { readReadme, settingsTable, withSettingsTable } from '../../scripts/lib/readme-settings.js';
 
 const schemaFile = JSON.parse(readFileSync(new URL('../../config.schema.json', import.meta.url), 'utf8')) as {
   pluginAlias: string;
@@ -19,6 +20,7 @@ const schemaFile = JSON.parse(readFileSync(new URL('../../config.schema.json', i
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;
   items?: SchemaNode;
+  default?: unknown;
 }
 
 const NONE_LEFT = 'doorbells must be a list of 1 to 149 doorbells, at least one of them valid';
@@ -33,8 +35,10 @@ const CODE_RULE = 'must be 6 digits in quotes, like "012345"';
 const LISTEN_RULE = 'must be an IP address or host name to listen on, like "0.0.0.0"';
 const PUBLIC_URL_RULE = 'must be an http:// or https:// address, like "https://homebridge.example.com:47850", with a port from 1 to 65535 if it has one';
 
-/** A doorbell's button and controls when its entry names none: the button on, no switches, no extra sensors. */
-const CONTROL_DEFAULTS = { button: true, motionSwitch: false, chimeSwitch: false, detections: [] };
+/** A doorbell's button and controls when its entry names none: the defaults config.schema.json gives them. */
+const CONTROL_DEFAULTS = Object.fromEntries(
+  Object.entries(schemaFile.schema.properties?.doorbells.items?.properties ?? {}).flatMap(([key, node]) => ('default' in node ? [[key, node.default]] : [])),
+);
 
 const CODE = '482913';
 const TOKEN = 'doorbell-token-SECRET';
@@ -151,6 +155,8 @@ describe('parseConfig: valid blocks', () => {
   });
 
   it('fills in every default', () => {
+    // The button on, no switches, no extra sensors.
+    expect(CONTROL_DEFAULTS).toMatchObject({ button: true, motionSwitch: false, chimeSwitch: false, detections: [] });
     expect(settingsOf(parseConfig({ ...MINIMAL, name: undefined }, { ...LAN, platform: 'darwin' }))).toStrictEqual({
       account: { ...MINIMAL.account, majorVersion: 14, minorVersion: 0 },
       doorbellServerUrl: 'https://doorbell.example.com',
@@ -707,12 +713,12 @@ describe('config.schema.json', () => {
     expect(schemaFile.headerDisplay).toContain('(https://github.com/homebridge-doorbell-motion/homebridge-doorbell-motion#readme)');
   });
 
-  it('compiles under strict Ajv with only the form keywords the Homebridge UI reads added, and warns of nothing', () => {
+  it('compiles under strict Ajv with only the form keywords the Homebridge UI reads and the words of the log added, and warns of nothing', () => {
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
       // strictRequired stays off: the "account unless doorbellAccessToken" if/else names properties of the parent.
       const ajv = new Ajv({ strict: true, strictRequired: false });
-      ajv.addVocabulary([...UI_KEYWORDS]);
+      ajv.addVocabulary([...UI_KEYWORDS, ...WORDS_KEYWORDS]);
       ajv.addKeyword(ADDRESS_KEYWORD);
       expect(() => ajv.compile(schemaFile.schema)).not.toThrow();
       expect(warn).not.toHaveBeenCalled();
@@ -731,6 +737,18 @@ describe('config.schema.json', () => {
     for (const [where, required] of found) {
       expect([where, Array.isArray(required)]).toEqual([where, true]);
     }
+  });
+
+  it("is what README.md's table of settings says, as npm run readme-settings writes it", () => {
+    const readme = readReadme();
+    expect(withSettingsTable(readme) === readme ? 'up to date' : 'stale: run npm run readme-settings').toBe('up to date');
+  });
+
+  it("changes README.md's table with any setting's words, so the check above can fail", () => {
+    const changed = structuredClone(schemaFile.schema);
+    Object.assign(changed.properties?.motionTimeout ?? {}, { description: 'Another text.' });
+    expect(settingsTable(changed)).not.toBe(settingsTable(schemaFile.schema));
+    expect(settingsTable(changed)).toContain('Another text.');
   });
 
   it('lays out every value setting exactly once', () => {

@@ -12,19 +12,13 @@ import type { MatterTiming } from '../../src/matter/registration-wait.js';
 import { FakeMatter, type FakeMatterOptions } from '../support/fake-matter.js';
 import { createTestApi, createTestLogger, type TestLogger } from '../support/homebridge-api.js';
 import { pollUntil } from '../support/poll.js';
-import { delay } from '../support/platform-harness.js';
+import { delay, doorbellSettings } from '../support/platform-harness.js';
 
 /** Each with every device a doorbell can have over Matter: five. */
 function doorbells(count: number): DoorbellSettings[] {
-  return Array.from({ length: count }, (_, index) => ({
-    deviceId: String(1000 + index),
-    name: `Door ${index + 1}`,
-    motionTimeout: 60,
-    button: true,
-    motionSwitch: false,
-    chimeSwitch: false,
-    detections: ['person', 'vehicle', 'other'],
-  }));
+  return Array.from({ length: count }, (_, index) =>
+    doorbellSettings({ deviceId: String(1000 + index), name: `Door ${index + 1}`, motionTimeout: 60, detections: ['person', 'vehicle', 'other'] }),
+  );
 }
 
 /** No warning before a registration is this slow, unless a test says otherwise. */

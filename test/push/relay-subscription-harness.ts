@@ -71,9 +71,8 @@ export function subscribe(overrides: SubscribeOverrides = {}): Running {
   const down: boolean[] = [];
   const log = createTestLogger();
   const subscription = new RelaySubscription({
-    relayUrl: overrides.relayUrl ?? relay.url,
+    relay: { relayUrl: overrides.relayUrl ?? relay.url, relayToken: overrides.token },
     topic,
-    token: overrides.token,
     log,
     timing: { ...TIMING, ...overrides.timing },
     now: overrides.now,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { API, PlatformAccessory, PlatformConfig } from 'homebridge';
 import type { Simulator } from '../../simulator/types.js';
 import { accessoryUuid } from '../../src/accessories/doorbell-accessory.js';
+import { parseConfig, type DoorbellSettings } from '../../src/config/parse-config.js';
 import { DoorbellMotionPlatform } from '../../src/platform.js';
 import type { PlatformTiming } from '../../src/platform.js';
 import { hap } from './hap.js';
@@ -20,6 +21,15 @@ export const DOORBELLS = [
   { deviceId: '1234567', name: 'Front Door' },
   { deviceId: '9007199254740993', name: 'Back Door' },
 ];
+
+/** A doorbell's settings as the config check makes them of `entry`: whatever it does not set, at its default. */
+export function doorbellSettings(entry: Record<string, unknown>): DoorbellSettings {
+  const result = parseConfig({ name: 'Doorbell Motion', doorbellServerUrl: 'https://doorbell.invalid', doorbellAccessToken: 'token-1234', doorbells: [entry] });
+  if (result.status !== 'ok' || result.problems.length > 0) {
+    throw new Error(`not a doorbell entry: ${JSON.stringify(entry)}`);
+  }
+  return result.settings.doorbells[0];
+}
 
 /** Retries in milliseconds instead of minutes, so background recovery is observable in a test. */
 export const FAST: PlatformTiming = {
