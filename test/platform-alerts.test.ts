@@ -138,6 +138,21 @@ describe('when a doorbell has been down for the whole minute', () => {
     expect(stopped(platform)).toEqual([expect.stringMatching(/^warn: Doorbell alerts stopped: the push registration failed \(the doorbell service answered HTTP 503\)\. The plugin keeps trying; check doorbellServerUrl /)]);
   });
 
+  it('opens when a refresh cannot register, the doorbells down with it, and closes once a retry gets through', async () => {
+    const platform = launch({ timing: { ...TIMING, schedule: { ...FAST.schedule, refreshMs: 300 } } });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    bed.sim.injectFault('register', { status: 503, times: 10_000 });
+    await waitFor(() => !allConfirmed(platform), 'the refresh to fail');
+    expect(DOORBELLS.map(({ deviceId }) => sensorValue(platform.test, deviceId, 'StatusFault'))).toEqual([1, 1]);
+    await waitOpen(platform);
+    bed.sim.clearFaults();
+    await waitFor(() => alertsShown(platform)?.[0] === CLOSED, 'the sensor to close');
+
+    expect(allConfirmed(platform)).toBe(true);
+    expect(stopped(platform)).toEqual([expect.stringMatching(/^warn: Doorbell alerts stopped: the push registration failed \(the doorbell service answered HTTP 503\)\. /)]);
+    expect(recovered(platform)).toEqual([expect.stringMatching(/^info: Doorbell alerts are flowing again after \d+ s \(the push registration failed \(the doorbell service answered HTTP 503\)\)$/)]);
+  });
+
   it('opens while the push receiver cannot listen, naming its address', async () => {
     const squatter = createServer();
     await new Promise<void>((resolve) => squatter.listen(bed.pushPort, '127.0.0.1', resolve));
