@@ -24,7 +24,7 @@ import { SessionStore } from './session/session-store.js';
 import { SessionWatcher } from './session/session-watcher.js';
 import { PluginStatus, type PluginStatusOptions } from './status/plugin-status.js';
 import type { StatusBoard } from './status/status-board.js';
-import type { StatusTiming } from './status/status-writer.js';
+import type { StatusTiming } from './status/delivery-status.js';
 import { nodeVersionProblem } from './values/node-version.js';
 
 /** How patiently the plugin retries and how often it refreshes; tests run the same code faster. */
