@@ -12,6 +12,13 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;
 
+/**
+ * The faults of a week long enough to open the Doorbell Alerts sensor, each once: the home cut off
+ * from the relay, a web page answering in the relay's place, the session refused, and the doorbell
+ * service down across a refresh. The relay's restarts are shorter than a minute and never count.
+ */
+export const OUTAGES_PER_WEEK = 4;
+
 /** Rings come at least this far apart at any one doorbell, as a person rings. */
 export const RING_SPACING_MS = 10_000;
 

@@ -117,7 +117,7 @@ class Week {
       const endAt = this.time.now;
       this.cloud.quiesce();
       const afterWeek = await held(this.time);
-      const { figures, outages } = outageFigures(plugin.sensor.record(endAt), endAt);
+      const { figures, outages } = outageFigures(plugin.sensor.record(), endAt);
       this.notes.push(
         `status.json writes refused for a full disk: ${this.cloud.disk.refused}`,
         `settles cut short with real work under way: ${this.time.slowSettles}`,
