@@ -187,6 +187,8 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
           subscribed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(true),
           subscriptionFailed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(false),
           sessionUnavailable: () => this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
+          // A refresh that cannot register leaves no doorbell subscribed, until a retry gets through.
+          connectFailed: (stage) => stage === 'registration' && this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
         }),
       ),
       timing: this.timing.schedule,

@@ -11,8 +11,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { PlatformConfig } from 'homebridge';
-import { startRelay } from '../simulator/relay/index.js';
-import type { Relay } from '../simulator/relay/index.js';
+import { startRelay, type Relay } from '../simulator/relay/index.js';
 import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
 import type { Outage } from '../src/alerts/alerts-state.js';
 import type { PlatformTiming } from '../src/platform.js';
@@ -136,6 +135,21 @@ describe('when a doorbell has been down for the whole minute', () => {
     await waitOpen(platform);
 
     expect(stopped(platform)).toEqual([expect.stringMatching(/^warn: Doorbell alerts stopped: the push registration failed \(the doorbell service answered HTTP 503\)\. The plugin keeps trying; check doorbellServerUrl /)]);
+  });
+
+  it('opens when a refresh cannot register, the doorbells down with it, and closes once a retry gets through', async () => {
+    const platform = launch({ timing: { ...TIMING, schedule: { ...FAST.schedule, refreshMs: 300 } } });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    testbed.sim.injectFault('register', { status: 503, times: 10_000 });
+    await waitFor(() => !allConfirmed(platform), 'the refresh to fail');
+    expect(DOORBELLS.map(({ deviceId }) => sensorValue(platform.test, deviceId, 'StatusFault'))).toEqual([1, 1]);
+    await waitOpen(platform);
+    testbed.sim.clearFaults();
+    await waitFor(() => alertsShown(platform)?.[0] === CLOSED, 'the sensor to close');
+
+    expect(allConfirmed(platform)).toBe(true);
+    expect(stopped(platform)).toEqual([expect.stringMatching(/^warn: Doorbell alerts stopped: the push registration failed \(the doorbell service answered HTTP 503\)\. /)]);
+    expect(recovered(platform)).toEqual([expect.stringMatching(/^info: Doorbell alerts are flowing again after \d+ s \(the push registration failed \(the doorbell service answered HTTP 503\)\)$/)]);
   });
 
   it('opens while the push receiver cannot listen, naming its address', async () => {

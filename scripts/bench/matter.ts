@@ -57,8 +57,7 @@ export async function matterPhase(settings: BenchSettings): Promise<MatterFigure
         seen.push((await reported).at - sentAt);
       }
       await sleep(MOTION_TIMEOUT_S * 1000);
-      // The Doorbell Alerts sensor has no occupancy: only an occupied device is not clear.
-      await pollUntil(() => controller.bridgedDevices(), (devices) => devices.every(({ occupied }) => occupied !== true), ARRIVAL_TIMEOUT_MS, 'every doorbell clear');
+      await pollUntil(() => doorbellDevices(controller, doorbells), (devices) => devices.every(({ occupied }) => occupied === false), ARRIVAL_TIMEOUT_MS, 'every doorbell clear');
     }
     const confirmed = homebridge.lines.slice(firstLine).flatMap((line) => {
       const match = CONFIRMED_LINE.exec(line);
@@ -93,16 +92,17 @@ async function startWithController(
   });
   const controller = await new MatterControllerRuns(runtime, sandbox).connect(run);
   await pollUntil(
-    () => controller.bridgedDevices(),
-    // The Doorbell Alerts sensor is a device of the bridge too; only the doorbells' are counted here.
-    (devices) => {
-      const doorbellDevices = devices.filter(({ serialNumber }) => serialNumber !== undefined && doorbells.includes(serialNumber));
-      return doorbellDevices.length === doorbells.length && doorbellDevices.every(({ reachable }) => reachable === true);
-    },
+    () => doorbellDevices(controller, doorbells),
+    (devices) => devices.length === doorbells.length && devices.every(({ reachable }) => reachable === true),
     READY_TIMEOUT_MS,
     'every doorbell subscribed and reachable over Matter',
   );
   return { homebridge: run.homebridge, controller };
+}
+
+/** The doorbells' devices: the bridge publishes the Doorbell Alerts contact sensor beside them. */
+async function doorbellDevices(controller: MatterTestClient, doorbells: readonly string[]) {
+  return (await controller.bridgedDevices()).filter(({ serialNumber }) => doorbells.includes(serialNumber as string));
 }
 
 async function endpointsBySerialNumber(controller: MatterTestClient, doorbells: readonly string[]): Promise<Map<string, number>> {

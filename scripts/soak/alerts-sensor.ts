@@ -8,7 +8,6 @@ import { accessoryUuid } from '../../src/accessories/doorbell-accessory.js';
 import { hap } from '../../test/support/hap.js';
 import type { TestApi } from '../../test/support/homebridge-api.js';
 import type { LogLine } from './plugin-log.js';
-import { ALERTS_SENSOR } from './sensor-source.js';
 
 /** The accessory's UUID is derived from this, as the platform derives it. */
 const ALERTS_UUID_NAME = 'doorbell-motion:alerts';
@@ -56,10 +55,8 @@ export class AlertsSensorWatch {
       const fault = this.characteristic(accessoryUuid(this.test.api, deviceId), S.MotionSensor, C.StatusFault);
       this.follow(fault, C.StatusFault.GENERAL_FAULT, this.faults[index]);
     });
-    if (ALERTS_SENSOR === 'accessory') {
-      const state = this.characteristic(hap.uuid.generate(ALERTS_UUID_NAME), S.ContactSensor, C.ContactSensorState);
-      this.follow(state, C.ContactSensorState.CONTACT_NOT_DETECTED, this.open);
-    }
+    const state = this.characteristic(hap.uuid.generate(ALERTS_UUID_NAME), S.ContactSensor, C.ContactSensorState);
+    this.follow(state, C.ContactSensorState.CONTACT_NOT_DETECTED, this.open);
   }
 
   /** Hand every log line here. */
@@ -71,14 +68,10 @@ export class AlertsSensorWatch {
     }
   }
 
-  /** What was seen until `endMs`. */
-  record(endMs: number): SensorRecord {
-    const faults = this.faults.map((spans) => spans.map((span) => ({ ...span })));
-    if (ALERTS_SENSOR === 'accessory') {
-      return { faults, open: this.open.map((span) => ({ ...span })), warnings: this.warnings, recoveries: this.recoveries };
-    }
-    const open = standInSensor(faults, endMs);
-    return { faults, open, warnings: open.length, recoveries: open.filter(({ toMs }) => toMs !== undefined).length };
+  /** What was seen so far. */
+  record(): SensorRecord {
+    const copy = (spans: Span[]): Span[] => spans.map((span) => ({ ...span }));
+    return { faults: this.faults.map(copy), open: copy(this.open), warnings: this.warnings, recoveries: this.recoveries };
   }
 
   /** Records the spans during which the characteristic holds `value`, from its value now on. */
@@ -104,14 +97,6 @@ export class AlertsSensorWatch {
     }
     return found;
   }
-}
-
-/** The sensor's rule applied to the doorbells' faults: open once one has been down 60 s, closed once none is. */
-export function standInSensor(faults: readonly Span[][], endMs: number): Span[] {
-  return downPeriods(faults)
-    .map((period) => ({ period, opensAt: firstMinuteDown(faults, period, endMs) }))
-    .filter((entry): entry is { period: Span; opensAt: number } => entry.opensAt !== undefined)
-    .map(({ period, opensAt }) => ({ fromMs: opensAt, toMs: period.toMs }));
 }
 
 /** The spans during which some doorbell was down: the faults of all doorbells merged. */

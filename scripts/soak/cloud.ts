@@ -110,6 +110,17 @@ export class Cloud {
     await signInWithCode(parsed.settings.account, SECOND_CODE, { store, log: new SecretMaskingLogger(this.options.logger) });
   }
 
+  /**
+   * A captive portal or a proxy answers the relay's address with a web page, or stops doing so. The
+   * streams open now end as the portal takes over; publishes still reach the relay and are cached.
+   */
+  webPageInstead(on: boolean): void {
+    this.relay.impersonate(on ? 'web-page' : undefined);
+    if (on) {
+      this.relay.dropStreams();
+    }
+  }
+
   /** The doorbell service answers 503 to every call of the plugin's, or stops doing so. */
   serviceUnavailable(down: boolean): void {
     if (down) {

@@ -30,7 +30,7 @@ export const RESULT_KEYS = {
   resources: ['handlesAfterLaunch', 'handlesAfterWeek', 'heapDeltaMiB'],
 } as const;
 
-/** What a run must reach; the quick run's week is too short for four outages. */
+/** What a run must reach: the outages its plan holds, and its refreshes. */
 export interface Targets {
   minOutages: number;
   refreshes: number;

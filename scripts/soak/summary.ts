@@ -1,5 +1,4 @@
 /** The soak's printed summary: the plan's events as they happened, the outages, the figures, and what broke. */
-import { ALERTS_SENSOR } from './sensor-source.js';
 import type { SoakResults } from './results.js';
 import type { WeekReport } from './week.js';
 import type { WeekPlan } from './week-plan.js';
@@ -11,7 +10,6 @@ export function summary(plan: WeekPlan, report: WeekReport, results: SoakResults
   const { alerts, outages, resources } = results;
   const lines = [
     `Soak: ${plan.days} simulated days, seed ${plan.seed} (npm run soak -- --seed ${plan.seed}${plan.days < 7 ? ' --quick' : ''} replays the plan)`,
-    `Doorbell Alerts sensor read from: ${ALERTS_SENSOR === 'accessory' ? 'the accessory the platform publishes' : "a stand-in, the sensor's rule applied to the doorbells' StatusFault"}`,
     '',
     'What happened:',
     ...timeline.entries().map(({ atMs, label }) => `  ${timeline.when(atMs)}  ${label}`),

@@ -1,7 +1,8 @@
 /**
  * What happens during the simulated week, drawn from one seed so that a run can be repeated: when
  * each ring comes and at which doorbell, when the relay restarts and for how long, when the home is
- * cut off from the relay, when the host's clock jumps, when the disk is full. The session's expiry and
+ * cut off from the relay, when a web page answers in the relay's place, when the host's clock jumps,
+ * when the disk is full. The session's expiry and
  * the doorbell service's outage are placed around a refresh, whose time only the run knows: the plan
  * says which refresh. Times are in ms after the launch.
  */
@@ -10,6 +11,13 @@ import fc from 'fast-check';
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * The faults of a week long enough to open the Doorbell Alerts sensor, each once: the home cut off
+ * from the relay, a web page answering in the relay's place, the session refused, and the doorbell
+ * service down across a refresh. The relay's restarts are shorter than a minute and never count.
+ */
+export const OUTAGES_PER_WEEK = 4;
 
 /** Rings come at least this far apart at any one doorbell, as a person rings. */
 export const RING_SPACING_MS = 10_000;
@@ -31,6 +39,11 @@ export interface WeekPlan {
   relayRestarts: Array<{ atMs: number; downMs: number }>;
   /** The home cannot reach the relay from atMs for forMs; the relay keeps accepting alerts. */
   homeCut: { atMs: number; forMs: number };
+  /**
+   * From atMs for forMs, the relay's address answers the home with a web page (200, HTML), as a captive
+   * portal or a proxy's error page does; the relay itself keeps accepting alerts.
+   */
+  webPage: { atMs: number; forMs: number };
   /** The session expires expiryLeadMs before the first refresh due after this; 401 on every call from then on. */
   sessionExpiry: { beforeRefreshAfterMs: number; expiryLeadMs: number };
   /** After the plugin has noticed, the settings page signs in again this much later. */
@@ -83,6 +96,9 @@ export function planWeek(shape: WeekShape, seed: number): WeekPlan {
   const between = (fromMs: number, toMs: number): number => Math.round(fromMs + (toMs - fromMs) * random());
 
   const homeCut = { atMs: around(0.155, 0.04), forMs: 30 * MINUTE_MS };
+  // After the cut and before the session can expire (two hours before the first refresh due after
+  // 0.32 of the span), on day 2 of the week and in the first half of the quick run's day 1.
+  const webPage = { atMs: around(0.235, 0.03), forMs: 10 * MINUTE_MS };
   const forwardAtMs = around(0.655, 0.03);
   const hostClock = { forwardAtMs, backAtMs: forwardAtMs + between(spanMs / 84, spanMs / 28), jumpMs: HOUR_MS };
   const diskFull = { atMs: around(0.74, 0.09), forMs: HOUR_MS };
@@ -91,8 +107,9 @@ export function planWeek(shape: WeekShape, seed: number): WeekPlan {
     days: shape.days,
     refreshes: shape.refreshes,
     rings: planRings(shape, spanMs, random),
-    relayRestarts: planRestarts(shape.relayRestarts, spanMs, homeCut, random),
+    relayRestarts: planRestarts(shape.relayRestarts, spanMs, [homeCut, webPage], random),
     homeCut,
+    webPage,
     sessionExpiry: { beforeRefreshAfterMs: Math.round(spanMs * 0.32), expiryLeadMs: 2 * HOUR_MS },
     signInAfterMs: 10 * MINUTE_MS,
     serviceUnavailable: { aroundRefreshAfterMs: Math.round(spanMs * 0.536), leadMs: HOUR_MS, forMs: 2 * HOUR_MS },
@@ -124,11 +141,12 @@ function planRings({ rings, doorbells }: WeekShape, spanMs: number, random: () =
   return planned.sort((a, b) => a.atMs - b.atMs);
 }
 
-/** Restarts spread over the span, hours apart and away from the cut, each back within 5 to 30 s. */
-function planRestarts(count: number, spanMs: number, cut: { atMs: number; forMs: number }, random: () => number): WeekPlan['relayRestarts'] {
+/** Restarts spread over the span, hours apart and an hour away from the cut and the web page, each back within 5 to 30 s. */
+function planRestarts(count: number, spanMs: number, faults: ReadonlyArray<{ atMs: number; forMs: number }>, random: () => number): WeekPlan['relayRestarts'] {
   const restarts: WeekPlan['relayRestarts'] = [];
   const clear = (atMs: number): boolean =>
-    Math.abs(atMs - (cut.atMs + cut.forMs / 2)) > cut.forMs / 2 + HOUR_MS && restarts.every((restart) => Math.abs(restart.atMs - atMs) > 2 * HOUR_MS);
+    faults.every((fault) => Math.abs(atMs - (fault.atMs + fault.forMs / 2)) > fault.forMs / 2 + HOUR_MS) &&
+    restarts.every((restart) => Math.abs(restart.atMs - atMs) > 2 * HOUR_MS);
   for (let attempts = 0; restarts.length < count; attempts += 1) {
     if (attempts > 1_000) {
       throw new Error(`${count} relay restarts do not fit the span`);

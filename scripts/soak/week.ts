@@ -1,8 +1,9 @@
 /**
  * The simulated week: the platform launched against the simulated services and the loopback relay,
  * then the week's plan played out on the simulated clock (rings, relay restarts, the home cut off,
- * the service down, the session expired and signed in again, the host's clock jumping, a full disk)
- * until it has run its days and its refreshes, and what the plugin showed of it all accounted for.
+ * a web page in the relay's place, the service down, the session expired and signed in again, the
+ * host's clock jumping, a full disk) until it has run its days and its refreshes, and what the plugin
+ * showed of it all accounted for.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -116,7 +117,7 @@ class Week {
       const endAt = this.time.now;
       this.cloud.quiesce();
       const afterWeek = await held(this.time);
-      const { figures, outages } = outageFigures(plugin.sensor.record(endAt), endAt);
+      const { figures, outages } = outageFigures(plugin.sensor.record(), endAt);
       this.notes.push(
         `status.json writes refused for a full disk: ${this.cloud.disk.refused}`,
         `settles cut short with real work under way: ${this.time.slowSettles}`,
@@ -175,6 +176,8 @@ class Week {
     }
     timeline.at(at(plan.homeCut.atMs), `home cut off from the relay for ${plan.homeCut.forMs / MINUTE_MS} minutes`, () => cloud.home.cutOff());
     timeline.at(at(plan.homeCut.atMs + plan.homeCut.forMs), 'home reaches the relay again', () => cloud.home.restore());
+    timeline.at(at(plan.webPage.atMs), `a web page answers in the relay's place for ${plan.webPage.forMs / MINUTE_MS} minutes`, () => cloud.webPageInstead(true));
+    timeline.at(at(plan.webPage.atMs + plan.webPage.forMs), 'the relay answers again', () => cloud.webPageInstead(false));
     const { forwardAtMs, backAtMs, jumpMs } = plan.hostClock;
     timeline.at(at(forwardAtMs), `host clock jumps ${jumpMs / MINUTE_MS} minutes forward`, () => this.time.jumpHostClock(jumpMs));
     timeline.at(at(backAtMs), `host clock jumps ${jumpMs / MINUTE_MS} minutes back`, () => this.time.jumpHostClock(-jumpMs));

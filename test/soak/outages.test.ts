@@ -1,11 +1,10 @@
 /**
  * The soak's outage figures from what HomeKit showed: the down periods of a minute or more (the
  * doorbells' StatusFault, merged), which opened the Doorbell Alerts sensor no sooner than the rule
- * allows and kept it open to their end, the openings nothing explains, and the delays; and the
- * stand-in that applies the sensor's rule to the faults while the platform publishes no sensor.
+ * allows and kept it open to their end, the openings nothing explains, and the delays.
  */
 import { describe, expect, it } from '@jest/globals';
-import { downPeriods, standInSensor, type SensorRecord, type Span } from '../../scripts/soak/alerts-sensor.js';
+import { downPeriods, type SensorRecord, type Span } from '../../scripts/soak/alerts-sensor.js';
 import { outageFigures } from '../../scripts/soak/outages.js';
 
 const S = 1_000;
@@ -23,11 +22,8 @@ function record(open: Span[], lines = open.length): SensorRecord {
 }
 
 describe('the soak\'s outage figures', () => {
-  it('merges the doorbells\' faults into down periods, and opens the stand-in a minute into those of a minute or more', () => {
+  it('merges the doorbells\' faults into down periods', () => {
     expect(downPeriods(FAULTS)).toEqual([span(0, 4), span(1_000, 1_601), span(5_000, 5_030), span(9_000, 9_120)]);
-    expect(standInSensor(FAULTS, END_MS)).toEqual([span(1_060, 1_601), span(9_060, 9_120)]);
-    expect(standInSensor([[span(99_990, undefined)]], END_MS)).toEqual([]);
-    expect(standInSensor([[span(99_000, undefined)]], END_MS)).toEqual([span(99_060, undefined)]);
   });
 
   it('counts each outage that opened the sensor in time and kept it open, with the delays from when the plugin knew', () => {

@@ -1,7 +1,8 @@
 /**
  * The soak's week plan: the same seed gives the same week, and every week keeps the contract's
  * shape: its rings at least 10 s apart at any one doorbell and inside the span, its relay restarts
- * back within 30 s and clear of the home's cut, each fault once and where the week says.
+ * back within 30 s and clear of the home's cut and of the web page, each fault once and where the
+ * week says, the faults long enough to open the sensor apart from each other.
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
@@ -17,14 +18,19 @@ function expectWellFormed(plan: WeekPlan, doorbells: number): void {
     const times = plan.rings.filter((ring) => ring.doorbell === doorbell).map(({ atMs }) => atMs);
     expect(times.every((atMs, index) => index === 0 || atMs - times[index - 1] >= RING_SPACING_MS)).toBe(true);
   }
-  const cutMiddle = plan.homeCut.atMs + plan.homeCut.forMs / 2;
+  const middle = ({ atMs, forMs }: { atMs: number; forMs: number }): number => atMs + forMs / 2;
   for (const { atMs, downMs } of plan.relayRestarts) {
     expect(downMs).toBeGreaterThanOrEqual(5_000);
     expect(downMs).toBeLessThanOrEqual(30_000);
-    expect(Math.abs(atMs - cutMiddle)).toBeGreaterThan(plan.homeCut.forMs / 2 + HOUR_MS);
+    expect(Math.abs(atMs - middle(plan.homeCut))).toBeGreaterThan(plan.homeCut.forMs / 2 + HOUR_MS);
+    expect(Math.abs(atMs - middle(plan.webPage))).toBeGreaterThan(plan.webPage.forMs / 2 + HOUR_MS);
     expect(atMs + downMs).toBeLessThan(spanMs);
   }
   expect(plan.homeCut.forMs).toBe(30 * 60_000);
+  expect(plan.webPage.forMs).toBe(10 * 60_000);
+  // An hour after the cut, and over before the session can expire: two outages, never one.
+  expect(plan.webPage.atMs).toBeGreaterThan(plan.homeCut.atMs + plan.homeCut.forMs + HOUR_MS);
+  expect(plan.webPage.atMs + plan.webPage.forMs).toBeLessThan(plan.sessionExpiry.beforeRefreshAfterMs - plan.sessionExpiry.expiryLeadMs - HOUR_MS / 4);
   expect(plan.diskFull.forMs).toBe(HOUR_MS);
   expect(plan.serviceUnavailable.forMs).toBe(2 * HOUR_MS);
   expect(plan.hostClock.jumpMs).toBe(HOUR_MS);
