@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expectation } from '../../src/config/messages.js';
-import { PLATFORM_SCHEMA, type SchemaNode } from '../../src/config/config-schema.js';
+import { platformSchema, type SchemaNode } from '../../src/config/config-schema.js';
 import { REPO_ROOT } from './paths.js';
 
 export const README = join(REPO_ROOT, 'README.md');
@@ -58,7 +58,7 @@ function cell(text: string): string {
 }
 
 /** The table, as README.md holds it between the markers. */
-export function settingsTable(schema: SchemaNode = PLATFORM_SCHEMA): string {
+export function settingsTable(schema: SchemaNode = platformSchema()): string {
   const lines = rows(schema, '', (key) => requirement(schema, key, 'yes')).map(({ name, required, node }) => {
     const fallback = node.default === undefined ? '' : `\`${JSON.stringify(node.default)}\``;
     const about = [node.title === undefined ? '' : `**${node.title}**.`, node.description ?? ''].join(' ').trim();

@@ -35,7 +35,21 @@ export interface SchemaNode {
 /** From src/config/ in tests and from dist/config/ when installed, the schema is two folders up. */
 const SCHEMA_FILE = new URL('../../config.schema.json', import.meta.url);
 
-export const PLATFORM_SCHEMA = (JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as { schema: SchemaNode }).schema;
+let loaded: WeakRef<SchemaNode> | undefined;
+
+/**
+ * The platform block's schema. Only the configuration check reads it, at launch: held weakly, it is
+ * read again should a later check need it, rather than kept in Homebridge's memory for the whole run.
+ */
+export function platformSchema(): SchemaNode {
+  const held = loaded?.deref();
+  if (held !== undefined) {
+    return held;
+  }
+  const schema = (JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as { schema: SchemaNode }).schema;
+  loaded = new WeakRef(schema);
+  return schema;
+}
 
 type AccountSchema = PlatformSchema['properties']['account'];
 

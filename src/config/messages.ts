@@ -1,4 +1,4 @@
-import { PLATFORM_SCHEMA, type SchemaNode } from './config-schema.js';
+import { platformSchema, type SchemaNode } from './config-schema.js';
 
 /**
  * The log lines for a bad platform block. Each names one setting the way a user writes it in
@@ -67,7 +67,7 @@ function inWords(words: readonly string[], last: 'and' | 'or'): string {
 }
 
 /** The schema's node for a setting, any index of a list standing for its items; undefined for a setting it does not declare. */
-export function schemaNodeAt(path: SettingPath, root: SchemaNode = PLATFORM_SCHEMA): SchemaNode | undefined {
+export function schemaNodeAt(path: SettingPath, root: SchemaNode = platformSchema()): SchemaNode | undefined {
   return path.reduce<SchemaNode | undefined>(
     (node, part) => (typeof part === 'number' ? node?.items : node?.properties !== undefined && Object.hasOwn(node.properties, part) ? node.properties[part] : undefined),
     root,

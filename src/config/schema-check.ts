@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { accountBlock, platformBlock, type CompiledCheck } from './config-checks.generated.js';
-import { PLATFORM_SCHEMA, type SchemaNode } from './config-schema.js';
+import { platformSchema, type SchemaNode } from './config-schema.js';
 import {
   type Problem,
   type SettingPath,
@@ -49,7 +49,7 @@ export function checkBlock(block: Record<string, unknown>): CheckedBlock {
  * does not know are left out, as in the platform block.
  */
 export function checkAccount(account: Record<string, unknown>): CheckedBlock {
-  const data = structuredClone(knownPart(account, PLATFORM_SCHEMA.properties?.account ?? {}, ['account'], []) as Record<string, unknown>);
+  const data = structuredClone(knownPart(account, platformSchema().properties?.account ?? {}, ['account'], []) as Record<string, unknown>);
   return { data, problems: uniqueMessages(schemaProblems(accountBlock, data, ['account'])) };
 }
 
@@ -59,7 +59,7 @@ export function checkAccount(account: Record<string, unknown>): CheckedBlock {
  */
 export function withoutUnknownSettings(block: Record<string, unknown>): KnownSettings {
   const unknown: SettingPath[] = [];
-  const known = knownPart(block, PLATFORM_SCHEMA, [], unknown) as Record<string, unknown>;
+  const known = knownPart(block, platformSchema(), [], unknown) as Record<string, unknown>;
   return { block: known, unknown: unknown.map(unknownSetting) };
 }
 
