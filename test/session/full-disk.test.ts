@@ -21,7 +21,7 @@ import { createTestLogger } from '../support/homebridge-api.js';
 import { ACCOUNT, delay, launchPlatform, platformConfig, portIsFree, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from '../support/platform-testbed.js';
 import { pollUntil } from '../support/poll.js';
-import { smallTmpfs, type PrivateMount } from '../support/private-mount.js';
+import { smallTmpfs, type PrivateMount } from '../support/system-faults.js';
 import { useSimulator } from '../support/simulator.js';
 
 const DISK_BYTES = 256 * 1024;

@@ -18,7 +18,7 @@ import { createTestLogger, type TestLogger } from '../support/homebridge-api.js'
 import { ACCOUNT, launchPlatform, platformConfig, portIsFree, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
 import { pollUntil } from '../support/poll.js';
-import { readOnlyView, type PrivateMount } from '../support/private-mount.js';
+import { readOnlyView, type PrivateMount } from '../support/system-faults.js';
 import { sampleSession } from './fixtures/sample-session.js';
 
 const CANNOT_BE_WRITTEN = /doorbell-motion cannot be written \(the storage is read-only \(EROFS\)\): the session and push secrets in it are used/;
