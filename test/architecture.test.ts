@@ -264,3 +264,29 @@ describe('the project\'s comments', () => {
     expect(missing.map(({ where, path }) => `${where} names ${path}, which does not exist`)).toEqual([]);
   });
 });
+
+/**
+ * What the settings page's server may import. Only server.ts knows the Homebridge UI; the rest runs
+ * in tests without it. The plugin's modules come in as `#plugin/...`, which resolves to dist/ once
+ * built: a relative path into src/ would work in tests and break in the built package.
+ */
+describe('homebridge-ui/', () => {
+  const UI_SERVER = join(ROOT, 'homebridge-ui');
+  const files = readdirSync(UI_SERVER).filter((name) => name.endsWith('.ts'));
+
+  function specifiersOf(name: string): string[] {
+    const text = readFileSync(join(UI_SERVER, name), 'utf8');
+    return [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'([^']+)'/gms)].map((match) => match[1] as string);
+  }
+
+  it('has its server and the modules it uses', () => {
+    expect(files).toEqual(expect.arrayContaining(['server.ts', 'settings-requests.ts']));
+  });
+
+  it.each(files)('%s: the Homebridge UI only in server.ts, the plugin only as #plugin/..., no Homebridge', (name) => {
+    const imports = specifiersOf(name);
+    const homebridge = imports.filter((specifier) => HOMEBRIDGE.test(specifier));
+    expect(homebridge).toEqual(name === 'server.ts' ? ['@homebridge/plugin-ui-utils'] : []);
+    expect(imports.filter((specifier) => specifier.startsWith('.') && !/^\.\/[a-z-]+\.js$/.test(specifier))).toEqual([]);
+  });
+});

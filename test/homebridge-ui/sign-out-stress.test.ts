@@ -13,7 +13,7 @@ import { SettingsRequests } from '../../homebridge-ui/settings-requests.js';
 import type { RecordedRequest } from '../../simulator/types.js';
 import { DATA_FILES, dataFolderPath } from '../../src/session/data-folder.js';
 import type { StoredSession } from '../../src/session/session-store.js';
-import { withoutFreeDescriptors } from '../support/descriptor-shortage.js';
+import { withoutFreeDescriptors } from '../support/system-faults.js';
 import { createTestLogger } from '../support/homebridge-api.js';
 import { ACCOUNT, delay, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';

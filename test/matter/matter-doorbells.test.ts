@@ -8,11 +8,12 @@ import type { MatterAccessory } from 'homebridge';
 import type { DoorbellSettings } from '../../src/config/parse-config.js';
 import { ALERTS_CONTEXT, hasOtherFeatures, matterAccessory } from '../../src/matter/matter-devices.js';
 import { MatterDoorbells } from '../../src/matter/matter-doorbells.js';
+import { Pauses } from '../../src/matter/pauses.js';
 import type { MatterTiming } from '../../src/matter/registration-wait.js';
 import { FakeMatter, type FakeMatterOptions } from '../support/fake-matter.js';
 import { createTestApi, createTestLogger, type TestLogger } from '../support/homebridge-api.js';
-import { pollUntil } from '../support/poll.js';
 import { delay, doorbellSettings } from '../support/platform-harness.js';
+import { pollUntil } from '../support/poll.js';
 
 /** Each with every device a doorbell can have over Matter: five. */
 function doorbells(count: number): DoorbellSettings[] {
@@ -208,5 +209,30 @@ describe('the Doorbell Alerts contact sensor', () => {
     run.devices.showAlerts(true);
 
     await pollUntil(() => stateOf(run)?.clusters, (clusters) => clusters?.bridgedDeviceBasicInformation.reachable === true && clusters.booleanState.stateValue === false, 5_000, 'registered, open and reachable', 10);
+  });
+});
+
+/** Waits that end at once when their owner stops, leaving no timer behind. */
+describe('Pauses', () => {
+  it('resolves true after the time, and after a turn of the event loop for 0', async () => {
+    const pauses = new Pauses();
+    const started = performance.now();
+
+    expect(await pauses.pause(0)).toBe(true);
+    expect(await pauses.pause(30)).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(29);
+  });
+
+  it('ends every pending wait with false when disposed, and every later one at once', async () => {
+    const pauses = new Pauses();
+    const started = performance.now();
+    const pending = [pauses.pause(60_000), pauses.pause(0), pauses.pause(60_000)];
+
+    pauses.dispose();
+
+    expect(await Promise.all(pending)).toEqual([false, false, false]);
+    expect(await pauses.pause(60_000)).toBe(false);
+    expect(pauses.disposed).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

@@ -4,12 +4,16 @@
  * many connections are open at once and which one makes room for a newcomer, and which answers close
  * their connection. Most tests run on shortened timings; one runs on the real ones.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ConnectionSlots } from '../../src/push/connection-slots.js';
+import { DuplicateFilter } from '../../src/push/duplicate-filter.js';
 import type { DoorbellNotification } from '../../src/push/notification.js';
-import { PushReceiver } from '../../src/push/receiver.js';
 import { RECEIVER_BOUNDS, type ReceiverBounds } from '../../src/push/receiver-bounds.js';
+import { PushReceiver } from '../../src/push/receiver.js';
 import { rawPost, rawPostHead, RawConnections, type RawConnection } from '../support/raw-connections.js';
 
 const SECRET = randomBytes(32).toString('base64url');
@@ -197,5 +201,111 @@ describe('connections at once', () => {
     expect(delivery.statuses).toEqual([202]);
     await silent.closesWithin(1_000);
     expect([silent, trickler, late, newcomer, delivery].map((connection) => connection.isOpen)).toEqual([false, true, true, true, true]);
+  });
+});
+
+/**
+ * Which connection makes room for a newcomer, on real loopback sockets. A request being answered
+ * lasts only as long as writing a few bytes, too short to aim a connection at from outside, so the
+ * slots are driven here directly, as the receiver drives them.
+ */
+describe('ConnectionSlots', () => {
+  let server: Server | undefined;
+  const sockets: Socket[] = [];
+
+  afterEach(async () => {
+    sockets.splice(0).forEach((socket) => socket.destroy());
+    if (server !== undefined) {
+      server.close();
+      await once(server, 'close');
+      server = undefined;
+    }
+  });
+
+  /** `count` server-side sockets of real loopback connections, in the order they connected. */
+  async function serverSockets(count: number): Promise<Socket[]> {
+    const accepted: Socket[] = [];
+    server = createServer((socket) => accepted.push(socket));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as { port: number };
+    for (let index = 0; index < count; index += 1) {
+      const client = connect(port, '127.0.0.1');
+      client.on('error', () => undefined);
+      sockets.push(client);
+      await once(client, 'connect');
+      while (accepted.length <= index) {
+        await sleep(1);
+      }
+    }
+    sockets.push(...accepted);
+    return accepted;
+  }
+
+  it('makes room by closing the oldest connection not being answered, and turns a newcomer away when every one is', async () => {
+    const [a, b, c, d, e] = (await serverSockets(5)) as [Socket, Socket, Socket, Socket, Socket];
+    const slots = new ConnectionSlots(2);
+    slots.admit(a);
+    slots.admit(b);
+    slots.answering(a);
+
+    slots.admit(c);
+    expect([a, b, c].map((socket) => socket.destroyed)).toEqual([false, true, false]);
+
+    slots.answering(c);
+    slots.admit(d);
+    expect([a, c, d].map((socket) => socket.destroyed)).toEqual([false, false, true]);
+    expect(slots.size).toBe(2);
+
+    slots.answered(a);
+    slots.admit(e);
+    expect([a, c, e].map((socket) => socket.destroyed)).toEqual([true, false, false]);
+    expect(slots.size).toBe(2);
+  });
+
+  it('frees the slot of a connection that closed by itself', async () => {
+    const [a, b, c] = (await serverSockets(3)) as [Socket, Socket, Socket];
+    const slots = new ConnectionSlots(2);
+    slots.admit(a);
+    slots.admit(b);
+    a.destroy();
+    await once(a, 'close');
+
+    slots.admit(c);
+    expect([b, c].map((socket) => socket.destroyed)).toEqual([false, false]);
+    expect(slots.size).toBe(2);
+  });
+
+  it('refuses a limit that is not a positive integer', () => {
+    for (const limit of [0, -1, 1.5, Number.NaN]) {
+      expect(() => new ConnectionSlots(limit)).toThrow(`A connection limit must be a positive integer, not ${limit}`);
+    }
+  });
+});
+
+/**
+ * The duplicate filter's window is a duration, measured on a monotonic clock: a step of the system
+ * clock (NTP, a user setting it) does not forget recent ids.
+ */
+describe('DuplicateFilter', () => {
+  const realNow = Date.now;
+  /** How far the system clock has been stepped, read by the stand-in for Date.now. */
+  let stepMs = 0;
+
+  afterEach(() => {
+    jest.restoreAllMocks();
+    stepMs = 0;
+  });
+
+  describe('DuplicateFilter with its own clock', () => {
+    it('still drops a repeated id after the system clock stepped forward 11 minutes', () => {
+      jest.spyOn(Date, 'now').mockImplementation(() => realNow() + stepMs);
+      const filter = new DuplicateFilter();
+      expect(filter.isDuplicate('1234567', 'evt-1')).toBe(false);
+
+      stepMs = 11 * 60_000;
+      expect(filter.isDuplicate('1234567', 'evt-1')).toBe(true);
+      expect(filter.isDuplicate('1234567', 'evt-2')).toBe(false);
+    });
   });
 });

@@ -15,7 +15,7 @@ import { FileReadError } from '../../src/session/file-errors.js';
 import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { SessionStore, type StoredSession } from '../../src/session/session-store.js';
 import { SessionWatcher } from '../../src/session/session-watcher.js';
-import { withoutFreeDescriptors } from '../support/descriptor-shortage.js';
+import { withoutFreeDescriptors } from '../support/system-faults.js';
 import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
 import { pollUntil } from '../support/poll.js';
 import { sampleSession } from './fixtures/sample-session.js';

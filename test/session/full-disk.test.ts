@@ -3,7 +3,7 @@
  * The login is not thrown away where it can be used: the plugin, signing in with account.code, keeps
  * the session for this run and says to free space and sign in again; the settings page says the same
  * and keeps nothing. The disk is a small tmpfs in a private mount namespace
- * (test/support/private-mount.ts), filled the moment the simulator answers the login, so the writes
+ * (test/support/system-faults.ts), filled the moment the simulator answers the login, so the writes
  * after it fail with the kernel's own ENOSPC.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
@@ -21,7 +21,7 @@ import { createTestLogger } from '../support/homebridge-api.js';
 import { ACCOUNT, delay, launchPlatform, platformConfig, portIsFree, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from '../support/platform-testbed.js';
 import { pollUntil } from '../support/poll.js';
-import { smallTmpfs, type PrivateMount } from '../support/private-mount.js';
+import { smallTmpfs, type PrivateMount } from '../support/system-faults.js';
 import { useSimulator } from '../support/simulator.js';
 
 const DISK_BYTES = 256 * 1024;

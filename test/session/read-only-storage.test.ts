@@ -2,7 +2,7 @@
  * Storage that cannot be written (a read-only mount, a backup restored by another user) is still read:
  * the session, the push secrets and the spent codes are used as they are, modes are changed only where
  * they are wrong and only if they can be, and the log says once that writes will fail. The mount is a
- * real read-only bind mount, made in a private mount namespace (test/support/private-mount.ts): as
+ * real read-only bind mount, made in a private mount namespace (test/support/system-faults.ts): as
  * root, a chmod or a write would otherwise always work.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
@@ -18,7 +18,7 @@ import { createTestLogger, type TestLogger } from '../support/homebridge-api.js'
 import { ACCOUNT, launchPlatform, platformConfig, portIsFree, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
 import { pollUntil } from '../support/poll.js';
-import { readOnlyView, type PrivateMount } from '../support/private-mount.js';
+import { readOnlyView, type PrivateMount } from '../support/system-faults.js';
 import { sampleSession } from './fixtures/sample-session.js';
 
 const CANNOT_BE_WRITTEN = /doorbell-motion cannot be written \(the storage is read-only \(EROFS\)\): the session and push secrets in it are used/;

@@ -1,8 +1,43 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { OutgoingHttpHeaders } from 'node:http';
-import { json, send } from './http.js';
-import type { Response, SendOptions } from './http.js';
+import { request } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Simulator } from '../../simulator/index.js';
+import { listen } from '../../simulator/servers.js';
+
+/**
+ * A plain node:http client for the simulator's tests: exact control over every header line (an array
+ * value sends the header once per element), no keep-alive, nothing added behind the test's back.
+ */
+
+export interface SendOptions {
+  method?: string;
+  headers?: OutgoingHttpHeaders;
+  body?: string;
+}
+
+export interface Response {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+export function send(url: string, { method = 'POST', headers = {}, body }: SendOptions = {}): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method, headers, agent: false, timeout: 10_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    outgoing.on('timeout', () => outgoing.destroy(new Error('test request timed out')));
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+export function json(response: Response): Record<string, unknown> {
+  return JSON.parse(response.text) as Record<string, unknown>;
+}
 
 /** Valid requests of each route, built by hand so the tests do not depend on the plugin's clients. */
 
@@ -67,4 +102,37 @@ export function subscribe(simulator: Simulator, token: string, deviceId: string,
     body: extra.body,
     headers: { authorization: `Bearer ${token}`, ...extra.headers },
   });
+}
+
+/** A tiny loopback push receiver that records what the simulator delivers. */
+
+export interface Delivery {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Receiver {
+  /** The push token to register: `<origin>/push/<secret>`. */
+  pushToken: string;
+  deliveries: Delivery[];
+  close(): Promise<void>;
+}
+
+export async function startReceiver(status = 202, reply = '{"accepted":true}'): Promise<Receiver> {
+  const deliveries: Delivery[] = [];
+  const server = await listen('127.0.0.1', 0, (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      deliveries.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      response.writeHead(status, { 'content-type': 'application/json' }).end(reply);
+    });
+  });
+  return {
+    pushToken: `${server.url}/push/receiver-secret`,
+    deliveries,
+    close: () => server.close(),
+  };
 }

@@ -1,11 +1,15 @@
 /**
+ * Real faults of the operating system, made for one process or one child and undone after: a
+ * folder that is read-only or full, and a process with no free file descriptors.
+ *
  * A folder as a mount that only a child process has: a read-only view of it, or a small tmpfs over it.
  * The child (`unshare -rm`: user and mount namespaces of its own, so no privilege is needed and nothing
  * changes for the rest of the machine) makes the mount and then waits. This process reaches the mount
  * through `/proc/<child pid>/root`, which shows the child's mounts, until the child is stopped. The file
  * system then behaves as a real read-only mount or a real full disk does: EROFS, ENOSPC, from the kernel.
  */
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
+import { closeSync, openSync, readdirSync } from 'node:fs';
 
 /** The child's own limit, should a test never stop it. */
 const LIFETIME_S = 300;
@@ -68,4 +72,56 @@ async function mountInChild(folder: string, mountCommand: string): Promise<Priva
     throw new Error('unshare started without a pid');
   }
   return { path: `/proc/${pid}/root${folder}`, stop };
+}
+
+/**
+ * A real "too many open files" (EMFILE) in this process, for as long as a piece of work runs: what a
+ * flood of connections does to a Homebridge host. The process's own limit on open files is lowered to
+ * a little above the highest descriptor it holds (prlimit on its own pid: lowering needs no
+ * privilege), and the few numbers left are taken by /dev/null, so every open, socket and accept fails
+ * until the work is done. Then they are closed and the limit restored.
+ */
+/** Room above the highest descriptor held; all of it is filled, so its size only bounds the loop. */
+const HEADROOM = 64;
+
+interface Limit {
+  soft: string;
+  hard: string;
+}
+
+function nofileLimit(): Limit {
+  const output = execFileSync('prlimit', ['--pid', String(process.pid), '--nofile', '--raw', '--noheadings', '--output=SOFT,HARD'], { encoding: 'utf8' });
+  const [soft, hard] = output.trim().split(/\s+/);
+  if (soft === undefined || hard === undefined) {
+    throw new Error(`prlimit said ${JSON.stringify(output)}`);
+  }
+  return { soft, hard };
+}
+
+function setNofileLimit({ soft, hard }: Limit): void {
+  execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${soft}:${hard}`]);
+}
+
+/** Resolves with what `work` resolved with, or rejects as it did; the process has its descriptors back either way. */
+export async function withoutFreeDescriptors<T>(work: () => Promise<T>): Promise<T> {
+  const limit = nofileLimit();
+  const highest = Math.max(...readdirSync('/proc/self/fd').map(Number));
+  setNofileLimit({ soft: String(highest + HEADROOM), hard: limit.hard });
+  const fillers: number[] = [];
+  try {
+    for (let count = 0; count <= highest + HEADROOM; count += 1) {
+      try {
+        fillers.push(openSync('/dev/null', 'r'));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EMFILE') {
+          break;
+        }
+        throw error;
+      }
+    }
+    return await work();
+  } finally {
+    fillers.forEach((fd) => closeSync(fd));
+    setNofileLimit(limit);
+  }
 }
