@@ -24,6 +24,8 @@ export class StatusWriter {
   private writing: Promise<void> | undefined;
   /** Something changed while a write was under way: another follows it. */
   private changedMeanwhile = false;
+  /** Something changed since the last write began: stop writes it rather than lose it. */
+  private unwritten = false;
   private failing = false;
   private stopped = false;
 
@@ -40,6 +42,7 @@ export class StatusWriter {
     if (this.stopped) {
       return;
     }
+    this.unwritten = true;
     if (this.writing !== undefined) {
       this.changedMeanwhile = true;
       return;
@@ -47,12 +50,18 @@ export class StatusWriter {
     this.planAt(Math.max(this.now(), this.lastWriteAt + this.timing.minIntervalMs));
   }
 
-  /** Clears the timer and waits for a write under way; nothing is written after. */
+  /**
+   * Clears the timer, waits for a write under way, and writes a change not written yet (an outage that
+   * closed a moment before a restart must not read as open after it); nothing is written after.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.writing;
+    if (this.unwritten) {
+      await this.write();
+    }
   }
 
   /** An earlier plan stands; a later one is brought forward. */
@@ -82,6 +91,7 @@ export class StatusWriter {
   private async write(): Promise<void> {
     this.lastWriteAt = this.now();
     this.changedMeanwhile = false;
+    this.unwritten = false;
     try {
       await this.sink.replace(this.snapshot());
       this.failing = false;

@@ -1,8 +1,8 @@
 /**
  * The status writer's timing, against a real status.json under a locked data folder: a change is
  * written soon but never at once, writes start at least the minimum apart however often things
- * change, the latest change is always written, an unchanged status is rewritten on the heartbeat, and
- * nothing runs after stop.
+ * change, the latest change is always written, an unchanged status is rewritten on the heartbeat, a
+ * change not yet written is written at stop, and nothing runs after stop.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -105,6 +105,17 @@ describe('StatusWriter', () => {
     await sleep(TIMING.maxIntervalMs + 200);
 
     expect(sink.writeStarts).toHaveLength(1);
+  });
+
+  it('writes at stop a change it had only planned, so the file a restart reads is the last status', async () => {
+    writer.changed();
+    await pollUntil(written, (status) => status?.pid === 1, 2_000, 'the first write');
+    version = 2;
+    writer.changed();
+    await writer.stop();
+
+    expect(sink.writeStarts).toHaveLength(2);
+    expect((await written())?.pid).toBe(2);
   });
 
   it('replaces status.json without reading it: a broken file draws no warning and is simply written over', async () => {
