@@ -5,8 +5,8 @@
  * Warnings and errors are tallied by what they say, numbers left out, for the summary.
  */
 import type { Logging, LogLevel } from 'homebridge';
-import { format } from 'node:util';
 import type { Logger } from '../../src/log.js';
+import { loggingTo } from '../../test/support/homebridge-api.js';
 
 export interface LogLine {
   level: `${LogLevel}`;
@@ -30,20 +30,7 @@ export class PluginLog {
   private readonly listeners: Listener[] = [];
 
   constructor(private readonly now: () => number) {
-    const log = (level: `${LogLevel}`, message: string, ...parameters: unknown[]): void => this.write(level, format(message, ...parameters));
-    const atLevel =
-      (level: `${LogLevel}`) =>
-      (message: string, ...parameters: unknown[]): void =>
-        log(level, message, ...parameters);
-    this.logger = Object.assign(atLevel('info'), {
-      prefix: 'DoorbellMotion',
-      log,
-      info: atLevel('info'),
-      success: atLevel('success'),
-      warn: atLevel('warn'),
-      error: atLevel('error'),
-      debug: atLevel('debug'),
-    });
+    this.logger = loggingTo('DoorbellMotion', (level, message) => this.write(level, message));
   }
 
   /** Told of every line from now on. */

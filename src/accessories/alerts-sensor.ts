@@ -1,5 +1,5 @@
 import type { API, PlatformAccessory, Service } from 'homebridge';
-import { namedService } from './services.js';
+import { describeAccessory, namedService } from './services.js';
 
 /** The accessory's name, and its service's: a user turns on its notifications in the Home app by it. */
 export const ALERTS_SENSOR_NAME = 'Doorbell Alerts';
@@ -26,12 +26,7 @@ export class AlertsSensor {
     accessory: PlatformAccessory,
   ) {
     const { Characteristic, Service } = api.hap;
-    accessory.updateDisplayName(ALERTS_SENSOR_NAME);
-    accessory.getService(Service.AccessoryInformation)!
-      .setCharacteristic(Characteristic.Manufacturer, 'Doorbell Motion')
-      .setCharacteristic(Characteristic.Model, 'Alerts')
-      .setCharacteristic(Characteristic.SerialNumber, SERIAL_NUMBER)
-      .updateCharacteristic(Characteristic.Name, ALERTS_SENSOR_NAME);
+    describeAccessory(api, accessory, 'Alerts', SERIAL_NUMBER, ALERTS_SENSOR_NAME);
     this.service = namedService(api, accessory, Service.ContactSensor, ALERTS_SENSOR_NAME, SERIAL_NUMBER);
     const state = this.service.getCharacteristic(Characteristic.ContactSensorState);
     this.open = state.value === Characteristic.ContactSensorState.CONTACT_NOT_DETECTED;

@@ -5,7 +5,7 @@ import { ControlSwitch, type Control } from './control-switch.js';
 import { DoorbellButton } from './doorbell-button.js';
 import { MotionSensor } from './motion-sensor.js';
 import { cleanName } from './names.js';
-import { namedService, removeService } from './services.js';
+import { describeAccessory, namedService, removeService } from './services.js';
 
 /** Derived from the device id alone, so a renamed doorbell keeps its UUID and its automations. */
 export function accessoryUuid(api: API, deviceId: string): string {
@@ -59,19 +59,12 @@ export class DoorbellAccessory {
     private readonly accessory: PlatformAccessory,
     settings: DoorbellSettings,
   ) {
-    const { Characteristic, Service } = api.hap;
+    const { Service } = api.hap;
     const { deviceId } = settings;
     const name = cleanName(settings.name, deviceId);
     // The platform matches cached accessories to configured doorbells by this.
     accessory.context.deviceId = deviceId;
-    accessory.updateDisplayName(name);
-
-    // Every HAP accessory is created with an AccessoryInformation service.
-    accessory.getService(Service.AccessoryInformation)!
-      .setCharacteristic(Characteristic.Manufacturer, 'Doorbell Motion')
-      .setCharacteristic(Characteristic.Model, 'Doorbell')
-      .setCharacteristic(Characteristic.SerialNumber, deviceId)
-      .updateCharacteristic(Characteristic.Name, name);
+    describeAccessory(api, accessory, 'Doorbell', deviceId, name);
 
     const main = namedService(api, accessory, Service.MotionSensor, name, deviceId);
     main.setPrimaryService(true);

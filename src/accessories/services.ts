@@ -12,6 +12,18 @@ function findService(accessory: PlatformAccessory, type: ServiceType, subtype?: 
   return accessory.services.find((service) => service.UUID === type.UUID && (service.subtype || undefined) === subtype);
 }
 
+/** What the Home app shows of an accessory: its maker, model, serial number and name. */
+export function describeAccessory(api: API, accessory: PlatformAccessory, model: string, serialNumber: string, name: string): void {
+  const { Characteristic, Service } = api.hap;
+  accessory.updateDisplayName(name);
+  // Every HAP accessory is created with an AccessoryInformation service.
+  accessory.getService(Service.AccessoryInformation)!
+    .setCharacteristic(Characteristic.Manufacturer, 'Doorbell Motion')
+    .setCharacteristic(Characteristic.Model, model)
+    .setCharacteristic(Characteristic.SerialNumber, serialNumber)
+    .updateCharacteristic(Characteristic.Name, name);
+}
+
 /**
  * The service, taken over from a cached accessory (adding a second would throw) or added, named
  * `name` (made by cleanName for the doorbell `deviceId`).

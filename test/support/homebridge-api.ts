@@ -147,19 +147,15 @@ export interface LogLine {
 /** Usable as Homebridge's `Logging` (callable, printf-style) and as the plugin's own `Logger`. */
 export type TestLogger = Logging & Logger & { readonly lines: LogLine[] };
 
-/** Records every line instead of printing, so tests can assert what the user would read. */
-export function createTestLogger(prefix = 'DoorbellMotion'): TestLogger {
-  const lines: LogLine[] = [];
-  const log = (level: `${LogLevel}`, message: string, ...parameters: unknown[]) => {
-    lines.push({ level, message: format(message, ...parameters) });
-  };
+/** A Homebridge logger whose every line, at every level, goes to `write`, formatted as Homebridge formats it. */
+export function loggingTo(prefix: string, write: (level: `${LogLevel}`, message: string) => void): Logging & Logger {
+  const log = (level: `${LogLevel}`, message: string, ...parameters: unknown[]) => write(level, format(message, ...parameters));
   const atLevel =
     (level: `${LogLevel}`) =>
     (message: string, ...parameters: unknown[]) =>
       log(level, message, ...parameters);
   return Object.assign(atLevel('info'), {
     prefix,
-    lines,
     log,
     info: atLevel('info'),
     success: atLevel('success'),
@@ -167,4 +163,13 @@ export function createTestLogger(prefix = 'DoorbellMotion'): TestLogger {
     error: atLevel('error'),
     debug: atLevel('debug'),
   });
+}
+
+/** Records every line instead of printing, so tests can assert what the user would read. */
+export function createTestLogger(prefix = 'DoorbellMotion'): TestLogger {
+  const lines: LogLine[] = [];
+  return Object.assign(
+    loggingTo(prefix, (level, message) => lines.push({ level, message })),
+    { lines },
+  );
 }
