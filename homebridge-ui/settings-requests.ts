@@ -125,7 +125,7 @@ export class SettingsRequests {
       if (refused === 'access-token') {
         return { ...answer, refused: true };
       }
-      await this.store.markSessionInvalid();
+      await this.store.markSessionInvalid(accessToken);
       this.log.warn('The doorbell service no longer accepts the session: sign in again on the settings page.');
       return { ...answer, refused: true, account: accountStateOf(await this.store.readSession()) };
     });

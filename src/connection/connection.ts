@@ -228,13 +228,16 @@ export class Connection {
    */
   private async sessionRejected(): Promise<void> {
     const { settings, store, log } = this.options;
+    const refused = this.accessToken;
     this.stopUntilSignedIn(settings.credentials.doorbellAccessToken === undefined ? 'expired' : 'token-refused');
     if (settings.credentials.doorbellAccessToken !== undefined) {
       log.error(advice.tokenRejected);
       return;
     }
     try {
-      await store.markSessionInvalid();
+      if (refused !== undefined) {
+        await store.markSessionInvalid(refused);
+      }
     } catch (storeError) {
       log.warn(`Could not record the invalid session: ${errorMessage(storeError)}`);
     }

@@ -75,10 +75,14 @@ export class SessionStore {
   }
 
   /** Keeps the session on disk (for the record) but stops it being reused after a restart. */
-  async markSessionInvalid(): Promise<void> {
+  /**
+   * Only the session whose `token` the service refused: the settings page may have signed in anew
+   * between the refusal and this write, and that session is good.
+   */
+  async markSessionInvalid(token: string): Promise<void> {
     const invalidatedAt = new Date(this.now()).toISOString();
     await this.sessionFile.update((session) =>
-      session === undefined || session.invalidatedAt !== undefined ? session : { ...session, invalidatedAt },
+      session === undefined || session.invalidatedAt !== undefined || session.login.token !== token ? session : { ...session, invalidatedAt },
     );
   }
 

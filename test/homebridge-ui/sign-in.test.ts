@@ -63,7 +63,7 @@ describe('the settings page: account, sign-in and sign-out', () => {
 
   it('answers expired once the doorbell service refused the session', async () => {
     await signIn();
-    await page().store.markSessionInvalid();
+    await page().store.markSessionInvalid((await page().store.readSession())!.login.token);
 
     expect(await answerOf(page(), page().requests.account())).toMatchObject({ state: 'expired', email: EMAIL });
   });

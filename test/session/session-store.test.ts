@@ -101,7 +101,7 @@ describe('session.json', () => {
   it('does not reuse an invalidated session, also after a restart', async () => {
     const store = newStore();
     await store.saveSession(sampleSession());
-    await store.markSessionInvalid();
+    await store.markSessionInvalid(sampleSession().login.token);
 
     await expect(store.findSession(EMAIL, ACCOUNT_SERVER)).resolves.toBeUndefined();
     await expect(newStore().findSession(EMAIL, ACCOUNT_SERVER)).resolves.toBeUndefined();
@@ -109,10 +109,20 @@ describe('session.json', () => {
     expect(new Date(onDisk.invalidatedAt ?? '').toISOString()).toBe(onDisk.invalidatedAt);
   });
 
+  it('marks only the session whose token was refused: one saved meanwhile stays usable', async () => {
+    const store = newStore();
+    const refused = sampleSession();
+    const fresh = sampleSession({ loggedInAt: '2026-11-23T10:00:00.000Z', codeHash: hashCode('654321'), login: { ...refused.login, token: 'a-fresh-token' } });
+    await store.saveSession(fresh);
+    await store.markSessionInvalid(refused.login.token);
+
+    await expect(newStore().findSession(EMAIL, ACCOUNT_SERVER)).resolves.toEqual(fresh);
+  });
+
   it('uses a newly saved session after the old one was invalidated', async () => {
     const store = newStore();
     await store.saveSession(sampleSession());
-    await store.markSessionInvalid();
+    await store.markSessionInvalid(sampleSession().login.token);
     const fresh = sampleSession({ loggedInAt: '2026-11-23T10:00:00.000Z', codeHash: hashCode('654321') });
     await store.saveSession(fresh);
 
@@ -316,7 +326,7 @@ describe('installation identity and receiver secret', () => {
 describe('files on disk', () => {
   async function useEveryFile(store: Store): Promise<void> {
     await store.saveSession(sampleSession());
-    await store.markSessionInvalid();
+    await store.markSessionInvalid(sampleSession().login.token);
     await store.claimCode('012345');
     await store.clientIdFor(EMAIL);
     await store.receiverSecret();
@@ -363,7 +373,7 @@ describe('files on disk', () => {
 
     await expect(store.findSession(EMAIL, ACCOUNT_SERVER)).resolves.toBeUndefined();
     await expect(store.isCodeSpent('012345')).resolves.toBe(false);
-    await store.markSessionInvalid();
+    await store.markSessionInvalid(sampleSession().login.token);
     expect(log.lines).toEqual([]);
     expect(await readdir(folder)).toEqual([]);
   });
