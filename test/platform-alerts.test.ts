@@ -6,12 +6,11 @@
  * the moment the last doorbell is confirmed, with one line saying how long it lasted; its state kept
  * across a restart; and the outages in status.json.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { PlatformConfig } from 'homebridge';
-import { startRelay, type Relay } from '../simulator/relay/index.js';
 import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
 import type { Outage } from '../src/alerts/alerts-state.js';
 import type { PlatformTiming } from '../src/platform.js';
@@ -20,7 +19,7 @@ import type { DeliveryStatus } from '../src/status/delivery-status.js';
 import { hap } from './support/hap.js';
 import { delay, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
-import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
+import { allConfirmed, logged, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
 import { pollUntil } from './support/poll.js';
 
 const [, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
@@ -183,22 +182,14 @@ describe('when a doorbell has been down for the whole minute', () => {
 });
 
 describe('in relay mode', () => {
-  let relay: Relay;
-
-  beforeEach(async () => {
-    relay = await startRelay({ keepaliveMs: FAST.relay.aliveMs / 4 });
-  });
-
-  afterEach(async () => {
-    await relay.close();
-  });
+  const relay = useLoopbackRelay();
 
   it('is not opened by the relay stream breaking and coming back', async () => {
-    const platform = launch({ relayUrl: relay.url });
+    const platform = launch({ relayUrl: relay().url });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     const states = recordStates(platform);
     for (let i = 0; i < 4; i += 1) {
-      relay.dropStreams();
+      relay().dropStreams();
       await delay(OPEN_AFTER_MS / 3);
     }
     await delay(OPEN_AFTER_MS);
@@ -208,12 +199,12 @@ describe('in relay mode', () => {
   });
 
   it('opens once the relay has been unreachable, saying since when, and closes as soon as it is back', async () => {
-    const platform = launch({ relayUrl: relay.url });
+    const platform = launch({ relayUrl: relay().url });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
-    relay.refuseSubscriptions({ status: 503, times: 10_000 });
-    relay.dropStreams();
+    relay().refuseSubscriptions({ status: 503, times: 10_000 });
+    relay().dropStreams();
     await waitOpen(platform);
-    relay.refuseSubscriptions({ status: 503, times: 0 });
+    relay().refuseSubscriptions({ status: 503, times: 0 });
     await waitFor(() => allConfirmed(platform), 'the relay back');
 
     expect(alertsShown(platform)).toEqual([CLOSED, 0]);
@@ -224,8 +215,8 @@ describe('in relay mode', () => {
   });
 
   it('says the relay refused access when it does', async () => {
-    relay.refuseSubscriptions({ status: 403, times: 10_000 });
-    const platform = launch({ relayUrl: relay.url });
+    relay().refuseSubscriptions({ status: 403, times: 10_000 });
+    const platform = launch({ relayUrl: relay().url });
     await waitOpen(platform);
 
     expect(stopped(platform)).toEqual([expect.stringMatching(/^warn: Doorbell alerts stopped: the relay refused access\. Check push\.relayToken /)]);

@@ -4,11 +4,9 @@
  * once; a repeated event id is a duplicate, never a flood; and status.json counts every notification
  * not acted on, by cause, in direct and relay mode.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startRelay } from '../simulator/relay/index.js';
-import type { Relay } from '../simulator/relay/index.js';
 import type { PlatformTiming } from '../src/platform.js';
 import { dataFolderPath } from '../src/session/data-folder.js';
 import type { DeliveryStatus, DroppedCounts } from '../src/status/delivery-status.js';
@@ -17,7 +15,7 @@ import { recordPresses } from './support/hap-changes.js';
 import { hap } from './support/hap.js';
 import { accessoryOf, delay, DOORBELLS, FAST, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
-import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
+import { allConfirmed, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
 import { pollUntil } from './support/poll.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
@@ -156,18 +154,10 @@ describe('status.json counts what was not acted on, by cause', () => {
   });
 
   describe('in relay mode', () => {
-    let relay: Relay;
-
-    beforeEach(async () => {
-      relay = await startRelay({ keepaliveMs: FAST.relay.aliveMs / 4 });
-    });
-
-    afterEach(async () => {
-      await relay.close();
-    });
+    const relay = useLoopbackRelay();
 
     it('a message that is not a notification, a duplicate, a doorbell not configured, a stale message, a flood; not a line that is no relay event', async () => {
-      const platform = testbed.launch({ timing: QUICK_STATUS, relayUrl: relay.url });
+      const platform = testbed.launch({ timing: QUICK_STATUS, relayUrl: relay().url });
       await waitFor(() => allConfirmed(platform), 'subscriptions');
       const topic = new URL(testbed.sim.pushToken ?? 'http://x/').pathname.slice(1);
       const relayNow = Math.floor(Date.now() / 1000);
@@ -176,8 +166,8 @@ describe('status.json counts what was not acted on, by cause', () => {
       await testbed.sim.deliverMotion(FRONT, { id: 'm-1' });
       await testbed.sim.deliverMotion(FRONT, { id: 'm-1' });
       await testbed.sim.deliverMotion(BACK, { rawBody: '{"device_id":7654321,"kind":"motion"}' });
-      relay.injectLine(topic, JSON.stringify({ id: 'old', time: relayNow - 600, event: 'message', topic, message: `{"device_id":${FRONT},"kind":"motion"}` }));
-      relay.injectLine(topic, '<html>not a relay event</html>');
+      relay().injectLine(topic, JSON.stringify({ id: 'old', time: relayNow - 600, event: 'message', topic, message: `{"device_id":${FRONT},"kind":"motion"}` }));
+      relay().injectLine(topic, '<html>not a relay event</html>');
       await testbed.sim.deliverMotion(BACK, { kind: 'ding', id: 'r-1' });
       await testbed.sim.deliverMotion(BACK, { kind: 'ding', id: 'r-2' });
 

@@ -3,12 +3,10 @@
  * direct mode, per doorbell faults in words, the times of the last motion and ring, never a secret,
  * and never on the way from a push to HomeKit: an alert reaches HomeKit while the file cannot be written.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { startRelay } from '../simulator/relay/index.js';
-import type { Relay } from '../simulator/relay/index.js';
 import { dataFolderPath } from '../src/session/data-folder.js';
 import { SessionStore } from '../src/session/session-store.js';
 import { openDataFolder } from '../src/session/data-folder.js';
@@ -16,7 +14,7 @@ import { isDeliveryStatus, type DeliveryStatus } from '../src/status/delivery-st
 import { FullDisk } from '../scripts/soak/cloud.js';
 import { createTestLogger } from './support/homebridge-api.js';
 import { ACCOUNT, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
-import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
+import { allConfirmed, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
 import { pollUntil } from './support/poll.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
@@ -27,15 +25,7 @@ const WRITTEN_MS = 3_000;
 describe('status.json', () => {
   /** BACK is above 2^53; 7654321 is configured but unknown to the service. */
   const testbed = usePlatformTestbed([FRONT, BACK]);
-  let relay: Relay;
-
-  beforeEach(async () => {
-    relay = await startRelay({ keepaliveMs: FAST.relay.aliveMs / 4 });
-  });
-
-  afterEach(async () => {
-    await relay.close();
-  });
+  const relay = useLoopbackRelay();
 
   const statusPath = () => join(dataFolderPath(testbed.storagePath), 'status.json');
 
@@ -57,7 +47,7 @@ describe('status.json', () => {
 
   it('holds the relay, the registration, the session and each doorbell, the last motion and ring included, and no secret', async () => {
     const launchedAt = Date.now();
-    const platform = testbed.launch({ relayUrl: relay.url });
+    const platform = testbed.launch({ relayUrl: relay().url });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
     const confirmed = await statusWhere('every doorbell subscribed', ({ doorbells }) => doorbells.every(({ subscribed }) => subscribed));
@@ -154,7 +144,7 @@ describe('status.json', () => {
   });
 
   it('says when the settings page signed out: no session, and every doorbell faulted in words', async () => {
-    const platform = testbed.launch({ relayUrl: relay.url });
+    const platform = testbed.launch({ relayUrl: relay().url });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
     const log = createTestLogger('UI');

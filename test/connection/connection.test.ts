@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Connection } from '../../src/connection/connection.js';
+import { Connection, type ConnectionOptions, type ConnectionSettings } from '../../src/connection/connection.js';
 import type { PushEndpoint } from '../../src/connection/push-endpoint.js';
 import { SecretMaskingLogger } from '../../src/log.js';
 import { openDataFolder } from '../../src/session/data-folder.js';
@@ -37,6 +37,26 @@ afterEach(async () => {
   await rm(storagePath, { recursive: true, force: true });
 });
 
+
+/** A connection for one doorbell, Front Door, whose background retries wait longer than any test. */
+function frontDoorConnection({
+  credentials,
+  doorbellServerUrl,
+  ...parts
+}: Pick<ConnectionSettings, 'credentials' | 'doorbellServerUrl'> & Pick<ConnectionOptions, 'store' | 'log' | 'endpoint'>): Connection {
+  return new Connection({
+    settings: {
+      credentials,
+      doorbellServerUrl,
+      doorbells: [{ deviceId: '1234567', name: 'Front Door' }],
+      registration: { service: 'fcm', os: 'linux', dictVersion: '1' },
+    },
+    ...parts,
+    listener: { subscribed: () => undefined, subscriptionFailed: () => undefined, sessionUnavailable: () => undefined },
+    timing: { retry: { firstMs: 10_000, factor: 2, maxMs: 10_000, jitter: true }, refreshMs: 60_000 },
+  });
+}
+
 describe('Connection', () => {
   it('does not open the push endpoint once shut down during the sign-in', async () => {
     const log = new SecretMaskingLogger(createTestLogger());
@@ -56,19 +76,7 @@ describe('Connection', () => {
         return SESSION;
       },
     });
-    const connection = new Connection({
-      settings: {
-        credentials: { account: ACCOUNT },
-        doorbellServerUrl: 'http://127.0.0.1:9',
-        doorbells: [{ deviceId: '1234567', name: 'Front Door' }],
-        registration: { service: 'fcm', os: 'linux', dictVersion: '1' },
-      },
-      store,
-      log,
-      endpoint,
-      listener: { subscribed: () => undefined, subscriptionFailed: () => undefined, sessionUnavailable: () => undefined },
-      timing: { retry: { firstMs: 10_000, factor: 2, maxMs: 10_000, jitter: true }, refreshMs: 60_000 },
-    });
+    const connection = frontDoorConnection({ credentials: { account: ACCOUNT }, doorbellServerUrl: 'http://127.0.0.1:9', store, log, endpoint });
 
     connection.start();
     await delay(100);
@@ -102,19 +110,7 @@ describe('Connection signing in with account.code', () => {
       open: async () => `${sim().doorbellUrl}/push-token`,
       suspend: async () => undefined,
     };
-    const connection = new Connection({
-      settings: {
-        credentials: { account },
-        doorbellServerUrl: sim().doorbellUrl,
-        doorbells: [{ deviceId: '1234567', name: 'Front Door' }],
-        registration: { service: 'fcm', os: 'linux', dictVersion: '1' },
-      },
-      store,
-      log,
-      endpoint,
-      listener: { subscribed: () => undefined, subscriptionFailed: () => undefined, sessionUnavailable: () => undefined },
-      timing: { retry: { firstMs: 10_000, factor: 2, maxMs: 10_000, jitter: true }, refreshMs: 60_000 },
-    });
+    const connection = frontDoorConnection({ credentials: { account }, doorbellServerUrl: sim().doorbellUrl, store, log, endpoint });
 
     connection.start();
     await pollUntil(() => sim().subscribedDoorbells.has('1234567'), Boolean, 10_000, 'the subscription');

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach } from '@jest/globals';
 import type { API, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { startSimulator } from '../../simulator/index.js';
+import { startRelay, type Relay } from '../../simulator/relay/index.js';
 import type { RecordedRequest, Simulator } from '../../simulator/types.js';
 import type { PlatformTiming } from '../../src/platform.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-config.js';
@@ -111,4 +112,19 @@ export function usePlatformTestbed(
       await stopPlatform(platform);
     },
   };
+}
+
+/**
+ * A loopback relay for each test of the block it is called in, its keepalives well within the alive
+ * timeout (as ntfy's 45 s are within the production 100 s); the getter gives the current one.
+ */
+export function useLoopbackRelay(): () => Relay {
+  let relay: Relay | undefined;
+  beforeEach(async () => {
+    relay = await startRelay({ keepaliveMs: FAST.relay.aliveMs / 4 });
+  });
+  afterEach(async () => {
+    await relay?.close();
+  });
+  return () => relay as Relay;
 }
