@@ -11,6 +11,7 @@ import { recordPresses } from './support/hap-changes.js';
 import { hap } from './support/hap.js';
 import { accessoryOf, DOORBELLS, FAST, waitFor, type RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
+import { SHAPE_NAMES, SHAPES } from './support/notification-payloads.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 const { Characteristic, Service: S } = hap;
@@ -89,18 +90,10 @@ describe('the controls in the Home app', () => {
     expect(presses).toEqual({ doorbell: [SINGLE_PRESS], switch: [SINGLE_PRESS, SINGLE_PRESS] });
   });
 
-  it.each([
-    ['the flat shape, subtype beside kind', (deviceId: string) => `{"device_id":${deviceId},"kind":"motion","subtype":"vehicle"}`],
-    ['the flat shape, subtype for kind', (deviceId: string) => `{"device_id":${deviceId},"subtype":"vehicle"}`],
-    ['the nested shape', (deviceId: string) => `{"ding":{"doorbot_id":${deviceId},"kind":"motion","subtype":"vehicle"}}`],
-    [
-      "the service's own payload",
-      (deviceId: string) =>
-        `{"android_config":{"category":"com.ring.pn.live-event.motion"},"data":{"device":{"id":${deviceId}},"event":{"ding":{"id":"1","subtype":"vehicle"}}}}`,
-    ],
-  ])('turns on the vehicle sensor, and not the person one, for a vehicle in %s', async (_, body) => {
+  it.each(SHAPE_NAMES)('turns on the vehicle sensor, and not the person one, for a vehicle in the %s shape', async (shape) => {
     const platform = await launched();
-    expect((await testbed.sim.deliverMotion(BACK, { rawBody: body(BACK) })).status).toBe(202);
+    const body = SHAPES[shape]({ deviceId: BACK, kind: 'motion', subtype: '"vehicle"' });
+    expect((await testbed.sim.deliverMotion(BACK, { rawBody: body })).status).toBe(202);
     expect(motionOf(platform, BACK)).toEqual([true, false, true, false]);
     expect(motionOf(platform, FRONT)).toEqual([false, false, false, false]);
   });

@@ -2,19 +2,15 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { parseNotification } from '../../src/push/notification.js';
+import { readFrom, SHAPE_NAMES, SHAPES } from '../support/notification-payloads.js';
 import { propertyRuns } from '../support/property-runs.js';
 
 const MAX_INT64 = 9223372036854775807n;
 const int64 = fc.bigInt({ min: 1n, max: MAX_INT64 });
 const beyondSafe = fc.bigInt({ min: BigInt(Number.MAX_SAFE_INTEGER) + 1n, max: MAX_INT64 });
 
-/** The three shapes, with the device id and event id written as the given JSON text. */
-const shapes = [
-  (deviceId: string, id: string) => `{"device_id": ${deviceId}, "kind": "motion", "id": ${id}}`,
-  (deviceId: string, id: string) => `{"ding": {"doorbot_id": ${deviceId}, "kind": "ding", "id": ${id}}}`,
-  (deviceId: string, id: string) =>
-    `{"android_config": {"category": "com.ring.pn.live-event.motion"}, "data": {"device": {"id": ${deviceId}}, "event": {"ding": {"id": ${id}}}}}`,
-];
+/** Every shape, with the device id and event id written as the given JSON text. */
+const shapes = SHAPE_NAMES.map((shape) => (deviceId: string, id: string) => SHAPES[shape]({ deviceId, kind: 'motion', id }));
 
 describe('parseNotification, for any input', () => {
   it('keeps every device id and integer event id exact, above 2^53 too, whether written as a number or a string', () => {
@@ -39,20 +35,17 @@ describe('parseNotification, for any input', () => {
   });
 
   it("reports a motion's detection from its subtype in every shape, and none for another kind", () => {
-    const DETECTION_OF = new Map([['human', 'person'], ['vehicle', 'vehicle'], ['other_motion', 'other']]);
-    const withSubtype = [
-      (kind: string, subtype: string) => `{"device_id": 1234567, "kind": "${kind}", "subtype": ${subtype}}`,
-      (kind: string, subtype: string) => `{"ding": {"doorbot_id": 1234567, "kind": "${kind}", "subtype": ${subtype}}}`,
-      (kind: string, subtype: string) =>
-        `{"android_config": {"category": "com.ring.pn.live-event.${kind}"}, "data": {"device": {"id": 1234567}, "event": {"ding": {"subtype": ${subtype}}}}}`,
-    ];
+    // Not the shape without a kind: there a subtype that is no string leaves the payload with none, which is refused.
+    const withSubtype = (['flat', 'nested', 'service'] as const).map((shape) => (kind: string, subtype: unknown) => ({
+      text: SHAPES[shape]({ deviceId: '1234567', kind, subtype: JSON.stringify(subtype) }),
+      reads: readFrom(shape, kind, subtype),
+    }));
     const known = fc.constantFrom('human', 'vehicle', 'other_motion', 'motion', 'ding', 'HUMAN', '__proto__', 'toString');
     const kinds = fc.oneof(fc.constantFrom('motion', 'ding'), fc.stringMatching(/^[a-z_]{1,12}$/));
     fc.assert(
       fc.property(fc.constantFrom(...withSubtype), kinds, fc.oneof(known, fc.string(), fc.jsonValue()), (shape, kind, subtype) => {
-        const result = parseNotification(shape(kind, JSON.stringify(subtype)));
-        const detection = kind === 'motion' && typeof subtype === 'string' ? DETECTION_OF.get(subtype) : undefined;
-        expect(result).toEqual({ ok: true, notification: { deviceId: '1234567', kind, ...(detection === undefined ? {} : { detection }) } });
+        const { text, reads } = shape(kind, subtype);
+        expect(parseNotification(text)).toEqual({ ok: true, notification: { deviceId: '1234567', ...reads } });
       }),
       propertyRuns(10_000),
     );

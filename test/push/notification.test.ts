@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseNotification } from '../../src/push/notification.js';
 import type { DoorbellNotification } from '../../src/push/notification.js';
+import { PAYLOADS } from '../support/notification-payloads.js';
 
 function parsed(text: string): DoorbellNotification {
   const result = parseNotification(text);
@@ -55,50 +56,18 @@ describe('parseNotification', () => {
     expect(rejection('{"kind": "motion"}')).toMatch(/device_id/);
   });
 
-  it('takes subtype when kind is absent, and kind when both are present', () => {
-    expect(parsed('{"device_id": 1, "subtype": "motion"}').kind).toBe('motion');
-    expect(parsed('{"device_id": 1, "kind": "ding", "subtype": "motion"}').kind).toBe('ding');
-  });
+  it.each(PAYLOADS.map((payload) => [payload.shape, payload.kind, payload.subtype ?? 'none', payload] as const))(
+    'reads the %s shape of kind %s, subtype %s: its kind, and a detection only for a motion',
+    (_shape, _kind, _subtype, { text, reads }) => {
+      expect(parsed(text('1234567', '"e"'))).toEqual({ deviceId: '1234567', id: 'e', ...reads });
+    },
+  );
 
-  describe('the detection of a motion, in the flat and nested shapes', () => {
-    const SHAPES = [
-      (fields: string) => `{"device_id": 1234567, ${fields}}`,
-      (fields: string) => `{"ding": {"doorbot_id": 1234567, ${fields}}}`,
-    ];
-
-    it.each([
-      ['human', 'person'],
-      ['vehicle', 'vehicle'],
-      ['other_motion', 'other'],
-    ])('reads the subtype %s beside kind motion: the detection %s', (subtype, detection) => {
-      for (const shape of SHAPES) {
-        expect(parsed(shape(`"kind": "motion", "subtype": "${subtype}"`))).toEqual({ deviceId: '1234567', kind: 'motion', detection });
-      }
-    });
-
-    it.each([
-      ['human', 'person'],
-      ['vehicle', 'vehicle'],
-      ['other_motion', 'other'],
-      ['motion', undefined],
-    ])('lets the subtype %s stand for the kind: a motion, the detection %s', (subtype, detection) => {
-      for (const shape of SHAPES) {
-        expect(parsed(shape(`"subtype": "${subtype}", "id": "e"`))).toEqual({ deviceId: '1234567', kind: 'motion', id: 'e', ...(detection && { detection }) });
-      }
-    });
-
-    it('takes a motion without a known subtype as plain motion', () => {
-      for (const subtype of ['', ', "subtype": "package"', ', "subtype": "motion"', ', "subtype": 5', ', "subtype": null', ', "subtype": {"a": 1}', ', "subtype": "constructor"', ', "subtype": "Human"']) {
-        expect([subtype, parsed(`{"device_id": 1, "kind": "motion"${subtype}}`)]).toEqual([subtype, { deviceId: '1', kind: 'motion' }]);
-      }
-    });
-
-    it('gives no detection to a ring or another kind, whatever the subtype', () => {
-      expect(parsed('{"device_id": 1, "kind": "ding", "subtype": "human"}')).toEqual({ deviceId: '1', kind: 'ding' });
-      expect(parsed('{"device_id": 1, "subtype": "ding"}')).toEqual({ deviceId: '1', kind: 'ding' });
-      expect(parsed('{"device_id": 1, "kind": "on_demand", "subtype": "vehicle"}')).toEqual({ deviceId: '1', kind: 'on_demand' });
-      expect(parsed('{"device_id": 1, "subtype": "package"}')).toEqual({ deviceId: '1', kind: 'package' });
-    });
+  it('takes a motion without a known subtype as plain motion, and an unknown subtype alone as its own kind', () => {
+    for (const subtype of ['', ', "subtype": "package"', ', "subtype": 5', ', "subtype": null', ', "subtype": {"a": 1}', ', "subtype": "constructor"', ', "subtype": "Human"']) {
+      expect([subtype, parsed(`{"device_id": 1, "kind": "motion"${subtype}}`)]).toEqual([subtype, { deviceId: '1', kind: 'motion' }]);
+    }
+    expect(parsed('{"device_id": 1, "subtype": "package"}')).toEqual({ deviceId: '1', kind: 'package' });
   });
 
   it('rejects a missing, empty or non-string kind', () => {

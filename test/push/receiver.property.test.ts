@@ -13,6 +13,7 @@ import { MAX_BODY_BYTES } from '../../src/push/receiver.js';
 import { changesOf, recordHapChanges, type HapChange } from '../support/hap-changes.js';
 import { FAST, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
+import { SHAPE_NAMES, SHAPES } from '../support/notification-payloads.js';
 import { propertyRuns } from '../support/property-runs.js';
 
 /** The gate's doorbell button is turned off: a ring there changes nothing. */
@@ -61,19 +62,13 @@ const notificationBody: fc.Arbitrary<Payload> = fc
     device: deviceId,
     kind: fc.constantFrom('motion', 'ding', 'intercom_unlock'),
     event: eventId,
-    shape: fc.constantFrom('flat', 'subtype', 'nested', 'service'),
-    // The service's own payload takes its kind from the category, whatever the detection's subtype.
+    shape: fc.constantFrom(...SHAPE_NAMES),
+    // Beside a kind it changes no kind; the shape without a kind writes the kind itself as its subtype.
     subtype: fc.constantFrom('human', 'vehicle', 'other_motion', 'motion', 'ding'),
     size,
   })
   .map(({ device, kind, event, shape, subtype, size: length }) => {
-    const id = event === undefined ? '' : `, "id": ${event.json}`;
-    const text = {
-      flat: `{"device_id": ${device.json}, "kind": "${kind}"${id}, "created_at": "2026-11-22T10:00:00Z"}`,
-      subtype: `{"device_id": ${device.json}, "subtype": "${kind}"${id}}`,
-      nested: `{"action": "x", "ding": {"doorbot_id": ${device.json}, "kind": "${kind}"${id}}}`,
-      service: `{"android_config": {"category": "com.ring.pn.live-event.${kind}"}, "data": {"device": {"id": ${device.json}}, "event": {"ding": {"subtype": "${subtype}"${id}}}}}`,
-    }[shape];
+    const text = SHAPES[shape]({ deviceId: device.json, kind, subtype: shape === 'subtypeForKind' ? undefined : `"${subtype}"`, id: event?.json });
     // Spaces keep it valid JSON while it reaches and passes the size limit.
     return { body: Buffer.from(text.padEnd(length, ' ')), content: { is: 'notification', deviceId: device.id, kind, ...(event && { id: event.id }) } };
   });
