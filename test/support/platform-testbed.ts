@@ -9,7 +9,7 @@ import { startRelay, type Relay } from '../../simulator/relay/index.js';
 import type { RecordedRequest, Simulator } from '../../simulator/types.js';
 import type { PlatformTiming } from '../../src/platform.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-config.js';
-import { reloadFromCache } from './platform-accessory.js';
+import { reloadFromCache } from './homebridge-api.js';
 import { ACCOUNT, DOORBELLS, FAST, launchPlatform, platformConfig, portIsFree, sensorValue, temporaryStorage } from './platform-harness.js';
 import type { RunningPlatform } from './platform-harness.js';
 import { pollUntil } from './poll.js';
