@@ -4,7 +4,7 @@ import { AccountClient, type AccountClientOptions, type LoginParams } from '../.
 import { DoorbellClient, type PushRegistration } from '../../src/cloud/doorbell.js';
 import { CloudError, type CloudErrorKind } from '../../src/cloud/errors.js';
 import type { RetryPolicy } from '../../src/cloud/retry-policy.js';
-import { useSimulator as useFreshSimulator } from '../support/simulator.js';
+import { useSimulator as useFreshSimulator } from '../support/each-test.js';
 
 /** An e-mail whose '+' and '@' must be percent-encoded, and a code whose leading zero must survive. */
 export const ACCOUNT: Required<SimulatedAccount> = {
