@@ -15,7 +15,7 @@ import type { MatterLoader } from '../src/matter-link.js';
 import { DoorbellMotionPlatform, type PlatformTiming } from '../src/platform.js';
 import { FakeMatter, type FakeRegistration } from './support/fake-matter.js';
 import { createTestApi, createTestLogger, type TestApi, type TestLogger } from './support/homebridge-api.js';
-import { ACCOUNT, delay, DOORBELLS, FAST, platformConfig, portIsFree, sensorValue, temporaryStorage, waitFor } from './support/platform-harness.js';
+import { ACCOUNT, delay, DOORBELLS, FAST, platformConfig, sensorValue, temporaryStorage, untilPortFree, waitFor } from './support/platform-harness.js';
 import { pollUntil } from './support/poll.js';
 
 const BRIDGES: ReadonlyArray<[string, (api: API) => void]> = [
@@ -41,7 +41,7 @@ afterEach(async () => {
   running = undefined;
   fakeMatter?.dispose();
   fakeMatter = undefined;
-  await pollUntil(() => portIsFree(pushPort), (free) => free, 1_000, 'the receiver to close', 10);
+  await untilPortFree(pushPort);
   await sim.close();
   await storage.remove();
 });

@@ -5,9 +5,9 @@
  * name given in the Home app survives restarts, an update from an earlier version's cache included.
  */
 import { describe, expect, it, jest } from '@jest/globals';
-import type { PlatformAccessory, Service } from 'homebridge';
+import type { Service } from 'homebridge';
 import { hap } from './support/hap.js';
-import { TestPlatformAccessory } from './support/platform-accessory.js';
+import { PlatformAccessory } from './support/homebridge-api.js';
 import { accessoryOf, type RunningPlatform } from './support/platform-harness.js';
 import { usePlatformTestbed, type LaunchOptions } from './support/platform-testbed.js';
 
@@ -142,8 +142,8 @@ describe('names HomeKit accepts', () => {
 });
 
 /** A cached accessory as the plugin's versions before name cleaning left it, the name given as configured. */
-function asEarlierVersionCachedIt(deviceId: string, name: string, userGave: string | undefined): TestPlatformAccessory {
-  const accessory = new TestPlatformAccessory(name, hap.uuid.generate(`doorbell-motion:${deviceId}`));
+function asEarlierVersionCachedIt(deviceId: string, name: string, userGave: string | undefined): PlatformAccessory {
+  const accessory = new PlatformAccessory(name, hap.uuid.generate(`doorbell-motion:${deviceId}`));
   accessory.context.deviceId = deviceId;
   const sensor = accessory.addService(Services.MotionSensor, name);
   sensor.addOptionalCharacteristic(Characteristic.ConfiguredName);

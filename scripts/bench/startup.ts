@@ -5,7 +5,7 @@
  */
 import type { Simulator } from '../../simulator/index.js';
 import type { Relay } from '../../simulator/relay/index.js';
-import { reloadFromCache } from '../../test/support/platform-accessory.js';
+import { reloadFromCache } from '../../test/support/homebridge-api.js';
 import { ACCOUNT, temporaryStorage, type RunningPlatform } from '../../test/support/platform-harness.js';
 import { round2 } from './latency.js';
 import { CloudClock } from './cloud-clock.js';

@@ -1,10 +1,10 @@
 import { beforeEach, expect } from '@jest/globals';
-import type { SimulatedAccount, Simulator, SimulatorOptions } from '../../simulator/types.js';
+import type { SimulatedAccount, SimulatorOptions } from '../../simulator/types.js';
 import { AccountClient, type AccountClientOptions, type LoginParams } from '../../src/cloud/account.js';
 import { DoorbellClient, type PushRegistration } from '../../src/cloud/doorbell.js';
 import { CloudError, type CloudErrorKind } from '../../src/cloud/errors.js';
 import type { RetryPolicy } from '../../src/cloud/retry-policy.js';
-import { useSimulator as useFreshSimulator } from '../support/simulator.js';
+import { useSimulator as useFreshSimulator } from '../support/each-test.js';
 
 /** An e-mail whose '+' and '@' must be percent-encoded, and a code whose leading zero must survive. */
 export const ACCOUNT: Required<SimulatedAccount> = {
@@ -13,8 +13,6 @@ export const ACCOUNT: Required<SimulatedAccount> = {
   country: 'US',
   countryCode: '1',
 };
-
-export const LOGIN_VERSIONS = { majorVersion: 14, minorVersion: 0 } as const;
 
 export const CLIENT_ID = 'client-7f3a9c';
 
@@ -31,51 +29,39 @@ export const REGISTRATION: PushRegistration = {
   dictVersion: '2.0.0',
 };
 
-/** Records every debug line the cloud layer writes. */
-export class RecordingLogger {
-  readonly lines: string[] = [];
-  debug(message: string): void {
-    this.lines.push(message);
-  }
-}
-
 /**
- * Backoff in milliseconds, and Retry-After waits recorded instead of waited: tests stay fast while
+ * The clients' test doubles: a logger that records every debug line the cloud layer writes, and
+ * backoff in milliseconds with Retry-After waits recorded instead of waited, so tests stay fast while
  * still showing which delay the server asked for.
  */
-export class FastRetry {
-  readonly retryAfterWaits: number[] = [];
-  readonly policy: Partial<RetryPolicy> = {
+function doubles() {
+  const lines: string[] = [];
+  const retryAfterWaits: number[] = [];
+  const policy: Partial<RetryPolicy> = {
     backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true },
     waitForRetryAfter: async (ms) => {
-      this.retryAfterWaits.push(ms);
+      retryAfterWaits.push(ms);
     },
   };
+  return { logger: { lines, debug: (message: string) => lines.push(message) }, retry: { retryAfterWaits, policy } };
 }
 
-/** Filled in before each test. */
-export interface TestContext {
-  readonly sim: Simulator;
-  logger: RecordingLogger;
-  retry: FastRetry;
-}
-
-/** A fresh simulator for every test, closed after it, and the clients' shared test doubles. */
-export function useSimulator(options: SimulatorOptions = {}): TestContext {
+/** A fresh simulator for every test, closed after it, and fresh test doubles for the clients. */
+export function useSimulator(options: SimulatorOptions = {}) {
   const simulator = useFreshSimulator({ accounts: [ACCOUNT], ...options });
   const context = {
     get sim() {
       return simulator();
     },
-    logger: new RecordingLogger(),
-    retry: new FastRetry(),
+    ...doubles(),
   };
   beforeEach(() => {
-    context.logger = new RecordingLogger();
-    context.retry = new FastRetry();
+    Object.assign(context, doubles());
   });
   return context;
 }
+
+export type TestContext = ReturnType<typeof useSimulator>;
 
 export function accountClient(context: TestContext, overrides: Partial<AccountClientOptions> = {}): AccountClient {
   return new AccountClient({
@@ -88,7 +74,7 @@ export function accountClient(context: TestContext, overrides: Partial<AccountCl
 }
 
 export function loginParams(regionUrl: string): LoginParams {
-  return { regionUrl, email: ACCOUNT.email, code: ACCOUNT.code, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode, ...LOGIN_VERSIONS };
+  return { regionUrl, email: ACCOUNT.email, code: ACCOUNT.code, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode, majorVersion: 14, minorVersion: 0 };
 }
 
 /** Signs in through the real account client; returns the session token the simulator issued. */

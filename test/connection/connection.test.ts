@@ -14,7 +14,7 @@ import { SessionStore, type StoredSession } from '../../src/session/session-stor
 import { createTestLogger } from '../support/homebridge-api.js';
 import { delay } from '../support/platform-harness.js';
 import { pollUntil } from '../support/poll.js';
-import { useSimulator } from '../support/simulator.js';
+import { useSimulator } from '../support/each-test.js';
 
 const ACCOUNT = { serverUrl: 'http://127.0.0.1:9', email: 'you@example.com', country: 'US', countryCode: '1', majorVersion: 1, minorVersion: 0 };
 

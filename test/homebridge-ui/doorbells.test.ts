@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { SAMPLE_DEVICES } from '../../simulator/index.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
 import { linesRevealing } from '../support/log-secrets.js';
-import { useSimulator } from '../support/simulator.js';
+import { useSimulator } from '../support/each-test.js';
 import { answerOf, everythingSaid, failureOf, useSettingsPage } from './settings-page.js';
 
 const EMAIL = 'porch+light@example.com';

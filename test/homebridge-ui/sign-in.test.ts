@@ -10,7 +10,7 @@ import { startSimulator } from '../../simulator/index.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
 import { createTestLogger } from '../support/homebridge-api.js';
 import { linesRevealing } from '../support/log-secrets.js';
-import { useSimulator } from '../support/simulator.js';
+import { useSimulator } from '../support/each-test.js';
 import { answerOf, everythingSaid, failureOf, settingsErrorOf, useSettingsPage } from './settings-page.js';
 
 const EMAIL = 'porch+light@example.com';

@@ -3,11 +3,11 @@
  * listening after close.
  */
 import { afterEach, expect, it } from '@jest/globals';
-import { createServer } from 'node:net';
 import { SecretMaskingLogger } from '../../src/log.js';
 import { DirectEndpoint } from '../../src/push/direct-endpoint.js';
 import type { PushSecrets } from '../../src/session/push-secrets.js';
 import { createTestLogger } from '../support/homebridge-api.js';
+import { portIsFree } from '../support/platform-harness.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-config.js';
 
 const HOST = '127.0.0.1';
@@ -24,15 +24,6 @@ function newEndpoint(port: number, readSecrets: () => Promise<PushSecrets>): Dir
   const publicUrl = `http://${HOST}:${port}`;
   endpoint = new DirectEndpoint({ host: HOST, port, publicUrl }, readSecrets, new SecretMaskingLogger(createTestLogger()), () => undefined);
   return endpoint;
-}
-
-/** Resolves whether nothing listens on the port: this test can take it itself. */
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, HOST, () => probe.close(() => resolve(true)));
-  });
 }
 
 it('starts one receiver for overlapping opens, and close frees its port', async () => {

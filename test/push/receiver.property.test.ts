@@ -213,7 +213,7 @@ describe('the push receiver of a running platform, for any request', () => {
     const pushPath = new URL(testbed.sim.pushToken as string).pathname;
     const notices = () => platform.log.lines.filter(({ level }) => level === 'warn' || level === 'error');
     const noticesAtStart = notices().length;
-    const hapChanges = recordHapChanges(platform.test, DOORBELLS.map(({ deviceId: id }) => id));
+    const hapChanges = recordHapChanges(platform, DOORBELLS.map(({ deviceId: id }) => id));
     const seen = { statuses: new Set<number>(), changes: new Set<string>() };
 
     // One request for each status, and a ring at the gate: every run covers them, whatever it generates.

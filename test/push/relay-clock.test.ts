@@ -5,8 +5,8 @@
  * jumped ahead, which steps back with its next keepalive (one warning per stream).
  */
 import { describe, expect, it } from '@jest/globals';
-import { delay } from '../support/platform-harness.js';
-import { connected, lines, relay, subscribe, subscribeRequests, useRelay, waitFor } from './relay-subscription-harness.js';
+import { delay, waitFor } from '../support/platform-harness.js';
+import { connected, lines, relay, subscribe, subscribeRequests, useRelay } from './relay-subscription-harness.js';
 
 const MINUTES = 60_000;
 

@@ -9,8 +9,7 @@ import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay, RelayOptions } from '../../simulator/relay/index.js';
 import { RelaySubscription } from '../../src/push/relay-subscription.js';
 import type { RelayTiming } from '../../src/push/relay-timing.js';
-import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
-import { pollUntil } from '../support/poll.js';
+import { createTestLogger } from '../support/homebridge-api.js';
 
 export const TIMING: RelayTiming = {
   aliveMs: 400,
@@ -24,14 +23,6 @@ export const TIMING: RelayTiming = {
 
 /** Well inside TIMING.aliveMs, as ntfy's 45 s are inside the production 100 s. */
 const KEEPALIVE_MS = 100;
-
-export interface Running {
-  subscription: RelaySubscription;
-  topic: string;
-  bodies: string[];
-  down: boolean[];
-  log: TestLogger;
-}
 
 /** The test's relay; an exported binding, so it is the current one wherever it is read. */
 export let relay: Relay;
@@ -52,21 +43,9 @@ afterEach(async () => {
   await relay.close();
 });
 
-function newTopic(): string {
-  return `up${randomBytes(9).toString('base64url')}`;
-}
-
-export interface SubscribeOverrides {
-  token?: string;
-  timing?: Partial<RelayTiming>;
-  /** The wall clock. */
-  now?: () => number;
-  monotonicNow?: () => number;
-  relayUrl?: string;
-}
-
-export function subscribe(overrides: SubscribeOverrides = {}): Running {
-  const topic = newTopic();
+/** A subscription to a topic of its own, started; `now` is the wall clock. */
+export function subscribe(overrides: { token?: string; timing?: Partial<RelayTiming>; now?: () => number; monotonicNow?: () => number; relayUrl?: string } = {}) {
+  const topic = `up${randomBytes(9).toString('base64url')}`;
   const bodies: string[] = [];
   const down: boolean[] = [];
   const log = createTestLogger();
@@ -89,12 +68,10 @@ export function subscribe(overrides: SubscribeOverrides = {}): Running {
   return { subscription, topic, bodies, down, log };
 }
 
+type Running = ReturnType<typeof subscribe>;
+
 export async function connected(run: Running): Promise<void> {
   expect(await run.subscription.whenConnected(3_000)).toBe(true);
-}
-
-export function waitFor(condition: () => boolean, what: string, timeoutMs = 3_000): Promise<boolean> {
-  return pollUntil(condition, (held) => held, timeoutMs, what, 10);
 }
 
 export const subscribeRequests = (topic: string) => relay.requests.filter((request) => request.method === 'GET' && request.path === `/${topic}/json`);

@@ -5,8 +5,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { delay } from '../support/platform-harness.js';
-import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay, waitFor } from './relay-subscription-harness.js';
+import { delay, waitFor } from '../support/platform-harness.js';
+import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
 
 const messageLine = (fields: Record<string, unknown>) => JSON.stringify({ event: 'message', topic: 't', ...fields });
 

@@ -18,11 +18,10 @@ import { dataFolderPath, openDataFolder } from '../../src/session/data-folder.js
 import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { FAST_RETRY } from '../homebridge-ui/settings-page.js';
 import { createTestLogger } from '../support/homebridge-api.js';
-import { ACCOUNT, delay, launchPlatform, platformConfig, portIsFree, waitFor } from '../support/platform-harness.js';
+import { ACCOUNT, delay, launchPlatform, platformConfig, untilPortFree, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from '../support/platform-testbed.js';
-import { pollUntil } from '../support/poll.js';
 import { smallTmpfs, type PrivateMount } from '../support/system-faults.js';
-import { useSimulator } from '../support/simulator.js';
+import { useSimulator } from '../support/each-test.js';
 
 const DISK_BYTES = 256 * 1024;
 const FILL_CHUNK = Buffer.alloc(64 * 1024);
@@ -132,7 +131,7 @@ describe('the plugin signing in with account.code when the disk is full', () => 
       expect(platform.log.lines.filter(({ level }) => level === 'error')).toEqual([]);
     } finally {
       platform.test.shutdown();
-      await pollUntil(() => portIsFree(testbed.pushPort), (free) => free, 2_000, 'the push port freed', 10);
+      await untilPortFree(testbed.pushPort, 2_000);
     }
   });
 });

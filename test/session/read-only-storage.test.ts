@@ -15,9 +15,8 @@ import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { signInWithCode } from '../../src/session/sign-in.js';
 import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
-import { ACCOUNT, launchPlatform, platformConfig, portIsFree, waitFor } from '../support/platform-harness.js';
+import { ACCOUNT, launchPlatform, platformConfig, untilPortFree, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
-import { pollUntil } from '../support/poll.js';
 import { readOnlyView, type PrivateMount } from '../support/system-faults.js';
 import { sampleSession } from './fixtures/sample-session.js';
 
@@ -136,7 +135,7 @@ describe('the plugin on read-only storage', () => {
       expect(platform.log.lines.filter(({ level }) => level === 'error')).toEqual([]);
     } finally {
       platform.test.shutdown();
-      await pollUntil(() => portIsFree(testbed.pushPort), (free) => free, 2_000, 'the push port freed', 10);
+      await untilPortFree(testbed.pushPort, 2_000);
     }
   });
 });

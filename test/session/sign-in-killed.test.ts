@@ -18,7 +18,7 @@ import { SessionStore } from '../../src/session/session-store.js';
 import { CodeUnderWayError, signInWithCode, type SignInAccount } from '../../src/session/sign-in.js';
 import { createTestLogger } from '../support/homebridge-api.js';
 import { pollUntil } from '../support/poll.js';
-import { useSimulator } from '../support/simulator.js';
+import { useSimulator } from '../support/each-test.js';
 
 const SIGN_IN_CHILD = new URL('./fixtures/sign-in-child.ts', import.meta.url).pathname;
 const EMAIL = 'porch+light@example.com';

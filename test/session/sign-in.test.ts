@@ -14,7 +14,7 @@ import { SessionStore } from '../../src/session/session-store.js';
 import { CodeUnderWayError, SignInError, signInWithCode, type SignInAccount } from '../../src/session/sign-in.js';
 import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
 import { pollUntil } from '../support/poll.js';
-import { useSimulator } from '../support/simulator.js';
+import { useSimulator } from '../support/each-test.js';
 
 const EMAIL = 'porch+light@example.com';
 const CODE = '012345';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { startSimulator } from '../../simulator/index.js';
-import { useSimulator } from '../support/simulator.js';
+import { useSimulator } from '../support/each-test.js';
 import { json, send, ACCOUNT, regionUrl, freshMercyKs, login, loginForm, loginHeaders } from './requests.js';
 import type { SendOptions } from './requests.js';
 

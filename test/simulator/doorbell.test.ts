@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, afterEach } from '@jest/globals';
 import { SAMPLE_DEVICES, startSimulator, DeliveryError } from '../../simulator/index.js';
 import type { Simulator } from '../../simulator/index.js';
-import { useSimulator } from '../support/simulator.js';
+import { useSimulator } from '../support/each-test.js';
 import { json, send, startReceiver, ACCOUNT, register, registrationBody, signIn, subscribe } from './requests.js';
 import type { SendOptions, Receiver } from './requests.js';
 

@@ -40,7 +40,6 @@ export function json(response: Response): Record<string, unknown> {
 }
 
 /** Valid requests of each route, built by hand so the tests do not depend on the plugin's clients. */
-
 export const ACCOUNT = { email: 'a+b@example.com', code: '012345', country: 'DE', countryCode: '49' };
 
 export function regionUrl(simulator: Simulator, query = `email=${encodeURIComponent(ACCOUNT.email)}&needtwostepauth=false`): string {
@@ -104,24 +103,12 @@ export function subscribe(simulator: Simulator, token: string, deviceId: string,
   });
 }
 
-/** A tiny loopback push receiver that records what the simulator delivers. */
-
-export interface Delivery {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-export interface Receiver {
-  /** The push token to register: `<origin>/push/<secret>`. */
-  pushToken: string;
-  deliveries: Delivery[];
-  close(): Promise<void>;
-}
-
-export async function startReceiver(status = 202, reply = '{"accepted":true}'): Promise<Receiver> {
-  const deliveries: Delivery[] = [];
+/**
+ * A tiny loopback push receiver that records what the simulator delivers, answering `status` and
+ * `reply`; `pushToken` is the one to register: `<origin>/push/<secret>`.
+ */
+export async function startReceiver(status = 202, reply = '{"accepted":true}') {
+  const deliveries: Array<{ method: string; path: string; headers: IncomingHttpHeaders; body: string }> = [];
   const server = await listen('127.0.0.1', 0, (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -130,9 +117,7 @@ export async function startReceiver(status = 202, reply = '{"accepted":true}'): 
       response.writeHead(status, { 'content-type': 'application/json' }).end(reply);
     });
   });
-  return {
-    pushToken: `${server.url}/push/receiver-secret`,
-    deliveries,
-    close: () => server.close(),
-  };
+  return { pushToken: `${server.url}/push/receiver-secret`, deliveries, close: () => server.close() };
 }
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;

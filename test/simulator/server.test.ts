@@ -12,7 +12,7 @@ import { HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
 import { withTimeout } from '../../scripts/lib/timeout.js';
 import { startSimulator } from '../../simulator/index.js';
 import type { Fault, RouteName } from '../../simulator/index.js';
-import { useSimulator } from '../support/simulator.js';
+import { useSimulator } from '../support/each-test.js';
 import { send, json, ACCOUNT, register, registrationBody, regionUrl, signIn, login, loginForm, subscribe } from './requests.js';
 
 /** How many TCP sockets and servers are alive in this process. */

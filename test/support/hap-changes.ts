@@ -5,9 +5,8 @@
  * characteristic it should have left alone shows up here too.
  */
 import type { PlatformAccessory } from 'homebridge';
-import { accessoryUuid } from '../../src/accessories/doorbell-accessory.js';
 import { hap } from './hap.js';
-import type { TestApi } from './homebridge-api.js';
+import { accessoryOf, type RunningPlatform } from './platform-harness.js';
 
 export interface HapChange {
   deviceId: string;
@@ -23,19 +22,12 @@ const WATCHED = [
   ['StatelessProgrammableSwitch', 'ProgrammableSwitchEvent'],
 ] as const;
 
-export interface HapChangeLog {
-  /** The changes since the previous call, oldest first. */
-  take(): HapChange[];
-}
-
-/** Records from now on; a service the accessory does not have (a doorbell button turned off) is skipped. */
-export function recordHapChanges(test: TestApi, deviceIds: readonly string[]): HapChangeLog {
+/** Records from now on, `take()` giving the changes since the previous call, oldest first; a service
+ *  the accessory does not have (a doorbell button turned off) is skipped. */
+export function recordHapChanges(platform: RunningPlatform, deviceIds: readonly string[]): { take(): HapChange[] } {
   const changes: HapChange[] = [];
   for (const deviceId of deviceIds) {
-    const accessory = test.registered.get(accessoryUuid(test.api, deviceId));
-    if (accessory === undefined) {
-      throw new Error(`Doorbell ${deviceId} is not published`);
-    }
+    const accessory = accessoryOf(platform, deviceId);
     for (const [service, characteristic] of WATCHED) {
       accessory
         .getService(hap.Service[service])

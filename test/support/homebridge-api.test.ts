@@ -1,8 +1,7 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from '@jest/globals';
 import type { Logger } from '../../src/log.js';
-import { createTestApi, createTestLogger } from './homebridge-api.js';
-import { reloadFromCache } from './platform-accessory.js';
+import { createTestApi, createTestLogger, reloadFromCache } from './homebridge-api.js';
 
 // The platform's tests trust this stand-in for Homebridge, so it is held to Homebridge's behaviour here.
 describe('createTestApi', () => {

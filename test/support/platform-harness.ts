@@ -102,9 +102,7 @@ export async function waitFor(condition: () => boolean, what: string, timeoutMs 
   await pollUntil(condition, (held) => held, timeoutMs, what, 10);
 }
 
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { setTimeout as delay } from 'node:timers/promises';
 
 /** True once nothing listens on the port any more. */
 export function portIsFree(port: number): Promise<boolean> {
@@ -115,11 +113,14 @@ export function portIsFree(port: number): Promise<boolean> {
   });
 }
 
+/** Rejects when something still listens on the port after `timeoutMs`. */
+export async function untilPortFree(port: number, timeoutMs = 1_000): Promise<void> {
+  await pollUntil(() => portIsFree(port), (free) => free, timeoutMs, `port ${port} to be free`, 10);
+}
+
 export async function temporaryStorage(): Promise<{ path: string; remove: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), 'doorbell-motion-platform-'));
   // Homebridge's shutdown event does not wait for a plugin: a stopped platform may still be finishing a
   // write (status.json, under the data folder's lock) while the folder goes, so its removal retries.
   return { path, remove: () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }) };
 }
-
-

@@ -35,11 +35,6 @@ export class RawConnection {
     return this.closedAt === undefined;
   }
 
-  /** How long it stayed open, in milliseconds; undefined while it is open. */
-  get lifetimeMs(): number | undefined {
-    return this.closedAt === undefined ? undefined : this.closedAt - this.openedAt;
-  }
-
   /** The status of every answer received so far. */
   get statuses(): number[] {
     return [...this.received.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)].map((match) => Number(match[1]));
@@ -95,11 +90,6 @@ export class RawConnections {
     void connection.closed.then(() => this.all.delete(connection));
     await Promise.race([once(connection.socket, 'connect').catch(() => undefined), connection.closed]);
     return connection;
-  }
-
-  /** How many are still open. */
-  get openCount(): number {
-    return this.all.size;
   }
 
   destroyAll(): void {

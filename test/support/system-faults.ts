@@ -49,64 +49,38 @@ async function mountInChild(folder: string, mountCommand: string): Promise<Priva
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the mount in a private namespace was not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
-      child.stdout.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('ready')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', (code) => {
+      const settle = (error?: Error) => {
         clearTimeout(timer);
-        reject(new Error(`unshare -rm could not mount ${folder} (exit ${code}): ${stderr.trim()}`));
-      });
-      child.once('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
+        return error === undefined ? resolve() : reject(error);
+      };
+      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && settle());
+      child.once('exit', (code) => settle(new Error(`unshare -rm could not mount ${folder} (exit ${code}): ${stderr.trim()}`)));
+      child.once('error', settle);
     });
   } catch (error) {
     await stop();
     throw error;
   }
-  if (pid === undefined) {
-    throw new Error('unshare started without a pid');
-  }
   return { path: `/proc/${pid}/root${folder}`, stop };
 }
 
-/**
- * A real "too many open files" (EMFILE) in this process, for as long as a piece of work runs: what a
- * flood of connections does to a Homebridge host. The process's own limit on open files is lowered to
- * a little above the highest descriptor it holds (prlimit on its own pid: lowering needs no
- * privilege), and the few numbers left are taken by /dev/null, so every open, socket and accept fails
- * until the work is done. Then they are closed and the limit restored.
- */
 /** Room above the highest descriptor held; all of it is filled, so its size only bounds the loop. */
 const HEADROOM = 64;
 
-interface Limit {
-  soft: string;
-  hard: string;
-}
+/** prlimit on this process's own pid: lowering its limits needs no privilege. */
+const prlimit = (...args: string[]) => execFileSync('prlimit', ['--pid', String(process.pid), ...args], { encoding: 'utf8' });
 
-function nofileLimit(): Limit {
-  const output = execFileSync('prlimit', ['--pid', String(process.pid), '--nofile', '--raw', '--noheadings', '--output=SOFT,HARD'], { encoding: 'utf8' });
-  const [soft, hard] = output.trim().split(/\s+/);
-  if (soft === undefined || hard === undefined) {
-    throw new Error(`prlimit said ${JSON.stringify(output)}`);
-  }
-  return { soft, hard };
-}
-
-function setNofileLimit({ soft, hard }: Limit): void {
-  execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${soft}:${hard}`]);
-}
-
-/** Resolves with what `work` resolved with, or rejects as it did; the process has its descriptors back either way. */
+/**
+ * A real "too many open files" (EMFILE) in this process, for as long as `work` runs: what a flood of
+ * connections does to a Homebridge host. The process's limit on open files is lowered to a little
+ * above the highest descriptor it holds, and the few numbers left are taken by /dev/null, so every
+ * open, socket and accept fails until the work is done. Then they are closed and the limit restored.
+ * Resolves with what `work` resolved with, or rejects as it did.
+ */
 export async function withoutFreeDescriptors<T>(work: () => Promise<T>): Promise<T> {
-  const limit = nofileLimit();
+  const [soft, hard] = prlimit('--nofile', '--raw', '--noheadings', '--output=SOFT,HARD').trim().split(/\s+/);
   const highest = Math.max(...readdirSync('/proc/self/fd').map(Number));
-  setNofileLimit({ soft: String(highest + HEADROOM), hard: limit.hard });
+  prlimit(`--nofile=${highest + HEADROOM}:${hard}`);
   const fillers: number[] = [];
   try {
     for (let count = 0; count <= highest + HEADROOM; count += 1) {
@@ -122,6 +96,6 @@ export async function withoutFreeDescriptors<T>(work: () => Promise<T>): Promise
     return await work();
   } finally {
     fillers.forEach((fd) => closeSync(fd));
-    setNofileLimit(limit);
+    prlimit(`--nofile=${soft}:${hard}`);
   }
 }
