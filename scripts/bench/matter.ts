@@ -11,8 +11,6 @@ import type { Simulator } from '../../simulator/index.js';
 import { HomebridgeSandbox } from '../../test/e2e/support/homebridge-sandbox.js';
 import { MATTER_RUNTIMES } from '../../test/e2e/support/homebridge-versions.js';
 import { occupancyOf, type MatterTestClient } from '../../test/e2e/support/matter/matter-client.js';
-import { MatterControllerRuns } from '../../test/e2e/support/matter/matter-controller-runs.js';
-import { portsOf } from '../../test/e2e/support/matter/private-network.js';
 import { platformConfig } from '../../test/support/platform-harness.js';
 import { pollUntil } from '../../test/support/poll.js';
 import { freeLoopbackPort, type HomebridgeProcess } from '../lib/homebridge-process.js';
@@ -86,18 +84,15 @@ async function startWithController(
   // plain motion occupies no detection's sensor.
   const entries = doorbellEntries(doorbells).map(({ deviceId, name }) => ({ deviceId, name, button: false }));
   await sandbox.writeConfig([platformConfig(sim, pushPort, { doorbells: entries, motionTimeout: MOTION_TIMEOUT_S })]);
-  const run = await sandbox.startInPrivateNetwork(runtime, REPO_ROOT, {
-    inboundPorts: [sandbox.bridge.port, pushPort],
-    outboundPorts: portsOf([sim.accountUrl, sim.regionUrl, sim.doorbellUrl]),
-  });
-  const controller = await new MatterControllerRuns(runtime, sandbox).connect(run);
+  const serverUrls = [sim.accountUrl, sim.regionUrl, sim.doorbellUrl];
+  const { homebridge, matter: controller } = await sandbox.startWithMatter(runtime, REPO_ROOT, { pushPort, serverUrls });
   await pollUntil(
     () => doorbellDevices(controller, doorbells),
     (devices) => devices.length === doorbells.length && devices.every(({ reachable }) => reachable === true),
     READY_TIMEOUT_MS,
     'every doorbell subscribed and reachable over Matter',
   );
-  return { homebridge: run.homebridge, controller };
+  return { homebridge, controller };
 }
 
 /** The doorbells' devices: the bridge publishes the Doorbell Alerts contact sensor beside them. */

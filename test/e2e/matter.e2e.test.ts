@@ -19,8 +19,7 @@ import { changeOf, HapCharacteristic, HapService, type CharacteristicRef } from 
 import { STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { MATTER_RUNTIMES } from './support/homebridge-versions.js';
 import { problemLines } from './support/log-problems.js';
-import { MatterDeviceType, occupancyOf, switchEventOf, type MatterEndpoint } from './support/matter/matter-client.js';
-import { CONNECT_TIMEOUT_MS } from './support/matter/matter-controller-runs.js';
+import { CONNECT_TIMEOUT_MS, MatterDeviceType, occupancyOf, switchEventOf, type MatterEndpoint } from './support/matter/matter-client.js';
 import { DOORBELLS, doorbellMotionPlatform, MOTION_TIMEOUT_S, PLATFORM_LOG_NAME, pluginLogLine } from './support/plugin-config.js';
 import { GENERAL_FAULT, NO_FAULT, usePluginSetup, type DoorbellSensor } from './support/plugin-setup.js';
 

@@ -17,8 +17,9 @@ import {
   type HomebridgeProcess,
 } from '../../../scripts/lib/homebridge-process.js';
 import { snapshotFiles } from './file-snapshot.js';
-import type { HomebridgeRuntime } from './homebridge-versions.js';
-import { startInPrivateNetwork, type PrivateHomebridge, type PrivateNetworkLaunch } from './matter/private-network.js';
+import type { HomebridgeRuntime, MatterRuntime } from './homebridge-versions.js';
+import { MatterTestClient } from './matter/matter-client.js';
+import { startInPrivateNetwork } from './matter/private-network.js';
 
 /**
  * Printed by Homebridge 1 and 2 alike once the HAP bridge is published. A bridge with Matter on
@@ -27,7 +28,10 @@ import { startInPrivateNetwork, type PrivateHomebridge, type PrivateNetworkLaunc
 export const RUNNING_LINE = /\(HAP v[^)]*\).* is running on port (\d+)/;
 
 /** The bridge's Matter port, inside the private network each Matter run has to itself. */
-export const MATTER_PORT = 5540;
+const MATTER_PORT = 5540;
+
+/** Homebridge logs it at every start with Matter on: `1234-567-8901`. */
+const PAIRING_CODE_LINE = /Manual Pairing Code: (\d{4}-\d{3}-\d{4})/;
 
 export const START_TIMEOUT_MS = 30_000;
 
@@ -44,7 +48,7 @@ export interface SandboxOptions {
   /**
    * Publishes the bridge over Matter too. Homebridge 2.1.0 starts Matter only when the storage lies
    * under `~/.homebridge` (or the working folder, or /var/lib/homebridge): the storage is then
-   * `<home>/.homebridge`. Such a Homebridge runs only in a private network (startInPrivateNetwork).
+   * `<home>/.homebridge`. Such a Homebridge runs only in a private network (startWithMatter).
    */
   matter?: boolean;
 }
@@ -93,28 +97,34 @@ export class HomebridgeSandbox {
   }
 
   /**
-   * Starts Homebridge in a private network (see private-network.ts), carrying these loopback ports
-   * in and out; resolves once its bridge is published.
+   * Starts Homebridge in a private network (see matter/private-network.ts) with a Matter controller
+   * beside it, and resolves once the controller has read the bridge. HAP's and the push receiver's
+   * ports are carried out of the network, those of `serverUrls` into it. The first run commissions the
+   * bridge with the pairing code Homebridge logs at every start; later runs find the fabric in the
+   * controller's storage and reconnect, as a phone does after the bridge restarts.
    */
-  async startInPrivateNetwork(
-    runtime: HomebridgeRuntime,
+  async startWithMatter(
+    runtime: MatterRuntime,
     pluginPath: string,
-    ports: Pick<PrivateNetworkLaunch, 'inboundPorts' | 'outboundPorts'>,
-  ): Promise<PrivateHomebridge> {
+    { pushPort, serverUrls }: { pushPort: number; serverUrls: ReadonlyArray<string | undefined> },
+  ): Promise<{ homebridge: HomebridgeProcess; matter: MatterTestClient }> {
     // The previous run's tunnels hold the same ports out here until they are closed.
     await this.released;
-    const run = await startInPrivateNetwork({
+    const { homebridge, host, released } = await startInPrivateNetwork({
       ...(await this.launch(runtime, pluginPath)),
-      ...ports,
+      inboundPorts: [this.bridge.port, pushPort],
+      outboundUrls: serverUrls,
       socketFolder: join(this.root, 'net'),
       // The namespace keeps every server on its loopback; the guard's moves would only add noise.
       loopbackOnly: false,
       debug: 'without-matter',
     });
-    this.started.push(run.homebridge);
-    this.released = run.released;
-    await run.homebridge.waitForLine(RUNNING_LINE, START_TIMEOUT_MS);
-    return run;
+    this.started.push(homebridge);
+    this.released = released;
+    await homebridge.waitForLine(RUNNING_LINE, START_TIMEOUT_MS);
+    const [, pairingCode] = await homebridge.waitForLine(PAIRING_CODE_LINE, START_TIMEOUT_MS);
+    const settings = { matterRoot: await runtime.matterRoot(), storagePath: join(this.root, 'matter-controller'), bridgePort: MATTER_PORT, pairingCode };
+    return { homebridge, matter: await MatterTestClient.connect(host, settings) };
   }
 
   private async launch(runtime: HomebridgeRuntime, pluginPath: string): Promise<HomebridgeLaunch> {

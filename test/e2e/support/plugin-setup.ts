@@ -12,12 +12,10 @@ import { linesRevealing } from '../../support/log-secrets.js';
 import { pollUntil } from '../../support/poll.js';
 import { findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef } from './hap-client.js';
 import { HomebridgeSandbox, RUNNING_LINE, STOP_TIMEOUT_MS } from './homebridge-sandbox.js';
-import { asMatterRuntime, RUNTIME_SETUP_TIMEOUT_MS, type HomebridgeRuntime } from './homebridge-versions.js';
+import { asMatterRuntime, RUNTIME_SETUP_TIMEOUT_MS, type HomebridgeRuntime, type MatterRuntime } from './homebridge-versions.js';
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { doorbellMotionPlatform, SERIAL_NUMBERS, SIMULATOR_OPTIONS, type PluginEndpoints } from './plugin-config.js';
 import type { MatterTestClient } from './matter/matter-client.js';
-import { MatterControllerRuns } from './matter/matter-controller-runs.js';
-import { portsOf } from './matter/private-network.js';
 
 /**
  * How long a scenario watches a running Homebridge for a crash, a restart or requests that should not
@@ -60,8 +58,8 @@ export class PluginSetup {
     readonly endpoints: PluginEndpoints,
     /** The loopback push relay, in relay mode. */
     readonly relay: Relay | undefined,
-    /** The Matter controller's runs, with Matter on. */
-    private readonly matterRuns: MatterControllerRuns | undefined,
+    /** With Matter on: the runtime as one that publishes over Matter. */
+    private readonly matterRuntime: MatterRuntime | undefined,
   ) {}
 
   /**
@@ -78,7 +76,7 @@ export class PluginSetup {
       pushPort: await freeLoopbackPort(),
       ...(relay === undefined ? {} : { relayUrl: relay.url }),
     };
-    const setup = new PluginSetup(runtime, sandbox, simulator, endpoints, relay, matter ? new MatterControllerRuns(asMatterRuntime(runtime), sandbox) : undefined);
+    const setup = new PluginSetup(runtime, sandbox, simulator, endpoints, relay, matter ? asMatterRuntime(runtime) : undefined);
     await sandbox.writeConfig([doorbellMotionPlatform(endpoints)]);
     return setup;
   }
@@ -96,18 +94,21 @@ export class PluginSetup {
    * once the Matter controller has read the bridge. `nodeBinary`: another Node.js to run it (without Matter).
    */
   async start(nodeBinary?: string): Promise<HomebridgeProcess> {
-    if (this.matterRuns === undefined) {
+    if (this.matterRuntime === undefined) {
       this.running = await this.sandbox.start(this.runtime, REPO_ROOT, nodeBinary);
       return this.running;
     }
-    const run = await this.sandbox.startInPrivateNetwork(this.runtime, REPO_ROOT, this.tunnelledPorts());
+    const { accountUrl, doorbellUrl, relayUrl, pushPort } = this.endpoints;
+    // The region call answers with the simulator's regional address, where the login goes.
+    const serverUrls = [accountUrl, this.simulator.regionUrl, doorbellUrl, relayUrl];
+    const run = await this.sandbox.startWithMatter(this.matterRuntime, REPO_ROOT, { pushPort, serverUrls });
+    this.matterClient = run.matter;
     this.running = run.homebridge;
-    this.matterClient = await this.matterRuns.connect(run);
     return this.running;
   }
 
   get hasMatter(): boolean {
-    return this.matterRuns !== undefined;
+    return this.matterRuntime !== undefined;
   }
 
   /** The Matter controller of the latest start; throws without Matter or before a start. */
@@ -116,13 +117,6 @@ export class PluginSetup {
       throw new Error('No Matter controller: the setup has Matter off, or has not been started');
     }
     return this.matterClient;
-  }
-
-  /** Into the private network: the simulator's and the relay's ports; out of it: HAP's and the receiver's. */
-  private tunnelledPorts(): { inboundPorts: number[]; outboundPorts: number[] } {
-    // The region call answers with the simulator's regional address, where the login goes.
-    const outboundPorts = portsOf([this.endpoints.accountUrl, this.simulator.regionUrl, this.endpoints.doorbellUrl, this.endpoints.relayUrl]);
-    return { inboundPorts: [this.sandbox.bridge.port, this.endpoints.pushPort], outboundPorts };
   }
 
   /** Paired with the setup PIN on first use; later runs verify that same pairing, as the Home app does. */

@@ -5,9 +5,13 @@
  * network (private-network-host.ts), where it reaches the bridge on `::1` and the bridge's Matter port:
  * there is no discovery there, since matter.js's mDNS ignores loopback interfaces.
  */
-import type { CommissioningController, NodeCommissioningOptions } from '@project-chip/matter.js';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type * as MainModule from '@matter/main';
+import type * as TypesModule from '@matter/types';
+import type * as ProtocolModule from '@matter/protocol';
+import type * as ControllerModule from '@project-chip/matter.js';
 import type { PairedNode } from '@project-chip/matter.js/device';
-import { loadMatterPackages, type MatterPackages } from './matter-packages.js';
 
 /** Reports from the moment it is asked, with no floor of its own (matter.js's default is 1 s). */
 const SUBSCRIPTION = { subscribeMinIntervalFloorSeconds: 0 } as const;
@@ -15,10 +19,7 @@ const SUBSCRIPTION = { subscribeMinIntervalFloorSeconds: 0 } as const;
 /** An endpoint as the controller reads it from the bridge; a bridged device has a node label. */
 export interface MatterEndpoint {
   endpoint: number;
-  /**
-   * Matter device type ids, the bridged-node type (0x13) left out: 0x16 the root node, 0xE the
-   * aggregator, 0x107 an occupancy sensor, 0xF a generic switch, 0x15 a contact sensor.
-   */
+  /** Matter device type ids (see MatterDeviceType), the bridged-node type (0x13) left out. */
   deviceTypes: number[];
   nodeLabel?: string;
   serialNumber?: string;
@@ -26,9 +27,7 @@ export interface MatterEndpoint {
   productName?: string;
   reachable?: boolean;
   occupied?: boolean;
-  /** The OccupancySensing cluster's features, when the device has it. */
   occupancyFeatures?: Record<string, boolean>;
-  /** The Switch cluster's features, when the device has it. */
   switchFeatures?: Record<string, boolean>;
   numberOfPositions?: number;
   /** A contact sensor's BooleanState: true while the contact is closed. */
@@ -48,86 +47,68 @@ export interface MatterChange {
 }
 
 export interface ControllerSettings {
-  /** Where the matter.js packages matching the bridge's are (see matter-packages.ts). */
+  /** A folder whose `node_modules` holds the bridge's `@matter/*` and `@project-chip/matter.js`. */
   matterRoot: string;
   /** The controller's fabric and the nodes it commissioned; kept across restarts of the bridge. */
   storagePath: string;
   /** The bridge's Matter port on `::1`. */
   bridgePort: number;
+  /** Used unless the controller's storage holds the bridge already. */
+  pairingCode: string;
 }
 
 const BRIDGED_NODE_DEVICE_TYPE = 0x13;
 
 export class MatterTestController {
-  private node: PairedNode | undefined;
-
   private constructor(
-    private readonly packages: MatterPackages,
-    private readonly controller: CommissioningController,
-    private readonly bridgePort: number,
-    private readonly onChange: (change: MatterChange) => void,
+    private readonly controller: ControllerModule.CommissioningController,
+    private readonly node: PairedNode,
   ) {}
 
-  static async start(settings: ControllerSettings, onChange: (change: MatterChange) => void): Promise<MatterTestController> {
-    const packages = await loadMatterPackages(settings.matterRoot);
-    const { Environment, Logger } = packages.main;
+  /** Starts the controller, commissions the bridge unless it did before, and reads every endpoint of it. */
+  static async connect(settings: ControllerSettings, onChange: (change: MatterChange) => void): Promise<MatterTestController> {
+    const matter = loadMatterPackages(settings.matterRoot);
     // Its notices would fill the test's output; its errors still show.
-    Logger.level = 'error';
-    const environment = Environment.default;
+    matter.main.Logger.level = 'error';
+    const environment = matter.main.Environment.default;
     environment.vars.set('storage.path', settings.storagePath);
-    const controller = new packages.controller.CommissioningController({
+    const controller = new matter.controller.CommissioningController({
       environment: { environment, id: 'test-controller' },
       autoConnect: false,
       adminFabricLabel: 'Doorbell Motion tests',
     });
     await controller.start();
-    const self = new MatterTestController(packages, controller, settings.bridgePort, onChange);
-    self.knowOperationalAddress();
-    return self;
-  }
-
-  /** Commissions the bridge with its manual pairing code, unless this controller already has. */
-  async commission(pairingCode: string): Promise<void> {
-    if (this.controller.isCommissioned()) {
-      return;
-    }
-    const { passcode, shortDiscriminator } = this.packages.types.ManualPairingCodeCodec.decode(pairingCode);
-    const options: NodeCommissioningOptions = {
-      ...SUBSCRIPTION,
-      // Indoor and outdoor: a bridge has no radio for the regulatory location to matter to.
-      commissioning: { regulatoryLocation: 2, regulatoryCountryCode: 'XX' },
-      discovery: { knownAddress: this.bridgeAddress(), identifierData: { shortDiscriminator } },
-      passcode,
-    };
-    await this.controller.commissionNode(options);
-  }
-
-  /** Connects to the commissioned bridge and waits until it has read every endpoint from it. */
-  async connect(): Promise<void> {
-    const [nodeId] = this.controller.getCommissionedNodes();
-    if (nodeId === undefined) {
-      throw new Error('Nothing is commissioned yet');
-    }
-    const node = await this.controller.getNode(nodeId);
-    this.node = node;
-    node.events.attributeChanged.on(({ path, value }) => this.report('attribute', path.endpointId, path.clusterId, path.attributeName, value));
-    node.events.eventTriggered.on(({ path, events }) => {
-      for (const event of events) {
-        this.report('event', path.endpointId, path.clusterId, path.eventName, event.data);
-      }
+    const bridgeAddress = { type: 'udp' as const, ip: '::1', port: settings.bridgePort };
+    // After the operational certificate is installed, commissioning reconnects to the node at its
+    // operational address, which it would look up by mDNS. Every peer starts with the bridge's address.
+    controller.node.env.get(matter.protocol.PeerSet).added.on((peer) => {
+      peer.descriptor.operationalAddress ??= bridgeAddress;
     });
+    if (!controller.isCommissioned()) {
+      const { passcode, shortDiscriminator } = matter.types.ManualPairingCodeCodec.decode(settings.pairingCode);
+      await controller.commissionNode({
+        ...SUBSCRIPTION,
+        // Indoor and outdoor: a bridge has no radio for the regulatory location to matter to.
+        commissioning: { regulatoryLocation: 2, regulatoryCountryCode: 'XX' },
+        discovery: { knownAddress: bridgeAddress, identifierData: { shortDiscriminator } },
+        passcode,
+      });
+    }
+    const node = await controller.getNode(controller.getCommissionedNodes()[0]);
+    const report = (kind: MatterChange['kind'], endpoint: number, clusterId: number, name: string, value: unknown): void =>
+      onChange({ kind, endpoint: Number(endpoint), clusterId: Number(clusterId), name, value, at: performance.timeOrigin + performance.now() });
+    node.events.attributeChanged.on(({ path, value }) => report('attribute', path.endpointId, path.clusterId, path.attributeName, value));
+    node.events.eventTriggered.on(({ path, events }) => events.forEach((event) => report('event', path.endpointId, path.clusterId, path.eventName, event.data)));
     if (!node.remoteInitializationDone || !node.isConnected) {
       const initialized = node.events.initializedFromRemote;
       node.connect(SUBSCRIPTION);
       await initialized;
     }
+    return new MatterTestController(controller, node);
   }
 
   /** Every endpoint of the bridge, as the subscription has it now. */
   endpoints(): MatterEndpoint[] {
-    if (this.node === undefined) {
-      throw new Error('Not connected');
-    }
     return this.node.node.endpoints.map((endpoint) => {
       const state = endpoint.state as Partial<EndpointState>;
       const info = state.bridgedDeviceBasicInformation;
@@ -148,28 +129,26 @@ export class MatterTestController {
     });
   }
 
-  async close(): Promise<void> {
-    await this.controller.close();
+  close(): Promise<void> {
+    return this.controller.close();
   }
+}
 
-  /**
-   * After the operational certificate is installed, commissioning reconnects to the node at its
-   * operational address, which it would look up by mDNS. Every peer starts with the bridge's address.
-   */
-  private knowOperationalAddress(): void {
-    const peers = this.controller.node.env.get(this.packages.protocol.PeerSet);
-    peers.added.on((peer) => {
-      peer.descriptor.operationalAddress ??= this.bridgeAddress();
-    });
-  }
-
-  private bridgeAddress() {
-    return { type: 'udp' as const, ip: '::1', port: this.bridgePort };
-  }
-
-  private report(kind: MatterChange['kind'], endpoint: number, clusterId: number, name: string, value: unknown): void {
-    this.onChange({ kind, endpoint: Number(endpoint), clusterId: Number(clusterId), name, value, at: performance.timeOrigin + performance.now() });
-  }
+/**
+ * matter.js from the folder where the Homebridge under test is installed, so that the controller
+ * runs the bridge's version; required from there, since a bare import here would resolve to the
+ * repository's copy. Types come from the repository's copy (the same API).
+ */
+function loadMatterPackages(root: string) {
+  const require = createRequire(join(root, 'package.json'));
+  // `@matter/main` first: loading it installs the Node.js platform (crypto, network, storage).
+  const main = require('@matter/main') as typeof MainModule;
+  return {
+    main,
+    types: require('@matter/types') as typeof TypesModule,
+    protocol: require('@matter/protocol') as typeof ProtocolModule,
+    controller: require('@project-chip/matter.js') as typeof ControllerModule,
+  };
 }
 
 /** The parts of a bridged endpoint's state these tests read. */

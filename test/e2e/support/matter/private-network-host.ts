@@ -2,19 +2,17 @@
  * The first process inside a private network namespace (`unshare -rn`, see private-network.ts): it
  * brings up the namespace's loopback, carries the test's TCP ports in and out through Unix sockets,
  * runs Homebridge, and hosts the Matter controller, which must share the namespace with Homebridge's
- * Matter server. It answers the test on file descriptor 3 (JSON lines); Homebridge's output goes
- * straight to its own stdout and stderr. It ends when Homebridge ends, with Homebridge's exit status,
- * and passes the signals that stop it on to Homebridge.
+ * Matter server. It answers the test over Node's IPC channel; Homebridge's output goes straight to its
+ * own stdout and stderr. It ends when Homebridge ends, with Homebridge's exit status, and passes the
+ * signals that stop it on to Homebridge.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { Socket, type Server } from 'node:net';
 import process from 'node:process';
 import type { HomebridgeCommand } from '../../../../scripts/lib/homebridge-process.js';
 import { withTimeout } from '../../../../scripts/lib/timeout.js';
-import { JsonLinesPeer } from './json-lines.js';
-import { MatterTestController, type ControllerSettings } from './matter-controller.js';
-import { closeServers, tcpToUnix, unixToTcp, type TunnelEnd } from './tunnel.js';
+import { MatterTestController, type ControllerSettings, type MatterChange } from './matter-controller.js';
+import { tcpToUnix, unixToTcp, type TunnelEnd } from './tunnel.js';
 
 export interface HostOrder {
   /** `env` is added to the host's own environment. */
@@ -24,6 +22,12 @@ export interface HostOrder {
   /** Homebridge's servers that the test reaches (HAP, the push receiver): accepted outside. */
   inbound: TunnelEnd[];
 }
+
+/** What the test asks: to connect the controller, or for the endpoints it reads. */
+export type HostRequest = { method: 'connect'; settings: ControllerSettings } | { method: 'endpoints' };
+
+/** What the host tells the test: an answer, a change the controller received, Homebridge's pid. */
+export type HostMessage = { id: number; result?: unknown; error?: Error } | { change: MatterChange } | { homebridgePid: number };
 
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
@@ -44,63 +48,56 @@ function bringUpLoopback(): void {
   }
 }
 
-async function openTunnels({ inbound, outbound }: HostOrder): Promise<Server[]> {
-  await Promise.all(inbound.map(({ socket }) => rm(socket, { force: true })));
-  return Promise.all([...outbound.map(tcpToUnix), ...inbound.map(unixToTcp)]);
+function send(message: HostMessage): void {
+  if (process.connected) {
+    process.send?.(message);
+  }
 }
 
-function serveController(channel: JsonLinesPeer): { close(): Promise<void> } {
+/** Answers the test's requests; returns what closes the controller, once and bounded. */
+function serveController(): () => Promise<void> {
   let controller: MatterTestController | undefined;
-  channel.serve(async (method, params) => {
-    if (method === 'start') {
-      controller = await MatterTestController.start(params as ControllerSettings, (change) => channel.emitEvent('change', change));
+  const answer = async (request: HostRequest): Promise<unknown> => {
+    if (request.method === 'connect') {
+      controller = await MatterTestController.connect(request.settings, (change) => send({ change }));
       return undefined;
     }
     if (controller === undefined) {
-      throw new Error(`The controller is not started: cannot ${method}`);
+      throw new Error(`The controller is not connected: cannot answer ${request.method}`);
     }
-    switch (method) {
-      case 'commission':
-        return controller.commission((params as { pairingCode: string }).pairingCode);
-      case 'connect':
-        return controller.connect();
-      case 'endpoints':
-        return controller.endpoints();
-      default:
-        throw new Error(`Unknown request ${method}`);
-    }
+    return controller.endpoints();
+  };
+  process.on('message', (request: HostRequest & { id: number }) => {
+    answer(request).then(
+      (result) => send({ id: request.id, result }),
+      (error: unknown) => send({ id: request.id, error: error instanceof Error ? error : new Error(String(error)) }),
+    );
   });
-  let closed: Promise<void> | undefined;
-  // Once: the stop signal closes it, and Homebridge's exit again.
-  return { close: () => (closed ??= controller?.close() ?? Promise.resolve()) };
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= withTimeout(controller?.close() ?? Promise.resolve(), CONTROLLER_CLOSE_TIMEOUT_MS, 'Closing the controller').catch(() => undefined));
 }
 
 async function main(): Promise<void> {
-  const order = JSON.parse(process.argv[2] ?? '') as HostOrder;
+  const { homebridge: hb, inbound, outbound } = JSON.parse(process.argv[2] ?? '') as HostOrder;
   bringUpLoopback();
-  const tunnels = await openTunnels(order);
-  const channel = new JsonLinesPeer(new Socket({ fd: 3, readable: true, writable: true }));
-  const controller = serveController(channel);
-  const { command, args, cwd, env } = order.homebridge;
-  const homebridge = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  // The host's exit closes the tunnels; a previous run's sockets may still be there.
+  await Promise.all(inbound.map(({ socket }) => rm(socket, { force: true })));
+  await Promise.all([...outbound.map(tcpToUnix), ...inbound.map(unixToTcp)]);
+  const closeController = serveController();
+  const homebridge = spawn(hb.command, hb.args, { cwd: hb.cwd, env: { ...process.env, ...hb.env }, stdio: ['ignore', 'inherit', 'inherit'] });
   for (const signal of STOP_SIGNALS) {
     // The controller leaves first, as a phone would: a subscription cancelled while the bridge shuts
     // down makes matter.js log a stack trace of its own.
-    process.on(signal, () => {
-      const closing = withTimeout(controller.close(), CONTROLLER_CLOSE_TIMEOUT_MS, 'Closing the controller');
-      void closing.catch(() => undefined).then(() => homebridge.kill(signal));
-    });
+    process.on(signal, () => void closeController().then(() => homebridge.kill(signal)));
   }
-  homebridge.once('spawn', () => channel.emitEvent('homebridge', { pid: homebridge.pid }));
+  homebridge.once('spawn', () => send({ homebridgePid: homebridge.pid as number }));
   homebridge.once('error', (error) => process.stderr.write(`[private-network] ${error.message}\n`));
   homebridge.once('close', (code, signal) => {
-    void Promise.allSettled([controller.close(), closeServers(tunnels)]).then(() => {
+    void closeController().then(() => {
       if (signal === null) {
         process.exit(code ?? 1);
       }
-      for (const stopSignal of STOP_SIGNALS) {
-        process.removeAllListeners(stopSignal);
-      }
+      process.removeAllListeners(signal);
       process.kill(process.pid, signal);
     });
   });

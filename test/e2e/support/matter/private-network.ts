@@ -10,32 +10,30 @@
  *
  * The Node binary must be known before: nothing in the namespace reaches the npm registry.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { homebridgeCommand, HomebridgeProcess, type HomebridgeLaunch } from '../../../../scripts/lib/homebridge-process.js';
 import { REPO_ROOT } from '../../../../scripts/lib/paths.js';
-import type { HostOrder } from './private-network-host.js';
-import { JsonLinesPeer } from './json-lines.js';
-import { closeServers, tcpToUnix, unixToTcp, type TunnelEnd } from './tunnel.js';
+import type { HostMessage, HostOrder } from './private-network-host.js';
+import { tcpToUnix, unixToTcp, type TunnelEnd } from './tunnel.js';
 
 const HOST = fileURLToPath(new URL('./private-network-host.ts', import.meta.url));
 
 export interface PrivateNetworkLaunch extends HomebridgeLaunch {
   /** Where the tunnels' Unix sockets go: a short path, since a socket's path may not exceed ~100 bytes. */
   socketFolder: string;
-  /** Ports of servers out here that Homebridge reaches (the simulator, the relay). */
-  outboundPorts: readonly number[];
+  /** Loopback addresses of servers out here that Homebridge reaches (the simulator, the relay); absent ones left out. */
+  outboundUrls: ReadonlyArray<string | undefined>;
   /** Ports of Homebridge's servers that the test reaches (HAP, the push receiver in direct mode). */
   inboundPorts: readonly number[];
 }
 
 export interface PrivateHomebridge {
   homebridge: HomebridgeProcess;
-  /** To the host process, which runs the Matter controller (see matter-client.ts). */
-  channel: JsonLinesPeer;
+  /** The host process, which runs the Matter controller: its IPC channel carries the requests (see matter-client.ts). */
+  host: ChildProcess;
   /** Resolves once the process has ended and the tunnels' ports out here are free again. */
   released: Promise<void>;
 }
@@ -43,7 +41,8 @@ export interface PrivateHomebridge {
 export async function startInPrivateNetwork(launch: PrivateNetworkLaunch): Promise<PrivateHomebridge> {
   await mkdir(launch.socketFolder, { recursive: true });
   const tunnel = (port: number): TunnelEnd => ({ port, socket: join(launch.socketFolder, `${port}.sock`) });
-  const outbound = launch.outboundPorts.map(tunnel);
+  const outboundPorts = new Set(launch.outboundUrls.flatMap((url) => (url === undefined ? [] : [Number(new URL(url).port)])));
+  const outbound = [...outboundPorts].map(tunnel);
   const inbound = launch.inboundPorts.map(tunnel);
   // A previous run killed before it cleaned up may have left its sockets.
   await Promise.all(outbound.map(({ socket }) => rm(socket, { force: true })));
@@ -52,39 +51,33 @@ export async function startInPrivateNetwork(launch: PrivateNetworkLaunch): Promi
   const { command, args, cwd } = homebridgeCommand(launch);
   // Homebridge's own environment (its HOME, TMPDIR) is for Homebridge: the host writes tsx's cache.
   const order: HostOrder = { homebridge: { command, args, cwd, env: launch.env ?? {} }, outbound, inbound };
-  // `unshare` without --fork runs the host in its own place: the child's pid is the host's. `--import
-  // tsx` resolves from the repository, where tsx is installed.
-  const child = spawn('unshare', ['-rn', launch.nodeBinary, '--import', 'tsx', HOST, JSON.stringify(order)], {
+  // `unshare` without --fork runs the host in its own place: the child's pid, and Node's IPC channel,
+  // are the host's. `--import tsx` resolves from the repository, where tsx is installed. The advanced
+  // serialization carries Matter's 64-bit ids, which are bigints.
+  const host = spawn('unshare', ['-rn', launch.nodeBinary, '--import', 'tsx', HOST, JSON.stringify(order)], {
     cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    serialization: 'advanced',
   });
-  const homebridge = new HomebridgeProcess(child, 'Homebridge in a private network');
-  const channel = new JsonLinesPeer(child.stdio[3] as Duplex);
+  const homebridge = new HomebridgeProcess(host, 'Homebridge in a private network');
   let homebridgePid: number | undefined;
-  channel.onEvent((event, data) => {
-    if (event === 'homebridge') {
-      homebridgePid = (data as { pid: number }).pid;
+  host.on('message', (message: HostMessage) => {
+    if ('homebridgePid' in message) {
+      homebridgePid = message.homebridgePid;
     }
   });
   // A SIGKILL of the host cannot pass on to Homebridge: it is stopped by its own pid.
   homebridge.onForcedStop(() => {
-    if (homebridgePid !== undefined) {
-      killIfRunning(homebridgePid);
+    try {
+      if (homebridgePid !== undefined) {
+        process.kill(homebridgePid, 'SIGKILL');
+      }
+    } catch {
+      // Gone already.
     }
   });
-  const released = homebridge.closed.then(() => closeServers(tunnels));
-  return { homebridge, channel, released };
-}
-
-/** The ports of these loopback addresses (absent ones left out), each once: what to carry into the network. */
-export function portsOf(urls: ReadonlyArray<string | undefined>): number[] {
-  return [...new Set(urls.flatMap((url) => (url === undefined ? [] : [Number(new URL(url).port)])))];
-}
-
-function killIfRunning(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // Gone already.
-  }
+  const released = homebridge.closed.then(async () => {
+    await Promise.all(tunnels.map((close) => close()));
+  });
+  return { homebridge, host, released };
 }

@@ -6,7 +6,7 @@
  * addresses and ports.
  */
 import { once } from 'node:events';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 
 const LOOPBACK = '127.0.0.1';
 
@@ -16,51 +16,35 @@ export interface TunnelEnd {
   socket: string;
 }
 
+/** Closes the tunnel's server and every connection still open through it. */
+export type CloseTunnel = () => Promise<void>;
+
 /** Accepts TCP on 127.0.0.1:`port` and carries every connection to the Unix socket. */
-export function tcpToUnix({ port, socket }: TunnelEnd): Promise<Server> {
-  return listen(createServer((client) => splice(client, connect(socket))), { port, host: LOOPBACK });
+export function tcpToUnix({ port, socket }: TunnelEnd): Promise<CloseTunnel> {
+  return forward({ port, host: LOOPBACK }, () => connect(socket));
 }
 
 /** Accepts on the Unix socket and carries every connection to 127.0.0.1:`port`. */
-export function unixToTcp({ port, socket }: TunnelEnd): Promise<Server> {
-  return listen(createServer((client) => splice(client, connect(port, LOOPBACK))), { path: socket });
+export function unixToTcp({ port, socket }: TunnelEnd): Promise<CloseTunnel> {
+  return forward({ path: socket }, () => connect(port, LOOPBACK));
 }
 
-export async function closeServers(servers: readonly Server[]): Promise<void> {
-  await Promise.all(
-    servers.map(async (server) => {
-      if (!server.listening) {
-        return;
-      }
-      const closed = once(server, 'close');
-      server.close();
-      // Connections still open (a controller's persistent one) would hold close() forever.
-      connectionsOf(server).forEach((connection) => connection.destroy());
-      await closed;
-    }),
-  );
-}
-
-const OPEN_CONNECTIONS = new WeakMap<Server, Set<Socket>>();
-
-function connectionsOf(server: Server): Set<Socket> {
-  let connections = OPEN_CONNECTIONS.get(server);
-  if (connections === undefined) {
-    connections = new Set();
-    OPEN_CONNECTIONS.set(server, connections);
-  }
-  return connections;
-}
-
-async function listen(server: Server, address: { port: number; host: string } | { path: string }): Promise<Server> {
-  server.on('connection', (connection: Socket) => {
-    const connections = connectionsOf(server);
-    connections.add(connection);
-    connection.once('close', () => connections.delete(connection));
+async function forward(address: { port: number; host: string } | { path: string }, connectOtherEnd: () => Socket): Promise<CloseTunnel> {
+  const open = new Set<Socket>();
+  const server = createServer((client) => {
+    open.add(client);
+    client.once('close', () => open.delete(client));
+    splice(client, connectOtherEnd());
   });
   server.listen(address);
   await once(server, 'listening');
-  return server;
+  return async () => {
+    const closed = once(server, 'close');
+    server.close();
+    // Connections still open (a controller's persistent one) would hold close() forever.
+    open.forEach((connection) => connection.destroy());
+    await closed;
+  };
 }
 
 /** Both directions; when either side ends or fails, both are closed, as a direct connection would be. */
