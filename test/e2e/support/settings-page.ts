@@ -22,8 +22,8 @@ const SCREENSHOT_DIR = join(REPO_ROOT, '.ci-results', 'screenshots');
 const STEP_TIMEOUT_MS = 15_000;
 
 /**
- * Tall enough for the whole settings modal, Advanced opened: Chromium paints nothing of a scrolled
- * container beyond the window, so a screenshot of a taller modal would end in blank.
+ * Tall enough for most of the settings modal. Chromium paints nothing of a scrolled container beyond
+ * the window, so the screenshots make the window as tall as the modal first.
  */
 const VIEWPORT = { width: 1280, height: 5000 };
 
@@ -55,6 +55,10 @@ async function openSettingsPage(session: BrowserContext, baseUrl: string) {
   const dialog = page.locator('.modal-dialog').first();
   /** The inputs of the standard settings form named `name` (the last part of its key), in the order shown. */
   const formInput = (name: string): Locator => modal.locator(`input[name="${name}"]`);
+  const fitWindowToModal = async () => {
+    const height = Math.ceil((await dialog.boundingBox())?.height ?? 0) + 100;
+    await page.setViewportSize({ width: VIEWPORT.width, height: Math.max(VIEWPORT.height, height) });
+  };
   await accountState.filter({ hasNotText: 'Checking' }).waitFor();
   await formInput('name').first().waitFor();
   await startRecording(ownPart);
@@ -115,11 +119,13 @@ async function openSettingsPage(session: BrowserContext, baseUrl: string) {
 
     /** Saves a screenshot of the whole settings modal. */
     async screenshot(name: string): Promise<void> {
+      await fitWindowToModal();
       await dialog.screenshot({ path: await screenshotPath(name) });
     },
 
     /** Saves a screenshot of the modal's top down to the end of the page's own part (above the standard form). */
     async screenshotOwnPart(name: string): Promise<void> {
+      await fitWindowToModal();
       const [top, own] = await Promise.all([dialog.boundingBox(), ownPart.boundingBox()]);
       if (top === null || own === null) {
         throw new Error('The settings modal is not shown');
