@@ -172,21 +172,12 @@ export function attributesOf(input: { getAttribute(name: string): string | null 
   return { type: input.getAttribute('type'), inputmode: input.getAttribute('inputmode'), autocomplete: input.getAttribute('autocomplete') };
 }
 
-export interface SettingsUi {
-  /** Opens the plugin's settings anew in the browser, closing the page opened before. */
-  open(): Promise<SettingsPage>;
-  /** The settings page opened last. */
-  current(): SettingsPage;
-  /** The Homebridge UI's output so far. */
-  uiLines(): readonly string[];
-}
-
 /**
  * The Homebridge UI over the setup's storage, with Chromium, for the tests of the enclosing describe:
  * config.json holds the plugin's platform with the account but no code, so the setup's Homebridge,
  * started last, runs the plugin signed out, waiting for the page. Stopped after the last test.
  */
-export function useSettingsUi(setup: () => PluginSetup): SettingsUi {
+export function useSettingsUi(setup: () => PluginSetup) {
   let ui: HomebridgeProcess | undefined;
   let url: string;
   let browser: Browser | undefined;
@@ -219,17 +210,20 @@ export function useSettingsUi(setup: () => PluginSetup): SettingsUi {
   }, STOP_TIMEOUT_MS * 2);
 
   return {
-    open: async () => {
+    /** Opens the plugin's settings anew in the browser, closing the page opened before. */
+    async open(): Promise<SettingsPage> {
       await settings?.page.close();
       settings = await openSettingsPage(session, url);
       return settings;
     },
-    current: () => {
+    /** The settings page opened last. */
+    current(): SettingsPage {
       if (settings === undefined) {
         throw new Error('No settings page is open yet: open() one first');
       }
       return settings;
     },
-    uiLines: () => ui?.lines ?? [],
+    /** The Homebridge UI's output so far. */
+    uiLines: (): readonly string[] => ui?.lines ?? [],
   };
 }
