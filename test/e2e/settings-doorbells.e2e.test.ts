@@ -130,14 +130,15 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
 
     it('adds Side Gate to the settings form once, however fast the clicks, with its id as text', async () => {
       const settings = settingsUi.current();
-      await settings.addButton(SIDE_GATE.name).dblclick();
+      const add = settings.frame.getByRole('button', { name: `Add ${SIDE_GATE.name}`, exact: true });
+      await add.dblclick();
       await settings.accountDoorbellsMessage.getByText('Side Gate is in the settings below').waitFor();
-      await settings.formInput('deviceId', 3).waitFor();
+      await settings.formInput('deviceId').nth(3).waitFor();
 
       expect(await settings.formValues('deviceId')).toEqual(['1234567', '42', '9007199254740993', SIDE_GATE.deviceId]);
       expect(await settings.formValues('name')).toEqual(['Doorbell Motion', 'Front Door', 'Back Door', 'Garage', SIDE_GATE.name]);
       expect((await texts(settings.accountDoorbells))[3]).toBe('Side Gate / Device ID 9007199254740995 · stickup_cam_v4 / Added: press Save below');
-      expect(await settings.addButton(SIDE_GATE.name).count()).toBe(0);
+      expect(await add.count()).toBe(0);
     });
 
     it(

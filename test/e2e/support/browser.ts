@@ -6,9 +6,7 @@ import { describe, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM ?? '/usr/bin/chromium';
-
-const INSTALL_HINT = 'install it with `apt-get install chromium` (CI does so in .ci/run)';
+const CHROMIUM_PATH = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 /**
  * Without Chromium the browser tests cannot run: on a developer's machine they are skipped, under
@@ -18,20 +16,19 @@ const INSTALL_HINT = 'install it with `apt-get install chromium` (CI does so in 
 export function describeWithChromium(title: string, tests: () => void): void {
   if (existsSync(CHROMIUM_PATH)) {
     describe(title, tests);
-  } else if (process.env.CI !== undefined) {
-    describe(title, () => {
-      it(`needs Chromium at ${CHROMIUM_PATH}`, () => {
-        throw new Error(`No Chromium at ${CHROMIUM_PATH}: ${INSTALL_HINT}, or set CHROMIUM to its path`);
-      });
-    });
-  } else {
-    const why = `no Chromium at ${CHROMIUM_PATH}; ${INSTALL_HINT}, or set CHROMIUM to its path`;
+    return;
+  }
+  const why = `no Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install chromium\` (CI does so in .ci/run), or set CHROMIUM to its path`;
+  const onCi = process.env.CI !== undefined;
+  if (!onCi) {
     // jest reports a skipped test by its name only in verbose runs: say it in every run.
     process.stderr.write(`Skipping the browser tests "${title}": ${why}.\n`);
-    describe(title, () => {
-      it.skip(`skipped: ${why}`, () => undefined);
-    });
   }
+  describe(title, () => {
+    (onCi ? it : it.skip)(`needs Chromium: ${why}`, () => {
+      throw new Error(why);
+    });
+  });
 }
 
 /** Headless; without the sandbox, which needs privileges a test runner (root on CI) does not get. */

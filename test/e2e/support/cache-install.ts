@@ -3,7 +3,6 @@
  * Homebridge UIs), installed from the npm registry into a folder of the git-ignored `.cache/`, once.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +19,9 @@ const LOCK_RETRY_MS = 1_000;
 
 const execFileAsync = promisify(execFile);
 
+/** Written into an install's folder last: what it was made from. */
+const RECIPE_FILE = 'cached-install.json';
+
 export interface CachedInstall {
   /** The folder under `.cache/`, e.g. `homebridge-1`. */
   folder: string;
@@ -29,43 +31,29 @@ export interface CachedInstall {
   overrides?: Readonly<Record<string, string>>;
 }
 
-/** Written into an install's folder: what it was made from. */
-const RECIPE_FILE = 'cached-install.json';
-
-function recipeOf({ packages, overrides }: CachedInstall): string {
-  return `${JSON.stringify({ packages, overrides: overrides ?? {} }, null, 2)}\n`;
-}
-
-/** Notes in `prefix` that it holds an install of exactly `install`'s packages and overrides. */
-async function markInstalled(prefix: string, install: CachedInstall): Promise<void> {
-  await writeFile(join(prefix, RECIPE_FILE), recipeOf(install));
-}
-
-/**
- * What `prefix` holds: `install` exactly (its packages and overrides), nothing, or something `other`
- * (other packages or overrides, or an install from before installs were noted). Any change installs anew.
- */
-async function installIn(prefix: string, install: CachedInstall): Promise<'this' | 'nothing' | 'other'> {
-  try {
-    return (await readFile(join(prefix, RECIPE_FILE), 'utf8')) === recipeOf(install) ? 'this' : 'other';
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(prefix) ? 'nothing' : 'other';
-  }
-}
-
 /** The folder of an installed package inside a cached install. */
 export function cachedPackageRoot(install: CachedInstall, name: string): string {
   return join(CACHE_DIR, install.folder, 'node_modules', name);
 }
 
+/** What an install's folder notes of what it was made from, in the file RECIPE_FILE. */
+function recipeOf({ packages, overrides }: CachedInstall): string {
+  return `${JSON.stringify({ packages, overrides: overrides ?? {} }, null, 2)}\n`;
+}
+
+async function holds(prefix: string, install: CachedInstall): Promise<boolean> {
+  return (await readFile(join(prefix, RECIPE_FILE), 'utf8').catch(() => undefined)) === recipeOf(install);
+}
+
 /**
- * Installs unless the folder holds exactly this install already; resolves with the install's prefix.
- * One process installs a folder at a time: another that needs it (a jest worker, CI's script that
- * fills the cache ahead of the tests) waits for that install instead of making its own.
+ * Installs unless the folder holds exactly this install already (any change of its packages or
+ * overrides installs anew); resolves with the install's prefix. One process installs a folder at a
+ * time: another that needs it (a jest worker, CI's script that fills the cache ahead of the tests)
+ * waits for that install instead of making its own.
  */
 export async function ensureCachedInstall(install: CachedInstall): Promise<string> {
   const prefix = join(CACHE_DIR, install.folder);
-  if ((await installIn(prefix, install)) === 'this') {
+  if (await holds(prefix, install)) {
     return prefix;
   }
   await mkdir(CACHE_DIR, { recursive: true });
@@ -78,12 +66,9 @@ export async function ensureCachedInstall(install: CachedInstall): Promise<strin
     onCompromised: () => undefined,
   });
   try {
-    const held = await installIn(prefix, install);
-    if (held === 'other') {
+    if (!(await holds(prefix, install))) {
       await rm(prefix, { recursive: true, force: true });
-    }
-    if (held !== 'this') {
-      await installInto(prefix, install, async () => (await installIn(prefix, install)) === 'this');
+      await installInto(prefix, install);
     }
   } finally {
     await release().catch(() => undefined);
@@ -93,22 +78,19 @@ export async function ensureCachedInstall(install: CachedInstall): Promise<strin
 
 /**
  * Installs into a staging folder and renames it into place, so that an install cut short by the
- * timeout (or one made beside another after a lost lock) leaves no half-filled cache behind. Install scripts stay
- * off: nothing the tests use needs a native build.
+ * timeout (or one made beside another after a lost lock) leaves no half-filled cache behind. Install
+ * scripts stay off: nothing the tests use needs a native build.
  */
-async function installInto(prefix: string, install: CachedInstall, installedMeanwhile: () => Promise<boolean>): Promise<void> {
-  const { packages, overrides } = install;
+async function installInto(prefix: string, install: CachedInstall): Promise<void> {
   const staging = await mkdtemp(`${prefix}-staging-`);
   try {
-    if (overrides !== undefined) {
-      // npm reads overrides only from the package.json at the install's root.
-      await writeFile(join(staging, 'package.json'), `${JSON.stringify({ private: true, overrides }, null, 2)}\n`);
-    }
+    // npm reads overrides only from the package.json at the install's root.
+    await writeFile(join(staging, 'package.json'), JSON.stringify({ private: true, overrides: install.overrides ?? {} }));
     const npmArgs = ['install', '--prefix', staging, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts'];
-    await execFileAsync('npm', [...npmArgs, ...packages], { timeout: INSTALL_TIMEOUT_MS });
-    await markInstalled(staging, install);
+    await execFileAsync('npm', [...npmArgs, ...install.packages], { timeout: INSTALL_TIMEOUT_MS });
+    await writeFile(join(staging, RECIPE_FILE), recipeOf(install));
     await rename(staging, prefix).catch(async (error: unknown) => {
-      if (!(await installedMeanwhile())) {
+      if (!(await holds(prefix, install))) {
         throw error;
       }
     });

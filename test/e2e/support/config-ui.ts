@@ -9,10 +9,11 @@ import { spawn } from 'node:child_process';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HomebridgeProcess, LOOPBACK_GUARD_URL } from '../../../scripts/lib/homebridge-process.js';
+import { freeLoopbackPort, HomebridgeProcess, LOOPBACK_GUARD_URL } from '../../../scripts/lib/homebridge-process.js';
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { pollUntil } from '../../support/poll.js';
 import { cachedPackageRoot, ensureCachedInstall, INSTALL_TIMEOUT_MS, type CachedInstall } from './cache-install.js';
+import type { HomebridgeSandbox } from './homebridge-sandbox.js';
 import { HAP_NODEJS_VERSION, HOMEBRIDGE_2_VERSION, OLDER_HOMEBRIDGE_2_VERSION, VERSION_SET } from './homebridge-versions.js';
 
 /**
@@ -42,54 +43,39 @@ export const CONFIG_UI_VERSION = CONFIG_UI.packages[0].split('@')[1] as string;
 /** For the beforeAll that installs it: a first install from the registry takes a while. */
 export const CONFIG_UI_SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS + 30_000;
 
-const LISTENING_LINE = /is listening on 127\.0\.0\.1 port (\d+)/;
 const START_TIMEOUT_MS = 30_000;
+
+/** It prints that it listens a moment before it answers. */
+const ANSWER_TIMEOUT_MS = 10_000;
 
 /** It shuts down gracefully within about 2 s of SIGTERM. */
 const STOP_TIMEOUT_MS = 10_000;
 
-/** The UI prints that it listens a moment before it answers. */
-const ANSWER_TIMEOUT_MS = 10_000;
-
 /** The admin the tests sign in as; the UI exists only for the test's lifetime, on loopback. */
 export const UI_ADMIN = { username: 'admin', password: 'e2e-admin-password' } as const;
 
-/** The platform block that tells the UI where to listen. */
-export function configUiPlatform(port: number): Record<string, unknown> {
-  return { platform: 'config', name: 'Config', port, host: '127.0.0.1' };
-}
-
-/** The UI's own auth.json: one admin, the password hashed as the UI hashes it (PBKDF2-SHA512). */
-export async function writeUiAdmin(storagePath: string): Promise<void> {
+/**
+ * Starts the UI standalone over the sandbox's storage, its config.json holding `pluginBlock` and the
+ * block that tells the UI where to listen; resolves with the UI, once it answers, and its address.
+ */
+export async function startConfigUi(sandbox: HomebridgeSandbox, pluginBlock: Record<string, unknown>): Promise<{ ui: HomebridgeProcess; url: string }> {
+  const port = await freeLoopbackPort();
+  await sandbox.writeConfig([pluginBlock, { platform: 'config', name: 'Config', port, host: '127.0.0.1' }]);
+  // The UI's own auth.json: one admin, the password hashed as the UI hashes it (PBKDF2-SHA512).
   const salt = randomBytes(32).toString('hex');
   const hashedPassword = pbkdf2Sync(UI_ADMIN.password, salt, 1000, 64, 'sha512').toString('hex');
   const admin = { id: 1, username: UI_ADMIN.username, name: 'Administrator', hashedPassword, salt, admin: true };
-  await writeFile(join(storagePath, 'auth.json'), `${JSON.stringify([admin], null, 2)}\n`);
-}
+  await writeFile(join(sandbox.storagePath, 'auth.json'), JSON.stringify([admin]));
+  // The UI finds plugins in `-P` by their folder name; Homebridge, pointed at the repository itself, needs none.
+  const pluginPath = join(sandbox.root, 'ui-plugins');
+  await mkdir(pluginPath);
+  await symlink(REPO_ROOT, join(pluginPath, 'homebridge-doorbell-motion'));
+  // Its own HOME and TMPDIR, so that what the UI writes stays out of the plugin's checks.
+  const home = join(sandbox.root, 'ui-home');
 
-/**
- * A plugin folder holding this repository under the package's name: the UI finds plugins in `-P` by
- * their folder name, where Homebridge, pointed at the repository itself, needs none.
- */
-export async function uiPluginFolder(root: string): Promise<string> {
-  const folder = join(root, 'ui-plugins');
-  await mkdir(folder, { recursive: true });
-  await symlink(REPO_ROOT, join(folder, 'homebridge-doorbell-motion'));
-  return folder;
-}
-
-export interface ConfigUiLaunch {
-  storagePath: string;
-  pluginPath: string;
-  /** Its own HOME and TMPDIR, so that what the UI writes stays out of the plugin's checks. */
-  home: string;
-}
-
-/** Starts the UI standalone; resolves once it answers. Stop it with `stop`, as any HomebridgeProcess. */
-export async function startConfigUi({ storagePath, pluginPath, home }: ConfigUiLaunch): Promise<HomebridgeProcess> {
   const prefix = await ensureCachedInstall(CONFIG_UI);
   const standalone = join(cachedPackageRoot(CONFIG_UI, 'homebridge-config-ui-x'), 'dist', 'bin', 'standalone.js');
-  const child = spawn(process.execPath, ['--import', LOOPBACK_GUARD_URL, standalone, '-U', storagePath, '-P', pluginPath], {
+  const child = spawn(process.execPath, ['--import', LOOPBACK_GUARD_URL, standalone, '-U', sandbox.storagePath, '-P', pluginPath], {
     cwd: prefix,
     env: {
       ...process.env,
@@ -105,23 +91,19 @@ export async function startConfigUi({ storagePath, pluginPath, home }: ConfigUiL
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const ui = new HomebridgeProcess(child, 'Homebridge UI');
+  const url = `http://127.0.0.1:${port}`;
   try {
-    const [, port] = await ui.waitForLine(LISTENING_LINE, START_TIMEOUT_MS);
-    await pollUntil(() => answers(`http://127.0.0.1:${port}/`), Boolean, ANSWER_TIMEOUT_MS, 'The Homebridge UI answering');
+    await ui.waitForLine(/is listening on 127\.0\.0\.1 port/, START_TIMEOUT_MS);
+    const answers = async () => {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+      await response?.body?.cancel();
+      return response?.ok === true;
+    };
+    await pollUntil(answers, Boolean, ANSWER_TIMEOUT_MS, 'The Homebridge UI answering');
   } catch (error) {
     // Nobody else holds its pid yet: a UI that never came up must not outlive the test.
     await ui.stop(STOP_TIMEOUT_MS);
     throw error;
   }
-  return ui;
-}
-
-async function answers(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-    await response.body?.cancel();
-    return response.ok;
-  } catch {
-    return false;
-  }
+  return { ui, url };
 }

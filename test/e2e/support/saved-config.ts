@@ -7,19 +7,15 @@ import { join } from 'node:path';
 import { isOurPlatform } from '../../../src/settings.js';
 import { pollUntil } from '../../support/poll.js';
 
-/**
- * The plugin's platform block in the config.json of a Homebridge storage; {} when there is none. The
- * Homebridge UI writes the file in place, so a read in the middle of a write sees half of it: read again.
- */
+/** The plugin's platform block in the config.json of a Homebridge storage; {} when there is none. */
 export async function readSavedBlock(storagePath: string): Promise<Record<string, unknown>> {
+  // The Homebridge UI writes the file in place, so a read in the middle of a write sees half of it: read again.
   const whole = async () => {
+    const text = await readFile(join(storagePath, 'config.json'), 'utf8');
     try {
-      return JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Array<Record<string, unknown>> };
-    } catch (error) {
-      if (error instanceof SyntaxError) {
-        return undefined;
-      }
-      throw error;
+      return JSON.parse(text) as { platforms: Array<Record<string, unknown>> };
+    } catch {
+      return undefined;
     }
   };
   const config = await pollUntil(whole, (read) => read !== undefined, 5_000, 'config.json to hold whole JSON', 50);
