@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
 import { withTimeout } from '../../scripts/lib/timeout.js';
 import { startSimulator } from '../../simulator/index.js';
-import type { Fault, RouteName } from '../../simulator/index.js';
+import type { Fault, RouteName, Simulator } from '../../simulator/index.js';
 import { useSimulator } from '../support/each-test.js';
 import { send, json, ACCOUNT, register, registrationBody, regionUrl, signIn, login, loginForm, subscribe } from './requests.js';
 
@@ -31,18 +31,25 @@ async function settledNetworkHandles(baseline: number): Promise<number> {
   return networkHandles();
 }
 
+/**
+ * Makes one request through `agent` and reads its answer, so that the connection then idles in the
+ * agent's keep-alive pool (which server.close() alone would wait on); `closed` resolves when it closes.
+ */
+async function idleKeepAliveConnection(simulator: Simulator, agent: Agent): Promise<{ closed: Promise<unknown> }> {
+  const outgoing = request(regionUrl(simulator), { method: 'POST', agent }).end();
+  const [socket] = (await once(outgoing, 'socket')) as [Socket];
+  const [response] = (await once(outgoing, 'response')) as [IncomingMessage];
+  await once(response.resume(), 'end');
+  return { closed: once(socket, 'close') };
+}
+
 describe('simulator: lifecycle', () => {
   it('closes all servers and idle keep-alive connections promptly, leaving no handle behind', async () => {
     const baseline = networkHandles();
     const simulator = await startSimulator({ accounts: [ACCOUNT] });
     const agent = new Agent({ keepAlive: true });
     try {
-      const outgoing = request(regionUrl(simulator), { method: 'POST', agent }).end();
-      const [socket] = (await once(outgoing, 'socket')) as [Socket];
-      const [response] = (await once(outgoing, 'response')) as [IncomingMessage];
-      await once(response.resume(), 'end');
-      // The connection now idles in the agent's keep-alive pool, which server.close() alone would wait on.
-      const socketClosed = once(socket, 'close');
+      const { closed: socketClosed } = await idleKeepAliveConnection(simulator, agent);
 
       const started = Date.now();
       await simulator.close();
@@ -61,11 +68,7 @@ describe('simulator: lifecycle', () => {
     const simulator = await startSimulator({ accounts: [ACCOUNT] });
     const agent = new Agent({ keepAlive: true });
     try {
-      const outgoing = request(regionUrl(simulator), { method: 'POST', agent }).end();
-      const [socket] = (await once(outgoing, 'socket')) as [Socket];
-      const [response] = (await once(outgoing, 'response')) as [IncomingMessage];
-      await once(response.resume(), 'end');
-      const socketClosed = once(socket, 'close');
+      const { closed: socketClosed } = await idleKeepAliveConnection(simulator, agent);
 
       simulator.closeIdleConnections();
 
