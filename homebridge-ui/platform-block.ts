@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { errorCode } from '#plugin/log.js';
 import { isJsonObject } from '#plugin/values/json.js';
 import { isOurPlatform } from '#plugin/settings.js';
 import { SettingsError } from './settings-error.js';
@@ -12,7 +13,7 @@ export async function readPlatformBlock(configPath: string): Promise<Record<stri
   try {
     config = JSON.parse(await readFile(configPath, 'utf8'));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     const why = code === undefined ? 'it is not valid JSON' : `it could not be read (${code})`;
     throw new SettingsError(`The Homebridge configuration ${configPath} cannot be used: ${why}.`);
   }

@@ -6,6 +6,7 @@ import { CONFIGURATION_INVALID, DownReasons, type ReasonSettings } from './alert
 import type { ConnectionListener } from './connection/progress.js';
 import type { Logger } from './log.js';
 import type { MatterLink } from './matter-link.js';
+import type { DeliveryOutage } from './push/relay-outage.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 
 /** HAP bridges at most this many accessories: 149 doorbells leave no room for the sensor. */
@@ -98,7 +99,7 @@ export class AlertsLink {
   }
 
   /** The relay stream has been down too long (why, and since when), or is back (undefined). */
-  deliveryDown(outage: { since: number; refused: boolean } | undefined): void {
+  deliveryDown(outage: DeliveryOutage | undefined): void {
     this.reasons.deliveryDown(outage);
   }
 

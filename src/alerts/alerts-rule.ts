@@ -17,7 +17,7 @@ export interface AlertsClock {
   after(ms: number, action: () => void): () => void;
 }
 
-export const SYSTEM_CLOCK: AlertsClock = {
+const SYSTEM_CLOCK: AlertsClock = {
   monotonic: () => performance.now(),
   wall: () => Date.now(),
   after: (ms, action) => {
@@ -53,7 +53,6 @@ export class AlertsRule {
   private readonly downSince = new Map<string, number>();
   private readonly openAfterMs: number;
   private readonly clock: AlertsClock;
-  private open = false;
   private decided = false;
   private restored = false;
   private disposed = false;
@@ -63,6 +62,11 @@ export class AlertsRule {
   /** When the sensor's state began, on the wall clock. */
   private since: number;
   private cancelTimer: (() => void) | undefined;
+
+  /** Whether alerts have stopped: there is an outage under way. */
+  private get open(): boolean {
+    return this.current !== undefined;
+  }
 
   constructor(private readonly options: AlertsRuleOptions) {
     this.clock = options.clock ?? SYSTEM_CLOCK;
@@ -84,7 +88,6 @@ export class AlertsRule {
       this.since = Date.parse(alerts.since);
     }
     if (alerts?.flowing === false) {
-      this.open = true;
       let outage = this.outages[0];
       if (outage?.to !== null) {
         outage = { from: alerts.since, to: null, reason: alerts.reason ?? 'unknown' };
@@ -111,7 +114,7 @@ export class AlertsRule {
   /** For status.json. */
   record(): AlertsRecord {
     return {
-      alerts: { flowing: !this.open, since: new Date(this.since).toISOString(), reason: this.open ? (this.current?.outage.reason ?? null) : null },
+      alerts: { flowing: !this.open, since: new Date(this.since).toISOString(), reason: this.current?.outage.reason ?? null },
       outages: this.outages.map((outage) => ({ ...outage })),
     };
   }
@@ -149,7 +152,6 @@ export class AlertsRule {
     } else if (this.open) {
       this.flowingAgain();
     }
-    this.open = open;
     this.options.onShow(open);
     this.options.onChange();
   }
@@ -161,7 +163,7 @@ export class AlertsRule {
     const now = this.clock.wall();
     const fromWall = now - (this.clock.monotonic() - from);
     const reason = this.options.describe(down, fromWall, now);
-    if (!goesOn || this.current === undefined) {
+    if (!goesOn) {
       const outage = { from: new Date(fromWall).toISOString(), to: null, reason: reason.words };
       this.current = { outage, from };
       this.outages = [outage, ...this.outages].slice(0, MAX_OUTAGES);

@@ -1,7 +1,7 @@
 import { CloudError } from '../cloud/errors.js';
 import type { ConnectStage, SessionLoss } from '../connection/progress.js';
 import { HOW_TO_SIGN_IN } from '../session/advice.js';
-import { NODE_TOO_OLD_REASON } from '../values/node-version.js';
+import { NODE_TOO_OLD_REASON, NODE_TOO_OLD_TODO } from '../values/node-version.js';
 import { clockTime } from './time-words.js';
 
 /** Why alerts stopped, in plain words that never hold a secret, and what the user can do about it. */
@@ -22,7 +22,7 @@ const KEEPS_TRYING = 'The plugin keeps trying';
 const PLATFORM_REASONS: Readonly<Record<string, string>> = {
   [CONFIGURATION_INVALID]: `Fix the settings the log names, on ${SETTINGS_PAGE}, and restart Homebridge.`,
   [NOT_CONFIGURED]: `Sign in and add your doorbells on ${SETTINGS_PAGE}, then restart Homebridge.`,
-  [NODE_TOO_OLD]: 'Update Node.js to version 22.12 or later, then restart Homebridge.',
+  [NODE_TOO_OLD]: NODE_TOO_OLD_TODO,
 };
 
 const SESSION_REASONS: Readonly<Record<SessionLoss, Reason>> = {

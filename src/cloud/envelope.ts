@@ -46,7 +46,7 @@ const ENVELOPE_FIELDS = { code: 'integer', msg: 'string' } as const satisfies Fi
  * Where `value` is not an envelope whose data fits `fields`, in words that name the first such field
  * and the type it must have ("data.rriot.h must be string"), never its value; undefined when it is one.
  */
-export function envelopeProblem(value: unknown, fields: Fields): string | undefined {
+function envelopeProblem(value: unknown, fields: Fields): string | undefined {
   if (!isObject(value)) {
     return 'the body must be object';
   }
@@ -58,7 +58,7 @@ export function envelopeProblem(value: unknown, fields: Fields): string | undefi
 }
 
 /** Whether `value` is an envelope whose data fits `fields`. */
-export function isEnvelope<F extends Fields>(value: unknown, fields: F): value is Envelope<DataOf<F>> {
+function isEnvelope<F extends Fields>(value: unknown, fields: F): value is Envelope<DataOf<F>> {
   return envelopeProblem(value, fields) === undefined;
 }
 

@@ -4,7 +4,7 @@ import { describeDuration } from '../values/time.js';
 export const CLOCK_OFFSET_WARNING_MS = 60_000;
 
 /** An `open` or `keepalive` stamped this much before the newest time seen: the relay's clock went back. */
-export const CLOCK_STEP_BACK_MS = 60_000;
+const CLOCK_STEP_BACK_MS = 60_000;
 
 /**
  * The relay's clock, as one stream shows it: the newest `time` of any event on the stream (`open`,

@@ -1,9 +1,10 @@
 import { MAX_OUTAGES, type AlertsHealth, type Outage } from '../alerts/alerts-state.js';
 import type { SessionLoss } from '../connection/progress.js';
-import type { Logger } from '../log.js';
+import { errorCode, type Logger } from '../log.js';
 import { DATA_FILES } from '../session/data-folder.js';
 import { JsonFile } from '../session/json-file.js';
 import type { PrivateFolder } from '../session/private-folder.js';
+import { isDeviceId } from '../values/device-id.js';
 import { isJsonObject } from '../values/json.js';
 import { isTimestamp } from '../values/time.js';
 
@@ -114,8 +115,7 @@ export function isDeliveryStatus(value: unknown): value is DeliveryStatus {
 function isDoorbellStatus(value: unknown): value is DoorbellStatus {
   return (
     isJsonObject(value) &&
-    typeof value.deviceId === 'string' &&
-    /^[1-9][0-9]{0,18}$/.test(value.deviceId) &&
+    isDeviceId(value.deviceId) &&
     typeof value.name === 'string' &&
     typeof value.subscribed === 'boolean' &&
     (value.fault === null || typeof value.fault === 'string') &&
@@ -183,6 +183,6 @@ function processIsAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
 }

@@ -9,6 +9,9 @@ const MINIMUM_NODE = { major: 22, minor: 12 } as const;
 /** Why alerts cannot flow on such a Node.js, in the words every part of the plugin shows. */
 export const NODE_TOO_OLD_REASON = 'this Node.js is too old';
 
+/** What the user can do about it. */
+export const NODE_TOO_OLD_TODO = `Update Node.js to version ${MINIMUM_NODE.major}.${MINIMUM_NODE.minor} or later, then restart Homebridge.`;
+
 /**
  * What to tell the user when `version` (process.versions.node by default, "20.20.2") is older than
  * the plugin needs; undefined when it is new enough.
