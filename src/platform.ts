@@ -209,11 +209,11 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     const secrets = () => pushSecrets.secrets();
     const notifications = new NotificationHandler(this.accessories, status, this.log, this.timing.monotonicNow);
     const onNotification = (notification: DoorbellNotification) => notifications.handle(notification);
-    const onDropped = (cause: IntakeDrop) => status.dropped(cause);
+    const onDropped = (cause: IntakeDrop | 'stale') => status.dropped(cause);
     if (push.mode === 'direct') {
       return new DirectEndpoint(push.direct, secrets, this.log, onNotification, () => status.receiverListens(), onDropped);
     }
-    const relay = new RelayEndpoint({
+    return new RelayEndpoint({
       settings: push.relay,
       secrets,
       log: this.log,
@@ -233,8 +233,6 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       connectWaitMs: this.timing.relayConnectWaitMs,
       now: this.timing.now,
     });
-    status.countStaleFrom(() => relay.staleMessages);
-    return relay;
   }
 
   private async shutdown(): Promise<void> {

@@ -2,7 +2,7 @@ import type { RelaySettings } from '../config/push-settings.js';
 import { insecureUrlProblem } from '../values/secure-url.js';
 import type { SecretMaskingLogger } from '../log.js';
 import type { PushSecrets } from '../session/push-secrets.js';
-import { NotificationIntake, type DropListener } from './intake.js';
+import { NotificationIntake, type IntakeDrop } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
 import { relayPushToken } from './push-token.js';
 import { ImpostorWarning } from './relay-impostor.js';
@@ -16,11 +16,11 @@ export interface RelayEndpointOptions {
   log: SecretMaskingLogger;
   onNotification: (notification: DoorbellNotification) => void;
   /**
-   * Told of each message that was not a notification or repeated an event id. Lines that are not
-   * relay events at all are not notifications refused: a page or proxy answering in the relay's place
-   * is what they show, and it has its own warning.
+   * Told of each message that was not a notification, repeated an event id or came too late to be
+   * news (stale). Lines that are not relay events at all are not notifications refused: a page or proxy
+   * answering in the relay's place is what they show, and it has its own warning.
    */
-  onDropped?: DropListener;
+  onDropped?: (cause: IntakeDrop | 'stale') => void;
   /** The relay stream has been down too long (true, and why), or is back, or closed on purpose (false). */
   onDeliveryDown: (down: boolean, outage?: DeliveryOutage) => void;
   /** The stream is open, each time it opens: a registration that waited for it can go ahead. */
@@ -60,16 +60,9 @@ export class RelayEndpoint {
   private closed = false;
   /** One for the run: a sign-in after a sign-out does not say again that the address is no relay. */
   private readonly impostor: ImpostorWarning;
-  /** Stale messages of the streams closed so far; the open one's are read from its subscription. */
-  private staleOfClosedStreams = 0;
 
   constructor(private readonly options: RelayEndpointOptions) {
     this.impostor = new ImpostorWarning(options.settings.relayUrl, options.log);
-  }
-
-  /** Messages dropped as stale since this endpoint was made, over every stream it opened. */
-  get staleMessages(): number {
-    return this.staleOfClosedStreams + (this.subscription?.counts.stale ?? 0);
   }
 
   get description(): string {
@@ -111,11 +104,7 @@ export class RelayEndpoint {
     this.current = undefined;
     this.generation += 1;
     if (subscription !== undefined) {
-      // Added once it has stopped, when nothing more can count.
-      const stopped = subscription.stop().then(() => {
-        this.staleOfClosedStreams += subscription.counts.stale;
-      });
-      this.closing = Promise.all([this.closing, stopped]).then(() => undefined);
+      this.closing = Promise.all([this.closing, subscription.stop()]).then(() => undefined);
     }
     await this.closing;
     if (this.deliveryDown && !this.closed) {
@@ -169,6 +158,7 @@ export class RelayEndpoint {
         this.options.onDeliveryDown(down, outage);
       },
       onConnected: this.options.onConnected,
+      onStale: () => this.options.onDropped?.('stale'),
     });
     this.subscription = subscription;
     subscription.start();

@@ -22,6 +22,8 @@ export interface RelaySubscriptionOptions {
   timing: RelayTiming;
   /** The body of each fresh message, in order; false when it was not a notification. */
   onMessage: (body: Buffer) => boolean;
+  /** Told of each message dropped as stale; for counting only. */
+  onStale?: () => void;
   /** The stream has been down longer than `faultAfterMs` (true, and why), or is back after that (false). */
   onDeliveryDown: (down: boolean, outage?: DeliveryOutage) => void;
   /** The stream is open, each time it opens. */
@@ -73,7 +75,7 @@ export class RelaySubscription {
       now: this.monotonicNow,
       onDeliveryDown: (down, downForMs = 0) => onDeliveryDown(down, down ? { since: wallNow() - downForMs, refused: this.accessRefused } : undefined),
     });
-    this.messages = new RelayMessages({ relayUrl, log, staleMs: timing.staleMs, now: wallNow, onMessage: options.onMessage });
+    this.messages = new RelayMessages({ relayUrl, log, staleMs: timing.staleMs, now: wallNow, onMessage: options.onMessage, onStale: options.onStale });
   }
 
   /** Lines that were not a relay event, messages that were not a notification, and those dropped as duplicates or stale. */

@@ -38,7 +38,6 @@ export class StatusBoard {
   private readonly records: Map<string, DoorbellRecord>;
   private readonly droppedCounts: DroppedCounts = { invalid: 0, duplicate: 0, unconfigured: 0, stale: 0, flood: 0 };
   /** Stale relay messages are counted where they are dropped, and read from there. */
-  private staleCount: () => number = () => 0;
 
   constructor(
     private readonly doorbells: readonly BoardDoorbell[],
@@ -128,13 +127,8 @@ export class StatusBoard {
    * A notification was not acted on. Only a number goes up: this is told on the way a push takes, which
    * a flood makes busy, and the count is written with whatever the file next changes for (within a minute).
    */
-  dropped(cause: Exclude<DropCause, 'stale'>): void {
+  dropped(cause: DropCause): void {
     this.droppedCounts[cause] += 1;
-  }
-
-  /** Where the relay's stale messages are counted, read when the status is written. */
-  countStaleFrom(count: () => number): void {
-    this.staleCount = count;
   }
 
   /** The status as it stands now. */
@@ -152,7 +146,7 @@ export class StatusBoard {
       session: this.session,
       signedInAt: this.signedInAt ?? null,
       doorbells: this.doorbells.map((doorbell) => this.doorbellStatus(doorbell)),
-      dropped: { ...this.droppedCounts, stale: this.staleCount() },
+      dropped: { ...this.droppedCounts },
     };
   }
 
