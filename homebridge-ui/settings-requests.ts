@@ -150,11 +150,15 @@ export class SettingsRequests {
    * plugin) or a set-up with a doorbell access token has nothing to compare.
    */
   private async pageSignInOf(status: DeliveryStatus): Promise<PageSignIn | undefined> {
-    if (status.signedInAt === undefined || status.session === 'token' || configuredToken(await this.options.readPlatformBlock()) !== undefined) {
+    if (status.signedInAt === undefined || status.session === 'token') {
       return undefined;
     }
     const session = await this.store.readSession();
     if (session === undefined || session.invalidatedAt !== undefined || session.loggedInAt === status.signedInAt) {
+      return undefined;
+    }
+    // config.json only now, not on every poll of the page: most polls end above.
+    if (configuredToken(await this.options.readPlatformBlock()) !== undefined) {
       return undefined;
     }
     return Math.abs(Date.now() - Date.parse(session.loggedInAt)) < FOLLOW_GRACE_MS ? 'waiting' : 'not-followed';
