@@ -7,9 +7,8 @@
  * across a restart; and the outages in status.json.
  */
 import { describe, expect, it } from '@jest/globals';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import type { PlatformConfig } from 'homebridge';
 import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
 import type { Outage } from '../src/alerts/alerts-state.js';
@@ -20,7 +19,6 @@ import { hap } from './support/hap.js';
 import { delay, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
-import { pollUntil } from './support/poll.js';
 
 const [, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 
@@ -63,13 +61,6 @@ const recovered = (platform: RunningPlatform) =>
   platform.log.lines.filter(({ message }) => message.startsWith('Doorbell alerts are flowing again')).map(({ level, message }) => `${level}: ${message}`);
 
 const waitOpen = (platform: RunningPlatform, timeoutMs = 5_000) => waitFor(() => alertsShown(platform)?.[0] === OPEN, 'the sensor to open', timeoutMs);
-
-const statusPath = () => join(dataFolderPath(testbed.storagePath), 'status.json');
-async function readStatus(): Promise<DeliveryStatus> {
-  return JSON.parse(await readFile(statusPath(), 'utf8')) as DeliveryStatus;
-}
-const statusWhere = (what: string, holds: (status: DeliveryStatus) => boolean) =>
-  pollUntil(() => readStatus().catch(() => undefined), (status) => status !== undefined && holds(status), 3_000, what, 50) as Promise<DeliveryStatus>;
 
 describe('while alerts flow', () => {
   it('is one Doorbell Alerts contact sensor, closed once every doorbell is confirmed, answering from memory, and says nothing', async () => {
@@ -228,7 +219,7 @@ describe('across a restart', () => {
     testbed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
     const first = launch();
     await waitOpen(first);
-    const opened = await statusWhere('the outage written', ({ outages }) => outages?.length === 1);
+    const opened = await testbed.statusWhere('the outage written', ({ outages }) => outages?.length === 1);
     await testbed.stop(first);
 
     const second = launch({ cached: first.test.registered });
@@ -240,7 +231,7 @@ describe('across a restart', () => {
 
     expect(states.filter((state) => state === CLOSED)).toEqual([CLOSED]);
     expect(recovered(second)).toEqual([expect.stringMatching(/^info: Doorbell alerts are flowing again after \d+ s \(the subscription of Back Door failed/)]);
-    const closed = await statusWhere('the outage ended', ({ alerts }) => alerts?.flowing === true);
+    const closed = await testbed.statusWhere('the outage ended', ({ alerts }) => alerts?.flowing === true);
     expect(closed.outages).toEqual([{ ...opened.outages?.[0], to: expect.any(String) }]);
     expect(closed.alerts).toEqual({ flowing: true, since: closed.outages?.[0].to, reason: null });
   });
@@ -270,7 +261,7 @@ describe('across a restart', () => {
     expect(second.test.registered.has(alertsSensorUuid(second.test.api))).toBe(false);
     expect(logged(second, 'Removed Doorbell Alerts: alertsSensor is off')).toBe(true);
     await waitFor(() => stopped(second).length === 1, 'the warning');
-    await statusWhere('alerts stopped', ({ alerts }) => alerts?.flowing === false);
+    await testbed.statusWhere('alerts stopped', ({ alerts }) => alerts?.flowing === false);
   });
 });
 
@@ -283,7 +274,7 @@ describe('status.json', () => {
 
   async function writePreviousStatus(status: Partial<DeliveryStatus>): Promise<void> {
     await mkdir(dataFolderPath(testbed.storagePath), { recursive: true, mode: 0o700 });
-    await writeFile(statusPath(), JSON.stringify(status), { mode: 0o600 });
+    await writeFile(testbed.statusPath, JSON.stringify(status), { mode: 0o600 });
   }
 
   it('carries the last run\'s outages over, adds each new one first, and keeps the newest 20', async () => {
@@ -291,12 +282,12 @@ describe('status.json', () => {
     await writePreviousStatus({ pid: 1, startedAt: earlier[19].from, updatedAt: earlier[0].to as string, pushMode: 'direct', registeredAt: null, nextRefreshAt: null, session: 'signed-in', doorbells: [], ...previous });
     testbed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
     const platform = launch();
-    const carried = await statusWhere('the first status', ({ pid }) => pid === process.pid);
+    const carried = await testbed.statusWhere('the first status', ({ pid }) => pid === process.pid);
     expect(carried.outages).toEqual(earlier);
     await waitOpen(platform);
 
     const reason = 'the subscription of Back Door failed (the doorbell service answered HTTP 503)';
-    const written = await statusWhere('the new outage', ({ alerts }) => alerts?.flowing === false);
+    const written = await testbed.statusWhere('the new outage', ({ alerts }) => alerts?.flowing === false);
     expect(written.alerts).toEqual({ flowing: false, since: written.outages?.[0].from, reason });
     expect(written.outages).toEqual([{ from: expect.any(String), to: null, reason }, ...earlier.slice(0, 19)]);
     expect(Date.parse(written.outages?.[0].from ?? '')).toBeLessThanOrEqual(Date.now() - OPEN_AFTER_MS);

@@ -6,21 +6,16 @@
  * never reaches the log. Direct mode's start-up warnings, which name
  * relay mode as the fix, are here too.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { sendTestMotion } from '../homebridge-ui/test-motion.js';
-import { startRelay } from '../simulator/relay/index.js';
-import type { Relay } from '../simulator/relay/index.js';
 import { DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
-import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
+import { allConfirmed, logged, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 
-let relay: Relay;
 /** How many relay streams had opened when the doorbell service answered the push registration. */
 let streamsAtRegistration: number | undefined;
-
-const openedStreams = () => relay.requests.filter((request) => request.method === 'GET' && request.status === 200).length;
 
 const testbed = usePlatformTestbed(undefined, {
   onSimulatorRequest: (request) => {
@@ -30,33 +25,32 @@ const testbed = usePlatformTestbed(undefined, {
   },
 });
 
-describe('relay mode', () => {
-  beforeEach(async () => {
-    streamsAtRegistration = undefined;
-    // Keepalives well within the alive timeout, as ntfy's 45 s are within the production 100 s.
-    relay = await startRelay({ keepaliveMs: FAST.relay.aliveMs / 4 });
-  });
+/** A relay for every test, closed after its platforms have stopped; the direct-mode tests leave it idle. */
+const relay = useLoopbackRelay();
 
-  afterEach(async () => {
-    await relay.close();
+const openedStreams = () => relay().requests.filter((request) => request.method === 'GET' && request.status === 200).length;
+
+describe('relay mode', () => {
+  beforeEach(() => {
+    streamsAtRegistration = undefined;
   });
 
   function launchWithRelay(): RunningPlatform {
-    return testbed.launch({ relayUrl: relay.url });
+    return testbed.launch({ relayUrl: relay().url });
   }
 
   const topicOf = (pushToken: string | undefined) => new URL(pushToken ?? 'http://x/').pathname.slice(1);
 
   it('opens the relay stream before registering <relay>/<topic>?up=1, then turns a delivered motion into MotionDetected', async () => {
     // The stream opens late, so a registration sent without waiting for it would come first.
-    relay.refuseSubscriptions({ status: 503, times: 2 });
+    relay().refuseSubscriptions({ status: 503, times: 2 });
     const platform = launchWithRelay();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
-    expect(testbed.sim.pushToken).toMatch(new RegExp(`^${relay.url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
+    expect(testbed.sim.pushToken).toMatch(new RegExp(`^${relay().url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
     expect(streamsAtRegistration).toBe(1);
-    expect(relay.requests.map((request) => request.status)).toEqual([503, 503, 200]);
-    expect(logged(platform, `push relay connected: ${relay.url}`)).toBe(true);
+    expect(relay().requests.map((request) => request.status)).toEqual([503, 503, 200]);
+    expect(logged(platform, `push relay connected: ${relay().url}`)).toBe(true);
     expect(logged(platform, 'Push receiver listening')).toBe(false);
 
     expect((await testbed.sim.deliverMotion(BACK)).status).toBe(200);
@@ -69,7 +63,7 @@ describe('relay mode', () => {
     await waitFor(() => allConfirmed(first), 'first subscriptions');
     const pushToken = testbed.sim.pushToken;
     await testbed.stop(first);
-    await waitFor(() => relay.subscriberCount(topicOf(pushToken)) === 0, 'the stream to close on shutdown');
+    await waitFor(() => relay().subscriberCount(topicOf(pushToken)) === 0, 'the stream to close on shutdown');
 
     const second = launchWithRelay();
     await waitFor(() => allConfirmed(second), 'second subscriptions');
@@ -80,15 +74,15 @@ describe('relay mode', () => {
     const platform = launchWithRelay();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
-    relay.refuseSubscriptions({ status: 503, times: 1_000 });
-    relay.dropStreams();
+    relay().refuseSubscriptions({ status: 503, times: 1_000 });
+    relay().dropStreams();
     await waitFor(() => DOORBELLS.every(({ deviceId }) => sensorValue(platform.test, deviceId, 'StatusFault') === 1), 'the faults');
-    relay.refuseSubscriptions({ status: 503, times: 0 });
+    relay().refuseSubscriptions({ status: 503, times: 0 });
     await waitFor(() => allConfirmed(platform), 'the faults to clear');
   });
 
   it('takes a relayUrl that answers 200 with a web page for no relay: one warning, the fault after faultAfterMs, nothing registered, until a real relay answers', async () => {
-    relay.impersonate('web-page');
+    relay().impersonate('web-page');
     const started = performance.now();
     const platform = launchWithRelay();
     const warnings = (text: string) => platform.log.lines.filter((line) => line.level === 'warn' && line.message.includes(text));
@@ -98,20 +92,20 @@ describe('relay mode', () => {
     await waitFor(() => openedStreams() >= 5, 'more answers from the page');
     expect(DOORBELLS.every(({ deviceId }) => sensorValue(platform.test, deviceId, 'StatusFault') === 1)).toBe(true);
     expect(warnings('not as an ntfy relay')).toEqual([
-      expect.objectContaining({ message: expect.stringMatching(new RegExp(`^push\\.relayUrl ${relay.url} answered, but not as an ntfy relay \\(`)) }),
+      expect.objectContaining({ message: expect.stringMatching(new RegExp(`^push\\.relayUrl ${relay().url} answered, but not as an ntfy relay \\(`)) }),
       expect.objectContaining({ message: expect.stringMatching(/^Push relay unreachable for 0 s \(answered, but not as an ntfy relay\)/) }),
     ]);
     expect(logged(platform, 'push relay connected')).toBe(false);
     expect(testbed.sim.requestsTo('register')).toEqual([]);
 
-    relay.impersonate(undefined);
+    relay().impersonate(undefined);
     await waitFor(() => allConfirmed(platform), 'subscriptions once a real relay answers', 5_000);
-    expect(testbed.sim.pushToken).toMatch(new RegExp(`^${relay.url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
+    expect(testbed.sim.pushToken).toMatch(new RegExp(`^${relay().url}/up[A-Za-z0-9_-]{12}\\?up=1$`));
     expect(testbed.sim.requestsTo('register')).toHaveLength(1);
   });
 
   it('turns a test motion through the relay into MotionDetected with the host clock 5 minutes fast, saying so once', async () => {
-    const platform = testbed.launch({ relayUrl: relay.url, timing: { ...FAST, now: () => Date.now() + 5 * 60_000 } });
+    const platform = testbed.launch({ relayUrl: relay().url, timing: { ...FAST, now: () => Date.now() + 5 * 60_000 } });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
     const address = { token: testbed.sim.pushToken!, answeredBy: 'push relay' as const, setting: 'Relay Server' as const };
@@ -125,11 +119,11 @@ describe('relay mode', () => {
     // The next retry is a minute away (the jitter at the top of its range): only the stream's opening can start the registration in time.
     const retry = { ...FAST.schedule.retry, firstMs: 60_000, maxMs: 60_000 };
     const timing = { ...FAST, schedule: { ...FAST.schedule, retry, random: () => 1 }, relayConnectWaitMs: 300 };
-    relay.refuseSubscriptions({ status: 503, times: 1_000 });
-    const platform = testbed.launch({ relayUrl: relay.url, timing });
+    relay().refuseSubscriptions({ status: 503, times: 1_000 });
+    const platform = testbed.launch({ relayUrl: relay().url, timing });
     await waitFor(() => logged(platform, 'did not open a stream within 0.3 s. Trying again as soon as it opens, at the latest in 1 minute.'), 'the failed attempt');
 
-    relay.refuseSubscriptions({ status: 503, times: 0 });
+    relay().refuseSubscriptions({ status: 503, times: 0 });
 
     await waitFor(() => allConfirmed(platform), 'subscriptions', 3_000);
     expect(testbed.sim.requestsTo('register')).toHaveLength(1);
@@ -140,8 +134,8 @@ describe('relay mode', () => {
     const platform = launchWithRelay();
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     await testbed.sim.deliverMotion(FRONT);
-    relay.dropStreams();
-    await waitFor(() => relay.subscriberCount(topicOf(testbed.sim.pushToken)) === 1, 'the reconnect');
+    relay().dropStreams();
+    await waitFor(() => relay().subscriberCount(topicOf(testbed.sim.pushToken)) === 1, 'the reconnect');
 
     const topic = topicOf(testbed.sim.pushToken);
     expect(testbed.sim.secrets).toContain(topic);
@@ -169,14 +163,9 @@ describe('start-up warnings about the push address', () => {
   });
 
   it('warns about neither in relay mode', async () => {
-    relay = await startRelay();
-    try {
-      const platform = testbed.launch({ relayUrl: relay.url });
-      await waitFor(() => allConfirmed(platform), 'subscriptions');
+    const platform = testbed.launch({ relayUrl: relay().url });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
 
-      expect(warnings(platform).filter((line) => line.startsWith('push.publicUrl'))).toEqual([]);
-    } finally {
-      await relay.close();
-    }
+    expect(warnings(platform).filter((line) => line.startsWith('push.publicUrl'))).toEqual([]);
   });
 });

@@ -5,18 +5,14 @@
  * not acted on, by cause, in direct and relay mode.
  */
 import { describe, expect, it } from '@jest/globals';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { PlatformTiming } from '../src/platform.js';
-import { dataFolderPath } from '../src/session/data-folder.js';
-import type { DeliveryStatus, DroppedCounts } from '../src/status/delivery-status.js';
+import type { DroppedCounts } from '../src/status/delivery-status.js';
 import { FakeMatter } from './support/fake-matter.js';
 import { recordPresses } from './support/hap-changes.js';
 import { hap } from './support/hap.js';
 import { accessoryOf, delay, DOORBELLS, FAST, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
-import { pollUntil } from './support/poll.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 const SINGLE_PRESS = hap.Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS;
@@ -27,27 +23,16 @@ const QUICK_STATUS: PlatformTiming = { ...FAST, status: { minIntervalMs: 50, max
 
 const testbed = usePlatformTestbed();
 
-async function readStatus(): Promise<DeliveryStatus | undefined> {
-  const text = await readFile(join(dataFolderPath(testbed.storagePath), 'status.json'), 'utf8').catch(() => undefined);
-  return text === undefined ? undefined : (JSON.parse(text) as DeliveryStatus);
-}
-
 /** Waits, bounded, until status.json counts exactly `expected`, and returns the counts it holds then. */
 async function droppedCounts(expected: Partial<DroppedCounts>): Promise<DroppedCounts | undefined> {
   const wanted = JSON.stringify({ ...NOTHING_DROPPED, ...expected });
-  const status = await pollUntil(readStatus, (current) => JSON.stringify(current?.dropped) === wanted, 3_000, `dropped ${wanted}`, 50).catch(() => readStatus());
+  const status = await testbed.statusWhere(`dropped ${wanted}`, ({ dropped }) => JSON.stringify(dropped) === wanted).catch(() => testbed.readStatus());
   return status?.dropped;
 }
 
-/** POSTs a ding for `deviceId` to the registered push address, as anyone who learnt it can. */
+/** A ding for `deviceId` POSTed to the registered push address, as anyone who learnt it can; the receiver's status. */
 async function forgeRing(deviceId: string, id: string): Promise<number> {
-  const response = await fetch(testbed.sim.pushToken ?? '', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ device_id: deviceId, kind: 'ding', id }),
-  });
-  await response.arrayBuffer();
-  return response.status;
+  return (await testbed.sim.deliverMotion(deviceId, { kind: 'ding', id })).status;
 }
 
 const rangLines = (platform: RunningPlatform, name: string) => platform.log.lines.filter(({ message }) => message === `Doorbell rang at ${name}`);

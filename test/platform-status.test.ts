@@ -14,36 +14,25 @@ import { isDeliveryStatus, type DeliveryStatus } from '../src/status/delivery-st
 import { FullDisk } from '../scripts/soak/cloud.js';
 import { createTestLogger } from './support/homebridge-api.js';
 import { ACCOUNT, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
-import { allConfirmed, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
-import { pollUntil } from './support/poll.js';
+import { allConfirmed, STATUS_WRITTEN_MS, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
-
-/** The first status is written at launch, every change within a second. */
-const WRITTEN_MS = 3_000;
 
 describe('status.json', () => {
   /** BACK is above 2^53; 7654321 is configured but unknown to the service. */
   const testbed = usePlatformTestbed([FRONT, BACK]);
   const relay = useLoopbackRelay();
 
-  const statusPath = () => join(dataFolderPath(testbed.storagePath), 'status.json');
-
+  /** status.json, whole and of the right shape at every read. */
   async function readStatus(): Promise<DeliveryStatus | undefined> {
-    try {
-      const status: unknown = JSON.parse(await readFile(statusPath(), 'utf8'));
+    const status = await testbed.readStatus();
+    if (status !== undefined) {
       expect(isDeliveryStatus(status)).toBe(true);
-      return status as DeliveryStatus;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        return undefined;
-      }
-      throw error;
     }
+    return status;
   }
 
-  const statusWhere = (what: string, holds: (status: DeliveryStatus) => boolean) =>
-    pollUntil(readStatus, (status) => status !== undefined && holds(status), WRITTEN_MS, what, 50) as Promise<DeliveryStatus>;
+  const statusWhere = (what: string, holds: (status: DeliveryStatus) => boolean) => testbed.statusWhere(what, holds, readStatus);
 
   it('holds the relay, the registration, the session and each doorbell, the last motion and ring included, and no secret', async () => {
     const launchedAt = Date.now();
@@ -75,7 +64,7 @@ describe('status.json', () => {
     expect(at(confirmed.relay?.since ?? null)).toBeLessThanOrEqual(at(confirmed.registeredAt));
     expect(at(confirmed.nextRefreshAt) - at(confirmed.registeredAt)).toBeGreaterThanOrEqual(FAST.schedule.refreshMs - 1_000);
     expect(at(confirmed.nextRefreshAt) - at(confirmed.registeredAt)).toBeLessThanOrEqual(FAST.schedule.refreshMs + 1_000);
-    expect((await stat(statusPath())).mode & 0o777).toBe(0o600);
+    expect((await stat(testbed.statusPath)).mode & 0o777).toBe(0o600);
 
     const beforeAlerts = Date.now();
     expect((await testbed.sim.deliverMotion(BACK)).status).toBe(200);
@@ -85,7 +74,7 @@ describe('status.json', () => {
     expect(at(alerted.doorbells[0]?.lastRingAt ?? null)).toBeGreaterThanOrEqual(beforeAlerts - 1);
     expect([alerted.doorbells[0]?.lastMotionAt, alerted.doorbells[1]?.lastRingAt]).toEqual([null, null]);
 
-    const text = await readFile(statusPath(), 'utf8');
+    const text = await readFile(testbed.statusPath, 'utf8');
     const { receiverSecret, relayTopic } = JSON.parse(await readFile(join(dataFolderPath(testbed.storagePath), 'push.json'), 'utf8')) as Record<string, string>;
     for (const secret of [...testbed.sim.secrets, receiverSecret, relayTopic, ACCOUNT.email, ACCOUNT.code, 'Bearer']) {
       expect(text).not.toContain(secret);
@@ -134,7 +123,7 @@ describe('status.json', () => {
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     expect((await testbed.sim.deliverMotion(FRONT)).status).toBe(202);
     await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit', 1_000);
-    await waitFor(() => disk.refused >= 2, 'writes refused', WRITTEN_MS);
+    await waitFor(() => disk.refused >= 2, 'writes refused', STATUS_WRITTEN_MS);
 
     expect(await readStatus()).toBeUndefined();
     expect(platform.log.lines.filter(({ level, message }) => level === 'warn' && message.includes('ENOSPC'))).toHaveLength(1);

@@ -6,8 +6,10 @@
  * Node.js the plugin supports; they start Homebridge under the older one.
  */
 import { describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { olderNodeBinary } from '../../scripts/lib/node-binary.js';
+import { nodeVersionProblem } from '../../src/values/node-version.js';
 import { portIsFree } from '../support/platform-harness.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
@@ -22,8 +24,13 @@ const OLD_NODE = olderNodeBinary();
 /** Sign-in, registration and three subscriptions take well under a second against the simulator. */
 const SUBSCRIBED_TIMEOUT_MS = 10_000;
 
+/** The version the older binary reports: the one the plugin names when it runs there. */
+const OLD_NODE_VERSION = OLD_NODE === undefined ? '' : execFileSync(OLD_NODE, ['-p', 'process.versions.node'], { encoding: 'utf8', timeout: 10_000 }).trim();
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** The one line the plugin logs on such a Node.js, with the version it runs on. */
-const NODE_TOO_OLD_LINE = pluginLogLine('This plugin needs Node\\.js 22\\.12 or later; this is 20\\.\\d+\\.\\d+\\. Update Node\\.js');
+const NODE_TOO_OLD_LINE = pluginLogLine(escapeRegExp(`This plugin ${nodeVersionProblem(OLD_NODE_VERSION) ?? ''}. Update Node.js`));
 
 const describeOnOldNode = OLD_NODE === undefined ? describe.skip : describeWithBuiltPlugin;
 if (OLD_NODE === undefined) {

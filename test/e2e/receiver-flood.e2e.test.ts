@@ -13,6 +13,7 @@ import { once } from 'node:events';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RECEIVER_BOUNDS } from '../../src/push/receiver-bounds.js';
 import { rawPost, RawConnections } from '../support/raw-connections.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 
@@ -29,7 +30,8 @@ const TRICKLE_EVERY_MS = 300;
 const FILE_LIMIT = 1_024;
 const DELIVERY_BUDGET_MS = 2_000;
 const MEMORY_BUDGET_BYTES = 20 * 1024 * 1024;
-const MAX_CONNECTIONS = 256;
+/** The receiver's own bound on connections open at once. */
+const MAX_CONNECTIONS = RECEIVER_BOUNDS.maxConnections;
 const CHILD_TIMEOUT_MS = 10_000;
 
 interface Report {
@@ -105,7 +107,7 @@ describeWithBuiltPlugin('2,000 connections held by one client', () => {
   });
 
   it(
-    'still answers a delivery with 202 within 2 s, grows by at most 20 MiB and holds at most 256 connections',
+    `still answers a delivery with 202 within 2 s, grows by at most 20 MiB and holds at most ${MAX_CONNECTIONS} connections`,
     async () => {
       expect((await deliver('warm-up')).status).toBe(202);
       await sleep(200);

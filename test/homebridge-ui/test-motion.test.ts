@@ -4,11 +4,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pushAddressFor } from '../../homebridge-ui/test-motion.js';
 import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay } from '../../simulator/relay/index.js';
+import { listen, type ListeningServer } from '../../simulator/servers.js';
 import { PushReceiver } from '../../src/push/receiver.js';
 import type { DoorbellNotification } from '../../src/push/notification.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
@@ -181,15 +180,10 @@ describe('the settings page: test motion', () => {
   });
 
   describe('in relay mode, at a server that is no relay', () => {
-    const servers: Server[] = [];
+    const servers: ListeningServer[] = [];
 
     afterEach(async () => {
-      await Promise.all(
-        servers.splice(0).map((server) => {
-          server.closeAllConnections();
-          return new Promise((resolve) => server.close(resolve));
-        }),
-      );
+      await Promise.all(servers.splice(0).map((server) => server.close()));
     });
 
     /**
@@ -198,7 +192,7 @@ describe('the settings page: test motion', () => {
      */
     async function notARelay(contentType: string, body: string, { endless = false } = {}): Promise<{ url: string; requests: string[] }> {
       const requests: string[] = [];
-      const server = createServer((request, response) => {
+      const server = await listen('127.0.0.1', 0, (request, response) => {
         requests.push(`${request.method ?? ''} ${request.url ?? ''}`);
         request.resume();
         response.writeHead(200, { 'Content-Type': contentType });
@@ -208,10 +202,8 @@ describe('the settings page: test motion', () => {
           response.end(body);
         }
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       servers.push(server);
-      const { port } = server.address() as AddressInfo;
-      return { url: `http://127.0.0.1:${port}`, requests };
+      return { url: server.url, requests };
     }
 
     it.each([

@@ -3,8 +3,7 @@
  * timings shortened: the stream, its lines, refusals and stop. Breaks are in relay-breaks.test.ts.
  */
 import { describe, expect, it } from '@jest/globals';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../../simulator/servers.js';
 import { delay, waitFor } from '../support/platform-harness.js';
 import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
 
@@ -113,10 +112,9 @@ describe('an address that answers, but not as an ntfy relay', () => {
 
   it('says a server that answers 200 and ends at once, with no byte, is no relay, and counts the attempts as failed', async () => {
     // ntfy's answer always begins with its `open` event: an empty one is some other server's.
-    const empty = createServer((_request, response) => response.writeHead(200, { 'Content-Type': 'application/json' }).end());
-    await new Promise<void>((resolve) => empty.listen(0, '127.0.0.1', resolve));
+    const empty = await listen('127.0.0.1', 0, (_request, response) => response.writeHead(200, { 'Content-Type': 'application/json' }).end());
     try {
-      const run = subscribe({ relayUrl: `http://127.0.0.1:${(empty.address() as AddressInfo).port}` });
+      const run = subscribe({ relayUrl: empty.url });
       await waitFor(() => run.down.length === 1, 'the fault', 2_000);
       await waitFor(() => lines(run, 'debug').length >= 3, 'more attempts');
       await run.subscription.stop();
@@ -126,8 +124,7 @@ describe('an address that answers, but not as an ntfy relay', () => {
       expect(lines(run, 'info')).toEqual([]);
       expect(lines(run, 'debug')).not.toContainEqual(expect.stringContaining('the relay ended the stream'));
     } finally {
-      empty.closeAllConnections();
-      await new Promise((resolve) => empty.close(resolve));
+      await empty.close();
     }
   });
 

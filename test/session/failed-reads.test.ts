@@ -5,42 +5,27 @@
  * conclude "no file" from that, then or once descriptors are free again: the session is kept, the push
  * secrets and the installation (spent codes) are never made anew.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from '@jest/globals';
+import { chmod, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
+import { DATA_FILES, dataFolderPath } from '../../src/session/data-folder.js';
 import { FileReadError } from '../../src/session/file-errors.js';
-import { PushSecretStore } from '../../src/session/push-secrets.js';
-import { SessionStore, type StoredSession } from '../../src/session/session-store.js';
+import type { StoredSession } from '../../src/session/session-store.js';
 import { SessionWatcher } from '../../src/session/session-watcher.js';
 import { withoutFreeDescriptors } from '../support/system-faults.js';
-import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
+import { eachTest } from '../support/each-test.js';
+import { temporaryStorage } from '../support/platform-harness.js';
 import { pollUntil } from '../support/poll.js';
+import { aProcess } from './fixtures/a-process.js';
 import { sampleSession } from './fixtures/sample-session.js';
 
 /** Longer than a poll of the session watcher (a second). */
 const MORE_THAN_A_POLL_MS = 1_500;
 
-let storagePath: string;
+const storage = eachTest('storage', temporaryStorage, (folder) => folder.remove());
 
-beforeEach(async () => {
-  storagePath = await mkdtemp(join(tmpdir(), 'failed-reads-'));
-});
-
-afterEach(async () => {
-  await rm(storagePath, { recursive: true, force: true });
-});
-
-/** One process's view of the data folder: its own folder, stores and log, as the plugin and the UI server each have. */
-function aProcess(): { store: SessionStore; pushSecrets: PushSecretStore; log: TestLogger } {
-  const log = createTestLogger();
-  const folder = openDataFolder(storagePath, log);
-  return { store: new SessionStore(folder, log), pushSecrets: new PushSecretStore(folder, log), log };
-}
-
-const dataFile = (name: string) => readFile(join(dataFolderPath(storagePath), name), 'utf8');
+const dataFile = (name: string) => readFile(join(dataFolderPath(storage().path), name), 'utf8');
 
 /** What a promise settled with: its value, or the error it was rejected with. */
 function settled<T>(promise: Promise<T>): Promise<T | unknown> {
@@ -54,8 +39,8 @@ const emfile = expect.objectContaining({ name: 'FileReadError', code: 'EMFILE', 
 
 describe('a file that could not be read', () => {
   it('is an error, not a missing session, and is read again once it can be', async () => {
-    const plugin = aProcess();
-    const other = aProcess();
+    const plugin = aProcess(storage().path);
+    const other = aProcess(storage().path);
     await other.store.saveSession(sampleSession());
     await expect(plugin.store.readSession()).resolves.toMatchObject({ login: { token: 'session-token' } });
     await other.store.saveSession(sampleSession({ login: { token: 'second-token' } }));
@@ -69,10 +54,10 @@ describe('a file that could not be read', () => {
   });
 
   it('never has push.json made anew: the receiver secret and the relay topic stay those registered', async () => {
-    const other = aProcess();
+    const other = aProcess(storage().path);
     const stored = await other.pushSecrets.secrets();
     const onDisk = await dataFile(DATA_FILES.push);
-    const plugin = aProcess();
+    const plugin = aProcess(storage().path);
 
     const during = await withoutFreeDescriptors(() => settled(plugin.pushSecrets.secrets()));
 
@@ -82,11 +67,11 @@ describe('a file that could not be read', () => {
   });
 
   it('never has installation.json made anew: the client id stays, and a spent code stays spent', async () => {
-    const other = aProcess();
+    const other = aProcess(storage().path);
     const clientId = await other.store.clientIdFor('you@example.com');
     await other.store.spendCode('111111');
     const onDisk = await dataFile(DATA_FILES.installation);
-    const plugin = aProcess();
+    const plugin = aProcess(storage().path);
 
     const during = await withoutFreeDescriptors(async () => [
       await settled(plugin.store.clientIdFor('you@example.com')),
@@ -101,10 +86,10 @@ describe('a file that could not be read', () => {
   });
 
   it('is no news to the session watcher: the session in use is kept, and the new one reported once it can be read', async () => {
-    const plugin = aProcess();
+    const plugin = aProcess(storage().path);
     const reports: Array<StoredSession | undefined> = [];
     const watcher = new SessionWatcher(plugin.store, plugin.log, (session) => reports.push(session));
-    const other = aProcess();
+    const other = aProcess(storage().path);
     await other.store.saveSession(sampleSession());
     await watcher.start();
     try {
@@ -127,9 +112,9 @@ describe('a data folder that could not be looked at', () => {
   it('is looked at again at the next read, and made private to its owner then', async () => {
     // A stat that fails for a reason other than absence: a symbolic link to itself (ELOOP). Running
     // out of file descriptors would not do: a stat needs none.
-    const folder = dataFolderPath(storagePath);
+    const folder = dataFolderPath(storage().path);
     await symlink(folder, folder);
-    const plugin = aProcess();
+    const plugin = aProcess(storage().path);
     expect(await settled(plugin.store.readSession())).toBeInstanceOf(FileReadError);
 
     // Then the folder is there, open to everyone, as a backup restored by hand may leave it.

@@ -6,10 +6,9 @@
  * (test/support/system-faults.ts), filled the moment the simulator answers the login, so the writes
  * after it fail with the kernel's own ENOSPC.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SettingsError } from '../../homebridge-ui/settings-error.js';
 import { SettingsRequests } from '../../homebridge-ui/settings-requests.js';
@@ -18,10 +17,10 @@ import { dataFolderPath, openDataFolder } from '../../src/session/data-folder.js
 import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { FAST_RETRY } from '../homebridge-ui/settings-page.js';
 import { createTestLogger } from '../support/homebridge-api.js';
-import { ACCOUNT, delay, launchPlatform, platformConfig, untilPortFree, waitFor } from '../support/platform-harness.js';
+import { ACCOUNT, delay, launchPlatform, platformConfig, temporaryStorage, untilPortFree, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from '../support/platform-testbed.js';
-import { smallTmpfs, type PrivateMount } from '../support/system-faults.js';
-import { useSimulator } from '../support/each-test.js';
+import { smallTmpfs } from '../support/system-faults.js';
+import { eachTest, useSimulator } from '../support/each-test.js';
 
 const DISK_BYTES = 256 * 1024;
 const FILL_CHUNK = Buffer.alloc(64 * 1024);
@@ -49,23 +48,23 @@ function fillDisk(storagePath: string): void {
 
 /** A small disk for each test, and a watch on the simulator that fills it once a login is answered. */
 function useDiskFilledAtLogin(): { disk: () => string; onRequest: (request: RecordedRequest) => void } {
-  let root: string | undefined;
-  let mount: PrivateMount | undefined;
-  beforeEach(async () => {
-    root = await mkdtemp(join(tmpdir(), 'full-disk-'));
-    mount = await smallTmpfs(root, DISK_BYTES);
-  });
-  afterEach(async () => {
-    await mount?.stop();
-    await rm(root as string, { recursive: true, force: true });
-    mount = undefined;
-  });
-  const disk = () => {
-    if (mount === undefined) {
-      throw new Error('The disk is mounted in beforeEach');
-    }
-    return mount.path;
-  };
+  const mounted = eachTest(
+    'small disk',
+    async () => {
+      const root = await temporaryStorage();
+      try {
+        return { root, mount: await smallTmpfs(root.path, DISK_BYTES) };
+      } catch (error) {
+        await root.remove();
+        throw error;
+      }
+    },
+    async ({ root, mount }) => {
+      await mount.stop();
+      await root.remove();
+    },
+  );
+  const disk = () => mounted().mount.path;
   return {
     disk,
     onRequest: ({ route, status }) => {

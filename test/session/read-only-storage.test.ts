@@ -5,19 +5,20 @@
  * real read-only bind mount, made in a private mount namespace (test/support/system-faults.ts): as
  * root, a chmod or a write would otherwise always work.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { chmod, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SecretMaskingLogger } from '../../src/log.js';
 import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
 import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { signInWithCode } from '../../src/session/sign-in.js';
+import { eachTest } from '../support/each-test.js';
 import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
-import { ACCOUNT, launchPlatform, platformConfig, untilPortFree, waitFor } from '../support/platform-harness.js';
+import { ACCOUNT, launchPlatform, platformConfig, temporaryStorage, untilPortFree, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
 import { readOnlyView, type PrivateMount } from '../support/system-faults.js';
+import { aProcess } from './fixtures/a-process.js';
 import { sampleSession } from './fixtures/sample-session.js';
 
 const CANNOT_BE_WRITTEN = /doorbell-motion cannot be written \(the storage is read-only \(EROFS\)\): the session and push secrets in it are used/;
@@ -37,28 +38,14 @@ async function readOnly(folder: string): Promise<string> {
   return view.path;
 }
 
-function aProcess(storagePath: string): { store: SessionStore; pushSecrets: PushSecretStore; log: TestLogger } {
-  const log = createTestLogger();
-  const folder = openDataFolder(storagePath, log);
-  return { store: new SessionStore(folder, log), pushSecrets: new PushSecretStore(folder, log), log };
-}
-
 const warningsOf = (log: TestLogger) => log.lines.filter(({ level }) => level === 'warn').map(({ message }) => message);
 
 describe('a data folder on read-only storage', () => {
-  let storagePath: string;
-
-  beforeEach(async () => {
-    storagePath = await mkdtemp(join(tmpdir(), 'read-only-storage-'));
-  });
-
-  afterEach(async () => {
-    await rm(storagePath, { recursive: true, force: true });
-  });
+  const storage = eachTest('storage', temporaryStorage, (folder) => folder.remove());
 
   /** What a plugin that ran here before left: a session, push secrets, a spent code. */
   async function storedEarlier() {
-    const earlier = aProcess(storagePath);
+    const earlier = aProcess(storage().path);
     await earlier.store.saveSession(sampleSession());
     await earlier.store.spendCode('111111');
     return { secrets: await earlier.pushSecrets.secrets(), clientId: await earlier.store.clientIdFor('you@example.com') };
@@ -66,7 +53,7 @@ describe('a data folder on read-only storage', () => {
 
   it('is read as it is, with one warning that writes will fail; a write fails at once, saying why', async () => {
     const earlier = await storedEarlier();
-    const reader = aProcess(await readOnly(storagePath));
+    const reader = aProcess(await readOnly(storage().path));
 
     await expect(reader.store.readSession()).resolves.toEqual(sampleSession());
     await expect(reader.store.findSession('you@example.com', 'https://account.example.com')).resolves.toEqual(sampleSession());
@@ -82,10 +69,10 @@ describe('a data folder on read-only storage', () => {
 
   it('with modes that let others in, as a restored backup may have: still read, each mode warned about once', async () => {
     await storedEarlier();
-    const folder = dataFolderPath(storagePath);
+    const folder = dataFolderPath(storage().path);
     await chmod(folder, 0o755);
     await chmod(join(folder, DATA_FILES.session), 0o644);
-    const reader = aProcess(await readOnly(storagePath));
+    const reader = aProcess(await readOnly(storage().path));
 
     await expect(reader.store.readSession()).resolves.toEqual(sampleSession());
     await expect(reader.store.readSession()).resolves.toEqual(sampleSession());
@@ -102,10 +89,10 @@ describe('a data folder on read-only storage', () => {
 
   it('on writable storage, changes a mode only where it is wrong', async () => {
     await storedEarlier();
-    const folder = dataFolderPath(storagePath);
+    const folder = dataFolderPath(storage().path);
     await chmod(join(folder, DATA_FILES.session), 0o644);
     const { ctimeMs: folderChangedAt } = await stat(folder);
-    const reader = aProcess(storagePath);
+    const reader = aProcess(storage().path);
 
     await expect(reader.store.readSession()).resolves.toEqual(sampleSession());
 

@@ -9,29 +9,10 @@
  * be told to listen on loopback, so nothing a generated block makes the plugin do leaves this machine.
  */
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { REPO_ROOT } from '../../scripts/lib/paths.js';
+import { platformSchema, type SchemaNode } from '../../src/config/config-schema.js';
 import { anyText, goodDeviceId, goodUrl, HUGE, ODD_DEVICE_IDS, ODD_HOSTS, ODD_URLS, WRONG_TYPES } from './typed-values.js';
 
-interface SchemaNode {
-  type?: string;
-  properties?: Record<string, SchemaNode>;
-  items?: SchemaNode;
-  required?: string[];
-  then?: { required?: string[] };
-  else?: { required?: string[] };
-  enum?: unknown[];
-  pattern?: string;
-  minLength?: number;
-  minimum?: number;
-  maximum?: number;
-  minItems?: number;
-  maxItems?: number;
-  'x-address'?: 'url' | 'listen';
-}
-
-const SCHEMA = (JSON.parse(readFileSync(join(REPO_ROOT, 'config.schema.json'), 'utf8')) as { schema: SchemaNode }).schema;
+const SCHEMA = platformSchema();
 
 /** A setting's place in a block; `[]` stands for any doorbell entry. */
 type Path = string[];

@@ -3,15 +3,20 @@
  * push port per test, launches that are shut down after it, and the questions tests ask of them.
  */
 import { afterEach, beforeEach } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { API, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { startRelay, type Relay } from '../../simulator/relay/index.js';
 import type { RecordedRequest } from '../../simulator/types.js';
 import type { PlatformTiming } from '../../src/platform.js';
+import { DATA_FILES, dataFolderPath } from '../../src/session/data-folder.js';
+import type { DeliveryStatus } from '../../src/status/delivery-status.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-config.js';
 import { eachTest, useSimulator } from './each-test.js';
 import { reloadFromCache } from './homebridge-api.js';
 import { ACCOUNT, DOORBELLS, FAST, launchPlatform, platformConfig, sensorValue, temporaryStorage, untilPortFree } from './platform-harness.js';
 import type { RunningPlatform } from './platform-harness.js';
+import { pollUntil } from './poll.js';
 
 export interface LaunchOptions {
   overrides?: Record<string, unknown>;
@@ -32,6 +37,9 @@ export interface LaunchOptions {
 export function allConfirmed({ test }: RunningPlatform, doorbells: ReadonlyArray<{ deviceId: string }> = DOORBELLS): boolean {
   return doorbells.every(({ deviceId }) => sensorValue(test, deviceId, 'StatusFault') === 0);
 }
+
+/** The platform writes its first status at launch and each change within a second. */
+export const STATUS_WRITTEN_MS = 3_000;
 
 export function logged(platform: RunningPlatform, text: string): boolean {
   return platform.log.lines.some((line) => line.message.includes(text));
@@ -58,6 +66,19 @@ export function usePlatformTestbed(
   });
   const sim = useSimulator({ accounts: [{ ...ACCOUNT }], doorbells: [...doorbellIds], onRequest: onSimulatorRequest });
   const storage = eachTest('storage', temporaryStorage, (folder) => folder.remove());
+  const statusPath = () => join(dataFolderPath(storage().path), DATA_FILES.status);
+
+  /** status.json as the platform last wrote it; undefined before its first write. */
+  async function readStatus(): Promise<DeliveryStatus | undefined> {
+    try {
+      return JSON.parse(await readFile(statusPath(), 'utf8')) as DeliveryStatus;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        return undefined;
+      }
+      throw error;
+    }
+  }
 
   return {
     get sim() {
@@ -68,6 +89,17 @@ export function usePlatformTestbed(
     },
     get pushPort() {
       return pushPort;
+    },
+    get statusPath() {
+      return statusPath();
+    },
+    readStatus,
+    /**
+     * Waits, bounded, until status.json holds what `holds` accepts, and returns it; `read` reads it
+     * (readStatus unless a test checks each read as well).
+     */
+    statusWhere(what: string, holds: (status: DeliveryStatus) => boolean, read: () => Promise<DeliveryStatus | undefined> = readStatus): Promise<DeliveryStatus> {
+      return pollUntil(read, (status) => status !== undefined && holds(status), STATUS_WRITTEN_MS, what, 50) as Promise<DeliveryStatus>;
     },
     launch({ overrides = {}, cached, timing = FAST, relayUrl, doorbells, block, prepare }: LaunchOptions = {}): RunningPlatform {
       const restored = cached === undefined ? [] : [...cached.values()].map(reloadFromCache);
