@@ -8,8 +8,8 @@ import { ALERTS_OPEN_AFTER_MS } from '../../src/alerts/alerts-rule.js';
 import { hap } from '../../test/support/hap.js';
 import type { LogLine } from './plugin-log.js';
 
-export const WARNING_PREFIX = 'Doorbell alerts stopped:';
-export const RECOVERY_PREFIX = 'Doorbell alerts are flowing again after';
+const WARNING_PREFIX = 'Doorbell alerts stopped:';
+const RECOVERY_PREFIX = 'Doorbell alerts are flowing again after';
 
 /** From when to when; `toMs` undefined while it lasts. */
 export interface Span {
