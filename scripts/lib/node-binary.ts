@@ -1,6 +1,8 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { nodeVersionProblem } from '../../src/values/node-version.js';
 
@@ -59,4 +61,53 @@ export function olderNodeBinary(): string | undefined {
       return false;
     }
   });
+}
+
+/** A script that runs itself again under Node 22 with V8 flags of its own: the soak, the benchmark. */
+export interface SecondRun {
+  /** What messages call it: 'soak', 'benchmark'. */
+  name: string;
+  /** The script's own import.meta.url. */
+  scriptUrl: string;
+  /** V8 flags the second run needs, --expose-gc among them. */
+  v8Flags: readonly string[];
+  /** Set in the second run, so a Node that still lacks what is needed fails instead of looping. */
+  marker: string;
+  /** How the second run is started instead of directly (in a namespace of its own, say), and what it adds to its environment. */
+  wrap?: (run: StartCommand) => StartCommand;
+}
+
+interface StartCommand {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/** True in the second run, on a Node that runs the plugin and with gc() exposed. */
+export function isSecondRun({ marker }: SecondRun): boolean {
+  return currentNodeRunsHomebridge2() && globalThis.gc !== undefined && process.env[marker] !== undefined;
+}
+
+/**
+ * Runs the script again under Node 22 (from the npm registry on an older Node, as `npm test` does)
+ * through tsx with its V8 flags, and resolves with its exit code.
+ */
+export async function relaunchUnderNode22(run: SecondRun): Promise<number> {
+  if (process.env[run.marker] !== undefined) {
+    console.error(`The ${run.name} needs Node ${REQUIRED_NODE_MAJOR} or later with ${run.v8Flags.join(' ')}; this is Node ${process.versions.node}.`);
+    return 1;
+  }
+  if (!currentNodeRunsHomebridge2()) {
+    console.log(`Node ${process.versions.node} is older than the plugin supports: running the ${run.name} under Node ${REQUIRED_NODE_MAJOR} from the npm registry.`);
+  }
+  // Resolved before any wrapping: inside a private network there is no registry to download Node from.
+  const node = await resolveNode22Binary();
+  const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+  const direct: StartCommand = { command: node, args: [tsx, ...run.v8Flags, fileURLToPath(run.scriptUrl), ...process.argv.slice(2)] };
+  const { command, args, env = {} } = run.wrap?.(direct) ?? direct;
+  const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, [run.marker]: '1', ...env } });
+  // Ctrl-C reaches the child from the terminal too; this process only waits for it to finish.
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', (signal) => child.kill(signal));
+  return new Promise((resolve) => child.once('close', (code) => resolve(code ?? 1)));
 }

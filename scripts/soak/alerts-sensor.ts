@@ -3,20 +3,13 @@
  * and when the Doorbell Alerts sensor opened and closed, read from the characteristics' own change
  * events, with the plugin's warning and recovery lines counted as they are logged.
  */
-import type { Characteristic, PlatformAccessory } from 'homebridge';
-import { accessoryUuid } from '../../src/accessories/doorbell-accessory.js';
+import type { Characteristic } from 'homebridge';
+import { ALERTS_OPEN_AFTER_MS } from '../../src/alerts/alerts-rule.js';
 import { hap } from '../../test/support/hap.js';
-import type { TestApi } from '../../test/support/homebridge-api.js';
 import type { LogLine } from './plugin-log.js';
 
-/** The accessory's UUID is derived from this, as the platform derives it. */
-const ALERTS_UUID_NAME = 'doorbell-motion:alerts';
-
-/** A doorbell down this long without a break opens the sensor. */
-export const OPEN_AFTER_MS = 60_000;
-
-export const WARNING_PREFIX = 'Doorbell alerts stopped:';
-export const RECOVERY_PREFIX = 'Doorbell alerts are flowing again after';
+const WARNING_PREFIX = 'Doorbell alerts stopped:';
+const RECOVERY_PREFIX = 'Doorbell alerts are flowing again after';
 
 /** From when to when; `toMs` undefined while it lasts. */
 export interface Span {
@@ -33,29 +26,26 @@ export interface SensorRecord {
   recoveries: number;
 }
 
-const { Characteristic: C, Service: S } = hap;
+const { Characteristic: C } = hap;
 
 export class AlertsSensorWatch {
-  private readonly faults: Span[][];
+  private readonly faults: Span[][] = [];
   private readonly open: Span[] = [];
   private warnings = 0;
   private recoveries = 0;
 
-  constructor(
-    private readonly test: TestApi,
-    private readonly deviceIds: readonly string[],
-    private readonly now: () => number,
-  ) {
-    this.faults = deviceIds.map(() => []);
-  }
+  constructor(private readonly now: () => number) {}
 
-  /** Call right after the launch: the doorbells (and the sensor) are published by then. */
-  attach(): void {
-    this.deviceIds.forEach((deviceId, index) => {
-      const fault = this.characteristic(accessoryUuid(this.test.api, deviceId), S.MotionSensor, C.StatusFault);
-      this.follow(fault, C.StatusFault.GENERAL_FAULT, this.faults[index]);
-    });
-    const state = this.characteristic(hap.uuid.generate(ALERTS_UUID_NAME), S.ContactSensor, C.ContactSensorState);
+  /**
+   * Call right after the launch, with each configured doorbell's StatusFault, in order, and the
+   * sensor's ContactSensorState: they are published by then.
+   */
+  attach(faults: readonly Characteristic[], state: Characteristic): void {
+    for (const fault of faults) {
+      const spans: Span[] = [];
+      this.faults.push(spans);
+      this.follow(fault, C.StatusFault.GENERAL_FAULT, spans);
+    }
     this.follow(state, C.ContactSensorState.CONTACT_NOT_DETECTED, this.open);
   }
 
@@ -88,15 +78,6 @@ export class AlertsSensorWatch {
     update(characteristic.value);
     characteristic.on('change', ({ newValue }) => update(newValue));
   }
-
-  private characteristic(uuid: string, service: typeof S.MotionSensor | typeof S.ContactSensor, type: typeof C.StatusFault | typeof C.ContactSensorState): Characteristic {
-    const accessory: PlatformAccessory | undefined = this.test.registered.get(uuid);
-    const found = accessory?.getService(service)?.getCharacteristic(type);
-    if (found === undefined) {
-      throw new Error(`the platform published no ${service.name} for ${uuid}`);
-    }
-    return found;
-  }
 }
 
 /** The spans during which some doorbell was down: the faults of all doorbells merged. */
@@ -120,6 +101,6 @@ export function downPeriods(faults: readonly Span[][]): Span[] {
  */
 export function firstMinuteDown(faults: readonly Span[][], period: Span, endMs: number): number | undefined {
   const inPeriod = faults.flat().filter(({ fromMs }) => fromMs >= period.fromMs && (period.toMs === undefined || fromMs <= period.toMs));
-  const opens = inPeriod.filter(({ fromMs, toMs }) => (toMs ?? endMs) - fromMs >= OPEN_AFTER_MS).map(({ fromMs }) => fromMs + OPEN_AFTER_MS);
+  const opens = inPeriod.filter(({ fromMs, toMs }) => (toMs ?? endMs) - fromMs >= ALERTS_OPEN_AFTER_MS).map(({ fromMs }) => fromMs + ALERTS_OPEN_AFTER_MS);
   return opens.length === 0 ? undefined : Math.min(...opens);
 }

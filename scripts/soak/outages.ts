@@ -4,7 +4,8 @@
  * and kept it open to their end, the openings nothing explains, and how long after the plugin knew
  * the sensor opened and closed.
  */
-import { downPeriods, firstMinuteDown, OPEN_AFTER_MS, type SensorRecord, type Span } from './alerts-sensor.js';
+import { ALERTS_OPEN_AFTER_MS } from '../../src/alerts/alerts-rule.js';
+import { downPeriods, firstMinuteDown, type SensorRecord, type Span } from './alerts-sensor.js';
 
 export interface OutageFigures {
   /** Down periods of 60 s or more. */
@@ -40,7 +41,7 @@ export function outageFigures(record: SensorRecord, endMs: number): { figures: O
   const seen = downPeriods(record.faults)
     .map((period) => ({ period, openableAt: firstMinuteDown(record.faults, period, endMs) }))
     .filter((entry): entry is { period: Span; openableAt: number } => entry.openableAt !== undefined);
-  const outages: Array<SeenOutage & { downSince: number }> = seen.map(({ period, openableAt }) => ({ period, opening: undefined, downSince: openableAt - OPEN_AFTER_MS }));
+  const outages: Array<SeenOutage & { downSince: number }> = seen.map(({ period, openableAt }) => ({ period, opening: undefined, downSince: openableAt - ALERTS_OPEN_AFTER_MS }));
   let falseOpens = 0;
   for (const opening of record.open) {
     const index = seen.findIndex(({ period, openableAt }) => contains(period, opening.fromMs, endMs) && opening.fromMs >= openableAt - OPEN_TOLERANCE_MS);

@@ -4,10 +4,11 @@
  * ProgrammableSwitchEvent for the rings, each StatusFault and the Doorbell Alerts sensor for outages.
  */
 import type { Characteristic } from 'homebridge';
-import { accessoryUuid } from '../../src/accessories/doorbell-accessory.js';
+import { alertsSensorUuid } from '../../src/accessories/alerts-sensor.js';
 import { DoorbellMotionPlatform, PRODUCTION_TIMING } from '../../src/platform.js';
 import { hap } from '../../test/support/hap.js';
 import { createTestApi, type TestApi } from '../../test/support/homebridge-api.js';
+import { accessoryOf, sensorValue, type RunningPlatform } from '../../test/support/platform-harness.js';
 import { AlertsSensorWatch } from './alerts-sensor.js';
 import type { Cloud } from './cloud.js';
 import { PluginLog, type LogLine } from './plugin-log.js';
@@ -36,7 +37,7 @@ export class PluginUnderTest {
     private readonly deviceIds: readonly string[],
     now: () => number,
   ) {
-    this.sensor = new AlertsSensorWatch(test, deviceIds, now);
+    this.sensor = new AlertsSensorWatch(now);
   }
 
   /** What Homebridge does at start-up: construct the platform, then signal the launch. */
@@ -52,14 +53,17 @@ export class PluginUnderTest {
     );
     log.listen((line) => plugin.onLogLine(line, ledger));
     test.launch();
-    plugin.sensor.attach();
+    plugin.sensor.attach(
+      plugin.deviceIds.map((deviceId) => plugin.characteristic(deviceId, hap.Service.MotionSensor, hap.Characteristic.StatusFault)),
+      plugin.alertsSensorState(),
+    );
     plugin.watchRings(ledger);
     return plugin;
   }
 
   /** Every doorbell shows no fault: its subscription is confirmed and the relay stream is not down. */
   allConfirmed(): boolean {
-    return this.deviceIds.every((deviceId) => this.characteristic(deviceId, hap.Service.MotionSensor, hap.Characteristic.StatusFault).value === 0);
+    return this.deviceIds.every((deviceId) => sensorValue(this.test, deviceId, 'StatusFault') === 0);
   }
 
   /** Homebridge's shutdown signal. */
@@ -88,9 +92,18 @@ export class PluginUnderTest {
     service: typeof hap.Service.MotionSensor | typeof hap.Service.Doorbell,
     type: typeof hap.Characteristic.StatusFault | typeof hap.Characteristic.ProgrammableSwitchEvent,
   ): Characteristic {
-    const found = this.test.registered.get(accessoryUuid(this.test.api, deviceId))?.getService(service)?.getCharacteristic(type);
+    // The harness's look-up reads only the Homebridge API of a running platform; the soak's logger keeps no lines to hand it.
+    const found = accessoryOf({ test: this.test } as RunningPlatform, deviceId).getService(service)?.getCharacteristic(type);
     if (found === undefined) {
       throw new Error(`doorbell ${deviceId} has no ${service.name}`);
+    }
+    return found;
+  }
+
+  private alertsSensorState(): Characteristic {
+    const found = this.test.registered.get(alertsSensorUuid(this.test.api))?.getService(hap.Service.ContactSensor)?.getCharacteristic(hap.Characteristic.ContactSensorState);
+    if (found === undefined) {
+      throw new Error('the platform published no Doorbell Alerts sensor');
     }
     return found;
   }

@@ -80,11 +80,6 @@ export class SimulatedTime {
     return this.clock.now - this.hostOffsetMs;
   }
 
-  /** How far the host's clock (Date) is from true time. */
-  get hostClockOffsetMs(): number {
-    return this.hostOffsetMs;
-  }
-
   /** Sets the host's clock `deltaMs` away from where it is; timers and performance.now() stay as they are. */
   jumpHostClock(deltaMs: number): void {
     this.clock.setSystemTime(this.clock.now + deltaMs);

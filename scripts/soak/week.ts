@@ -45,7 +45,6 @@ export interface WeekReport {
   notes: string[];
   /** What went wrong beyond the figures' rules: an error thrown from a timer (a crash in Homebridge), a ring shown twice. */
   failures: string[];
-  launchAt: number;
 }
 
 export async function runWeek(plan: WeekPlan, time: SimulatedTime): Promise<WeekReport> {
@@ -143,7 +142,6 @@ class Week {
         problems: plugin.log.problems,
         notes: this.notes,
         failures,
-        launchAt: this.launchAt,
       };
     } finally {
       plugin.shutdown();

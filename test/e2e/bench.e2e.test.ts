@@ -5,12 +5,7 @@
  * the targets: on a busy test machine they are noise.
  */
 import { expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { REPO_ROOT } from '../../scripts/lib/paths.js';
+import { runQuickScript } from '../support/quick-script.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 
 /** The quick run takes about a minute; a loaded machine gets more, but not forever. */
@@ -21,19 +16,6 @@ interface Latency {
   p50Ms: number;
   p95Ms: number;
   p99Ms: number;
-}
-
-/** Runs the benchmark as `npm run bench -- --quick` does after its build; resolves with its exit code and output. */
-function runQuickBench(out: string): Promise<{ code: number | null; output: string }> {
-  const tsx = createRequire(import.meta.url).resolve('tsx/cli');
-  const args = [tsx, '--expose-gc', join(REPO_ROOT, 'scripts', 'bench.ts'), '--quick', '--out', out];
-  return new Promise((resolve) => {
-    // On timeout the benchmark gets SIGTERM, on which it stops its Homebridge children first.
-    execFile(process.execPath, args, { cwd: REPO_ROOT, timeout: BENCH_TIMEOUT_MS - 10_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
-      resolve({ code, output: `${stdout}${stderr}` });
-    });
-  });
 }
 
 function expectLatency(latency: Latency, samples: number): void {
@@ -54,78 +36,71 @@ describeWithBuiltPlugin('npm run bench -- --quick', () => {
   it(
     'writes every figure of the benchmark, each a sane number',
     async () => {
-      const folder = await mkdtemp(join(tmpdir(), 'doorbell-motion-bench-test-'));
-      try {
-        const out = join(folder, 'bench-results.json');
-        const { code, output } = await runQuickBench(out);
-        expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
-        expect(output).toContain('| start-up, 100 doorbells |');
-        const results = JSON.parse(await readFile(out, 'utf8'));
+      // As `npm run bench` runs it after its build.
+      const { output, results } = await runQuickScript({ script: 'bench', nodeFlags: ['--expose-gc'], testTimeoutMs: BENCH_TIMEOUT_MS });
+      expect(output).toContain('| start-up, 100 doorbells |');
 
-        expect(results.quick).toBe(true);
-        for (const size of ['n1', 'n10', 'n100', 'homebridge']) {
-          const { ms, idealMs, efficiency, cloudAnswerMs } = results.startup[size];
-          // Every request takes the cloud's 100 ms: no start-up beats the ideal by more than a timer's slack.
-          expect(ms).toBeGreaterThan(idealMs * 0.95);
-          expect(efficiency).toBeGreaterThan(0.2);
-          expect(efficiency).toBeLessThan(1.05);
-          expect(cloudAnswerMs).toBeGreaterThanOrEqual(99);
-        }
-        expect(results.startup.n100.idealMs).toBe(1600);
-        // Not a figure but the restart's defining property: the stored session is used.
-        expect(results.warmRestart.logins).toBe(0);
-        expect(results.warmRestart.ms).toBeGreaterThan(results.warmRestart.idealMs * 0.95);
-
-        for (const path of ['inProcess', 'homekit', 'relay']) {
-          // Through a real Homebridge a doorbell rings at most once in 5 s: each of the 5 once.
-          const rings = path === 'homekit' ? 5 : 50;
-          expectLatency(results.latency[path], rings);
-          expectLatency(results.latency[path].ringChimeOff, rings);
-          expectLatency(results.latency[path].motion, 5);
-          expectLatency(results.latency[path].personMotion, 5);
-        }
-
-        // Over Matter: the plugin's own part, confirmed at Homebridge, is within what the controller sees.
-        expect(results.matter.doorbells).toBe(5);
-        expectLatency(results.matter.plugin, 5);
-        expectLatency(results.matter.controller, 5);
-        expect(results.matter.controller.p50Ms).toBeGreaterThan(results.matter.plugin.p50Ms);
-        expect(output).toContain('| Matter, the plugin\'s own work, 5 doorbells |');
-
-        const { sent, accepted, lost, perSecond, heapGrowthMb } = results.burst;
-        expect(sent).toBe(500);
-        // Counts, not timings: every ring is for a configured doorbell and must arrive, on any machine.
-        expect(accepted).toBe(sent);
-        expect(lost).toBe(0);
-        expect(perSecond).toBeGreaterThan(0);
-        expect(Number.isFinite(heapGrowthMb)).toBe(true);
-
-        const { memory } = results;
-        expect(memory.runs).toBeGreaterThanOrEqual(1);
-        expect(memory.collected).toBe(true);
-        expect(typeof memory.settled).toBe('boolean');
-        expect(memory.homebridge.heapMb).toBeGreaterThan(5);
-        expectSpread(memory.homebridge.rssMb);
-        expect(memory.homebridge.rssMb.min).toBeGreaterThan(20);
-        for (const [size, doorbells] of [['n1', 1], ['n100', 5]] as const) {
-          const figure = memory[size];
-          expect(figure.doorbells).toBe(doorbells);
-          // The plugin's modules alone take megabytes: a figure near zero means the plugin was not measured.
-          expect(figure.heapOverheadMb).toBeGreaterThan(1);
-          expect(figure.heapOverheadMb).toBeLessThan(100);
-          expect(figure.heapOverheadSpreadMb).toBeGreaterThanOrEqual(0);
-          expectSpread(figure.rssOverheadMb);
-          expectSpread(figure.rssHeldOverheadMb);
-        }
-        expect(output).toContain('| memory added, 5 doorbells |');
-
-        expect(results.machine.cores).toBeGreaterThanOrEqual(1);
-        expect(results.machine.node).toMatch(/^v\d+\./);
-        expect(typeof results.machine.privateNetwork).toBe('boolean');
-        expect(results.durationS).toBeGreaterThan(0);
-      } finally {
-        await rm(folder, { recursive: true, force: true });
+      expect(results.quick).toBe(true);
+      for (const size of ['n1', 'n10', 'n100', 'homebridge']) {
+        const { ms, idealMs, efficiency, cloudAnswerMs } = results.startup[size];
+        // Every request takes the cloud's 100 ms: no start-up beats the ideal by more than a timer's slack.
+        expect(ms).toBeGreaterThan(idealMs * 0.95);
+        expect(efficiency).toBeGreaterThan(0.2);
+        expect(efficiency).toBeLessThan(1.05);
+        expect(cloudAnswerMs).toBeGreaterThanOrEqual(99);
       }
+      expect(results.startup.n100.idealMs).toBe(1600);
+      // Not a figure but the restart's defining property: the stored session is used.
+      expect(results.warmRestart.logins).toBe(0);
+      expect(results.warmRestart.ms).toBeGreaterThan(results.warmRestart.idealMs * 0.95);
+
+      for (const path of ['inProcess', 'homekit', 'relay']) {
+        // Through a real Homebridge a doorbell rings at most once in 5 s: each of the 5 once.
+        const rings = path === 'homekit' ? 5 : 50;
+        expectLatency(results.latency[path], rings);
+        expectLatency(results.latency[path].ringChimeOff, rings);
+        expectLatency(results.latency[path].motion, 5);
+        expectLatency(results.latency[path].personMotion, 5);
+      }
+
+      // Over Matter: the plugin's own part, confirmed at Homebridge, is within what the controller sees.
+      expect(results.matter.doorbells).toBe(5);
+      expectLatency(results.matter.plugin, 5);
+      expectLatency(results.matter.controller, 5);
+      expect(results.matter.controller.p50Ms).toBeGreaterThan(results.matter.plugin.p50Ms);
+      expect(output).toContain('| Matter, the plugin\'s own work, 5 doorbells |');
+
+      const { sent, accepted, lost, perSecond, heapGrowthMb } = results.burst;
+      expect(sent).toBe(500);
+      // Counts, not timings: every ring is for a configured doorbell and must arrive, on any machine.
+      expect(accepted).toBe(sent);
+      expect(lost).toBe(0);
+      expect(perSecond).toBeGreaterThan(0);
+      expect(Number.isFinite(heapGrowthMb)).toBe(true);
+
+      const { memory } = results;
+      expect(memory.runs).toBeGreaterThanOrEqual(1);
+      expect(memory.collected).toBe(true);
+      expect(typeof memory.settled).toBe('boolean');
+      expect(memory.homebridge.heapMb).toBeGreaterThan(5);
+      expectSpread(memory.homebridge.rssMb);
+      expect(memory.homebridge.rssMb.min).toBeGreaterThan(20);
+      for (const [size, doorbells] of [['n1', 1], ['n100', 5]] as const) {
+        const figure = memory[size];
+        expect(figure.doorbells).toBe(doorbells);
+        // The plugin's modules alone take megabytes: a figure near zero means the plugin was not measured.
+        expect(figure.heapOverheadMb).toBeGreaterThan(1);
+        expect(figure.heapOverheadMb).toBeLessThan(100);
+        expect(figure.heapOverheadSpreadMb).toBeGreaterThanOrEqual(0);
+        expectSpread(figure.rssOverheadMb);
+        expectSpread(figure.rssHeldOverheadMb);
+      }
+      expect(output).toContain('| memory added, 5 doorbells |');
+
+      expect(results.machine.cores).toBeGreaterThanOrEqual(1);
+      expect(results.machine.node).toMatch(/^v\d+\./);
+      expect(typeof results.machine.privateNetwork).toBe('boolean');
+      expect(results.durationS).toBeGreaterThan(0);
     },
     BENCH_TIMEOUT_MS,
   );
