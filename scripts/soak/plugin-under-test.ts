@@ -8,7 +8,7 @@ import { alertsSensorUuid } from '../../src/accessories/alerts-sensor.js';
 import { DoorbellMotionPlatform, PRODUCTION_TIMING } from '../../src/platform.js';
 import { hap } from '../../test/support/hap.js';
 import { createTestApi, type TestApi } from '../../test/support/homebridge-api.js';
-import { accessoryOf, sensorValue, type RunningPlatform } from '../../test/support/platform-harness.js';
+import { accessoryOf, sensorValue } from '../../test/support/platform-harness.js';
 import { AlertsSensorWatch } from './alerts-sensor.js';
 import type { Cloud } from './cloud.js';
 import { PluginLog, type LogLine } from './plugin-log.js';
@@ -92,8 +92,7 @@ export class PluginUnderTest {
     service: typeof hap.Service.MotionSensor | typeof hap.Service.Doorbell,
     type: typeof hap.Characteristic.StatusFault | typeof hap.Characteristic.ProgrammableSwitchEvent,
   ): Characteristic {
-    // The harness's look-up reads only the Homebridge API of a running platform; the soak's logger keeps no lines to hand it.
-    const found = accessoryOf({ test: this.test } as RunningPlatform, deviceId).getService(service)?.getCharacteristic(type);
+    const found = accessoryOf({ test: this.test }, deviceId).getService(service)?.getCharacteristic(type);
     if (found === undefined) {
       throw new Error(`doorbell ${deviceId} has no ${service.name}`);
     }

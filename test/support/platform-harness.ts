@@ -83,7 +83,7 @@ export function launchPlatform(
 }
 
 /** A doorbell's accessory on the bridge; throws when it is not published. */
-export function accessoryOf({ test }: RunningPlatform, deviceId: string): PlatformAccessory {
+export function accessoryOf({ test }: Pick<RunningPlatform, 'test'>, deviceId: string): PlatformAccessory {
   const accessory = test.registered.get(accessoryUuid(test.api, deviceId));
   if (accessory === undefined) {
     throw new Error(`no accessory for ${deviceId}`);
