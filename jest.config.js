@@ -3,8 +3,8 @@
 //   runs under every Node version the plugin supports;
 // - e2e: real Homebridge processes (the devDependency, the version users install), the Homebridge UI
 //   users install in a browser, Matter;
-// - smoke: whole runs of the project's own tools (the benchmark, the demo) and the plugin on a Node
-//   it refuses, once;
+// - smoke: whole runs of the project's own tools (the benchmark, the demo, the documented commands
+//   on a fresh clone) and the plugin on a Node it refuses, once;
 // - older: a few e2e scenarios again on the older Homebridge versions and Homebridge UI the plugin
 //   still supports (E2E_VERSIONS=older; see test/e2e/support/homebridge-versions.ts).
 const shared = {
@@ -19,7 +19,7 @@ const shared = {
 };
 
 /** e2e files run once, as a whole, in the smoke tier. A name with no file yet matches nothing. */
-const SMOKE = ['bench', 'demo', 'old-node'];
+const SMOKE = ['bench', 'demo', 'fresh-clone', 'old-node'];
 
 /** e2e files whose scenarios run again on the older versions: the plugin's job, rings, Matter, the settings page. */
 const OLDER = ['doorbell-motion', 'doorbell-button', 'matter', 'settings-doorbells'];
