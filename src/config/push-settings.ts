@@ -23,7 +23,7 @@ export interface Environment {
 }
 
 /** The public ntfy server: nothing to set up. A self-hosted ntfy works the same. */
-export const DEFAULT_RELAY_URL = 'https://ntfy.sh';
+const DEFAULT_RELAY_URL = 'https://ntfy.sh';
 
 /** Relay unless the user gave an address the push service can reach the receiver at. */
 export function toPushSettings(push: SchemaPush, environment: Environment): PushSettings {

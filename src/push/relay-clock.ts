@@ -1,7 +1,7 @@
 import { describeDuration } from '../values/time.js';
 
 /** A difference between this machine's clock and the relay's beyond this is worth a warning. */
-export const CLOCK_OFFSET_WARNING_MS = 60_000;
+const CLOCK_OFFSET_WARNING_MS = 60_000;
 
 /** An `open` or `keepalive` stamped this much before the newest time seen: the relay's clock went back. */
 const CLOCK_STEP_BACK_MS = 60_000;
