@@ -38,7 +38,7 @@ export class NotificationHandler {
       this.board.motion(notification.deviceId);
       return;
     }
-    const rang = notification.kind === 'ding' ? accessory.rang(acceptedAt) : undefined;
+    const rang = notification.kind === 'ding' ? accessory.rang(acceptedAt, notification.relayTime) : undefined;
     if (rang === 'chimed' || rang === 'silent') {
       this.log.info(`Doorbell rang at ${accessory.name}${rang === 'silent' ? ' (Chime off: automations only)' : ''}`);
       this.board.ring(notification.deviceId);

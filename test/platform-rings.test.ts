@@ -4,13 +4,13 @@
  * once; a repeated event id is a duplicate, never a flood; and status.json counts every notification
  * not acted on, by cause, in direct and relay mode.
  */
-import { describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { PlatformTiming } from '../src/platform.js';
 import type { DroppedCounts } from '../src/status/delivery-status.js';
 import { FakeMatter } from './support/fake-matter.js';
 import { recordPresses } from './support/hap-changes.js';
 import { hap } from './support/hap.js';
-import { accessoryOf, delay, DOORBELLS, FAST, waitFor } from './support/platform-harness.js';
+import { accessoryOf, delay, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
 
@@ -36,6 +36,14 @@ async function forgeRing(deviceId: string, id: string): Promise<number> {
 }
 
 const rangLines = (platform: RunningPlatform, name: string) => platform.log.lines.filter(({ message }) => message === `Doorbell rang at ${name}`);
+const floodLines = (platform: RunningPlatform, name: string) =>
+  platform.log.lines.filter(({ message }) => message === `Ignored a ring at ${name}: it pressed less than 5 s ago`);
+
+/** A press shows over Matter once Homebridge has the device and the plugin has read it back. */
+async function matterDevicesReady(matter: FakeMatter): Promise<void> {
+  const devicesAnswered = () => [...matter.registered.keys()].every((uuid) => matter.calls.some((call) => call.uuid === uuid && call.answered === true));
+  await waitFor(() => matter.registered.size > 0 && devicesAnswered(), 'the Matter devices');
+}
 
 describe('rings, at most one press every 5 s per doorbell', () => {
   it('50 forged rings in a second through the receiver press once, in HomeKit and over Matter, and count 49 floods', async () => {
@@ -43,9 +51,7 @@ describe('rings, at most one press every 5 s per doorbell', () => {
     try {
       const platform = testbed.launch({ timing: QUICK_STATUS, prepare: (api) => matter.install(api) });
       await waitFor(() => allConfirmed(platform), 'subscriptions');
-      // A press shows over Matter once Homebridge has the device and the plugin has read it back.
-      const devicesAnswered = () => [...matter.registered.keys()].every((uuid) => matter.calls.some((call) => call.uuid === uuid && call.answered === true));
-      await waitFor(() => matter.registered.size > 0 && devicesAnswered(), 'the Matter devices');
+      await matterDevicesReady(matter);
       const presses = recordPresses(accessoryOf(platform, FRONT));
 
       const startedAt = performance.now();
@@ -63,7 +69,7 @@ describe('rings, at most one press every 5 s per doorbell', () => {
       await delay(100);
       expect(matter.switchEvents.map((event) => event.split(' ')[1])).toEqual(['press', 'release']);
       expect(rangLines(platform, 'Front Door')).toHaveLength(1);
-      const floods = platform.log.lines.filter(({ message }) => message === 'Ignored a ring at Front Door: it pressed less than 5 s ago');
+      const floods = floodLines(platform, 'Front Door');
       expect(floods).toHaveLength(49);
       expect(new Set(floods.map(({ level }) => level))).toEqual(new Set(['debug']));
       expect(await droppedCounts({ flood: 49 })).toEqual({ ...NOTHING_DROPPED, flood: 49 });
@@ -110,6 +116,95 @@ describe('rings, at most one press every 5 s per doorbell', () => {
 
     expect(presses).toEqual({ doorbell: [], switch: [SINGLE_PRESS] });
     expect(await droppedCounts({ flood: 2 })).toEqual({ ...NOTHING_DROPPED, flood: 2 });
+  });
+});
+
+describe("rings through the relay, 5 s apart by the relay's own clock", () => {
+  /** When the test began by the relay's clock: a whole second, so that each ring's relay second is exact. */
+  let start = 0;
+  /** The relay's clock, which stamps each message's `time` as it receives it. */
+  let relayMs = 0;
+  /** The clock rings are accepted by: it stands still unless a test moves it, so every ring arrives at once. */
+  let monotonic = 1_000;
+  const relay = useLoopbackRelay({ now: () => relayMs });
+  const timing: PlatformTiming = { ...QUICK_STATUS, monotonicNow: () => monotonic };
+
+  beforeEach(() => {
+    start = Math.floor(Date.now() / 1000) * 1000;
+    relayMs = start;
+    monotonic = 1_000;
+  });
+
+  const topicOf = () => new URL(testbed.sim.pushToken ?? 'http://x/').pathname.slice(1);
+
+  /** The home's stream breaks and cannot reopen; the relay still takes and caches what is published. */
+  async function cutOffHome(platform: RunningPlatform): Promise<void> {
+    relay().refuseSubscriptions({ status: 503, times: 1_000 });
+    relay().dropStreams();
+    await waitFor(() => DOORBELLS.every(({ deviceId }) => sensorValue(platform.test, deviceId, 'StatusFault') === 1), 'the faults of the break');
+  }
+
+  /** The home's stream reopens and asks for what the relay cached meanwhile. */
+  function reconnectHome(): void {
+    relay().refuseSubscriptions({ status: 503, times: 0 });
+  }
+
+  /** A ding published to the home's topic, as the doorbell service does, when the relay's clock says `relaySecondsLater` after the start. */
+  async function ringAt(relaySecondsLater: number, id: string): Promise<void> {
+    relayMs = start + relaySecondsLater * 1000;
+    expect((await testbed.sim.deliverMotion(FRONT, { kind: 'ding', id })).status).toBe(200);
+  }
+
+  it('two visitors 10 s apart, caught up together after the home reconnects, both press, in HomeKit and over Matter', async () => {
+    const matter = new FakeMatter();
+    try {
+      const platform = testbed.launch({ timing, relayUrl: relay().url, prepare: (api) => matter.install(api) });
+      await waitFor(() => allConfirmed(platform), 'subscriptions');
+      await matterDevicesReady(matter);
+      const presses = recordPresses(accessoryOf(platform, FRONT));
+
+      await cutOffHome(platform);
+      await ringAt(0, 'visitor-1');
+      await ringAt(10, 'visitor-2');
+      expect(relay().messages(topicOf()).map((message) => message.time - start / 1000)).toEqual([0, 10]);
+      reconnectHome();
+
+      await waitFor(() => rangLines(platform, 'Front Door').length + floodLines(platform, 'Front Door').length === 2, 'both rings handled');
+      expect(presses).toEqual({ doorbell: [SINGLE_PRESS, SINGLE_PRESS], switch: [SINGLE_PRESS, SINGLE_PRESS] });
+      expect(rangLines(platform, 'Front Door')).toHaveLength(2);
+      await waitFor(() => matter.switchEvents.length >= 4, 'both presses over Matter');
+      expect(matter.switchEvents.map((event) => event.split(' ')[1])).toEqual(['press', 'release', 'press', 'release']);
+      expect(await droppedCounts({})).toEqual(NOTHING_DROPPED);
+    } finally {
+      matter.dispose();
+    }
+  });
+
+  it('a flood caught up together presses once per 5 relay seconds; a ring stamped before the last press, by a relay clock set back, is judged by arrival', async () => {
+    const platform = testbed.launch({ timing, relayUrl: relay().url });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    const presses = recordPresses(accessoryOf(platform, FRONT));
+
+    await cutOffHome(platform);
+    // Ten forged rings in each of three relay seconds: only the first of the first and of the last press.
+    for (const second of [0, 3, 5]) {
+      for (let ring = 0; ring < 10; ring += 1) {
+        await ringAt(second, `forged-${second}-${ring}`);
+      }
+    }
+    reconnectHome();
+    await waitFor(() => rangLines(platform, 'Front Door').length + floodLines(platform, 'Front Door').length === 30, 'the flood handled');
+    expect(presses.doorbell).toEqual([SINGLE_PRESS, SINGLE_PRESS]);
+
+    // The relay's clock steps back 30 s, before the last press's time: the time of arrival decides.
+    await ringAt(-25, 'stepped-back-1');
+    await waitFor(() => floodLines(platform, 'Front Door').length === 29, 'the ring arriving with the last press');
+    monotonic += 5_000;
+    await ringAt(-25, 'stepped-back-2');
+    await waitFor(() => rangLines(platform, 'Front Door').length === 3, 'the ring arriving 5 s after the last press');
+
+    expect(presses).toEqual({ doorbell: [SINGLE_PRESS, SINGLE_PRESS, SINGLE_PRESS], switch: [SINGLE_PRESS, SINGLE_PRESS, SINGLE_PRESS] });
+    expect(await droppedCounts({ flood: 29 })).toEqual({ ...NOTHING_DROPPED, flood: 29 });
   });
 });
 

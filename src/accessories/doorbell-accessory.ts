@@ -24,6 +24,28 @@ type RingOutcome = 'chimed' | 'silent' | 'no-button' | 'too-soon';
  */
 export const MIN_RING_INTERVAL_MS = 5_000;
 
+/** When a ring reached the plugin, and, through a relay, when it reached the relay. */
+interface RingTimes {
+  /** On `performance.now()`'s clock. */
+  at: number;
+  /** The relay's `time` of the message, in unix seconds; undefined for a direct delivery. */
+  relayTime: number | undefined;
+}
+
+/**
+ * Whether a ring comes too soon after the last press. Through a relay, the relay's own times decide,
+ * which no sender can forge: rings held back while the home was cut off from the relay arrive together,
+ * yet two visitors 10 s apart both press. A relay time that is not later than the last press's (a
+ * flood within one relay second, a relay clock set back) tells nothing, so arrival decides, as it does
+ * for a direct delivery.
+ */
+function tooSoon(ring: RingTimes, lastPress: RingTimes): boolean {
+  if (ring.relayTime !== undefined && lastPress.relayTime !== undefined && ring.relayTime > lastPress.relayTime) {
+    return (ring.relayTime - lastPress.relayTime) * 1000 < MIN_RING_INTERVAL_MS;
+  }
+  return ring.at - lastPress.at < MIN_RING_INTERVAL_MS;
+}
+
 /**
  * A change of the doorbell's state, for whoever shows the doorbell beside HomeKit (and for the log).
  * A motion's `since` is when its cause happened, on `performance.now()`'s clock: the motion alert
@@ -51,8 +73,8 @@ export class DoorbellAccessory {
   private confirmed = false;
   /** The way notifications arrive (the push relay) has been down too long. */
   private deliveryDown = false;
-  /** When the last ring reached HomeKit, on the monotonic clock `rang` is given. */
-  private lastPressAt = -Infinity;
+  /** When the last ring that reached HomeKit arrived, and its relay time. */
+  private lastPress: RingTimes = { at: -Infinity, relayTime: undefined };
 
   constructor(
     private readonly api: API,
@@ -123,19 +145,21 @@ export class DoorbellAccessory {
   }
 
   /**
-   * A press of the doorbell's button, unless the last press was less than MIN_RING_INTERVAL_MS ago.
-   * `at`: when the ring was accepted, on `performance.now()`'s clock (a wall clock set back would
-   * silence the doorbell). A ring never changes motion.
+   * A press of the doorbell's button, unless the last press was less than MIN_RING_INTERVAL_MS before
+   * (see tooSoon). `at`: when the ring was accepted, on `performance.now()`'s clock (a wall clock set
+   * back would silence the doorbell). `relayTime`: the relay's `time` of the message that carried it,
+   * in unix seconds, when it came through a relay. A ring never changes motion.
    */
-  rang(at = performance.now()): RingOutcome {
+  rang(at = performance.now(), relayTime?: number): RingOutcome {
     if (this.button === undefined) {
       return 'no-button';
     }
+    const ring = { at, relayTime };
     // Measured from the last press that reached HomeKit: a steady flood still presses once in each interval.
-    if (at - this.lastPressAt < MIN_RING_INTERVAL_MS) {
+    if (tooSoon(ring, this.lastPress)) {
       return 'too-soon';
     }
-    this.lastPressAt = at;
+    this.lastPress = ring;
     const chime = this.chimeOn;
     this.button.ring(chime);
     const outcome = chime ? 'chimed' : 'silent';

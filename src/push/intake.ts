@@ -32,15 +32,16 @@ export class NotificationIntake {
     this.duplicates = new DuplicateFilter(now === undefined ? {} : { now });
   }
 
-  accept(body: Buffer): IntakeDecision {
-    const decision = this.judge(body);
+  /** `relayTime`: the relay's `time` of the message that carried the body, passed on with the notification. */
+  accept(body: Buffer, relayTime?: number): IntakeDecision {
+    const decision = this.judge(body, relayTime);
     if (!decision.accepted) {
       this.onDropped('invalid');
     }
     return decision;
   }
 
-  private judge(body: Buffer): IntakeDecision {
+  private judge(body: Buffer, relayTime: number | undefined): IntakeDecision {
     if (body.length > MAX_BODY_BYTES) {
       return { accepted: false, tooLarge: true, reason: `body is larger than ${MAX_BODY_BYTES} bytes` };
     }
@@ -57,7 +58,7 @@ export class NotificationIntake {
       this.onDropped('duplicate');
       return { accepted: true, reason: `duplicate for doorbell ${notification.deviceId} dropped` };
     }
-    this.deliver(notification);
+    this.deliver(relayTime === undefined ? notification : { ...notification, relayTime });
     return { accepted: true, reason: `notification for doorbell ${notification.deviceId}` };
   }
 

@@ -12,6 +12,12 @@ export interface DoorbellNotification {
   id?: string;
   /** What a motion saw (a person, a vehicle, other motion); absent for plain motion and other kinds. */
   detection?: Detection;
+  /**
+   * When the relay received it, by the relay's clock, in unix seconds: the `time` of the relay message
+   * that carried it. Never read from the body, which anyone who knows the push address writes; absent
+   * for a direct delivery.
+   */
+  relayTime?: number;
 }
 
 export type ParseResult = { ok: true; notification: DoorbellNotification } | { ok: false; reason: string };

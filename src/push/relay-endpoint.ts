@@ -146,8 +146,8 @@ export class RelayEndpoint {
       timing,
       now,
       impostor: this.impostor,
-      onMessage: (body) => {
-        const decision = intake.accept(body);
+      onMessage: (body, relayTime) => {
+        const decision = intake.accept(body, relayTime);
         if (!decision.accepted) {
           log.debug(`Push relay: ignored a message (${decision.reason})`);
         }

@@ -12,8 +12,8 @@ export interface RelayMessagesOptions {
   staleMs: number;
   /** This machine's wall clock, in ms since the epoch. */
   now: () => number;
-  /** The body of each fresh message, in order; false when it was not a notification. */
-  onMessage: (body: Buffer) => boolean;
+  /** The body of each fresh message, in order, with the relay's `time` of it; false when it was not a notification. */
+  onMessage: (body: Buffer, relayTime: number) => boolean;
   /** Told of each message dropped as stale; for counting only. */
   onStale?: () => void;
 }
@@ -75,7 +75,7 @@ export class RelayMessages {
       log.debug(`Push relay: dropped a message ${Math.round(ageMs / 1000)} s old`);
       return;
     }
-    if (!onMessage(parsed.body)) {
+    if (!onMessage(parsed.body, parsed.time)) {
       this.counts.rejected += 1;
     }
   }

@@ -20,8 +20,8 @@ export interface RelaySubscriptionOptions {
   topic: string;
   log: Logger;
   timing: RelayTiming;
-  /** The body of each fresh message, in order; false when it was not a notification. */
-  onMessage: (body: Buffer) => boolean;
+  /** The body of each fresh message, in order, with the relay's `time` of it (unix seconds); false when it was not a notification. */
+  onMessage: (body: Buffer, relayTime: number) => boolean;
   /** Told of each message dropped as stale; for counting only. */
   onStale?: () => void;
   /** The stream has been down longer than `faultAfterMs` (true, and why), or is back after that (false). */

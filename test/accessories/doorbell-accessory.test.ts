@@ -275,6 +275,42 @@ describe('the doorbell button', () => {
     expect(rings).toEqual([1, 2, 3].map(() => ({ type: 'ring', outcome: 'chimed' })));
   });
 
+  it('through a relay, judges by the relay times when the ring is later by its clock, and by arrival otherwise', () => {
+    const accessory = newAccessory();
+    const doorbell = create(accessory);
+    const presses = recordPresses(accessory);
+    const T = 1_800_000_000;
+
+    // [arrival on the monotonic clock, the relay's time in unix seconds]: all but the last arrive within a second.
+    const rings: Array<[number, number | undefined]> = [
+      [1_000, T], // the first press
+      [1_001, T + 10], // a second visitor, caught up with the first: 10 s later by the relay
+      [1_002, T + 14], // 4 s after the last press by the relay: too soon, however late it arrived
+      [1_003, T + 10], // the same relay second as the last press: arrival decides, and it is too soon
+      [1_004, T + 3], // earlier than the last press by the relay (a clock set back): arrival decides
+      [1_005, undefined], // no relay time (a direct delivery): arrival decides
+      [6_001, T + 3], // earlier by the relay, but 5 s after the last press by arrival: presses
+      [6_002, T + 8], // 5 s after that press by the relay: presses
+    ];
+    const outcomes = rings.map(([at, relayTime]) => doorbell.rang(at, relayTime));
+
+    expect(outcomes).toEqual(['chimed', 'chimed', 'too-soon', 'too-soon', 'too-soon', 'too-soon', 'chimed', 'chimed']);
+    expect(presses.map((events) => events.length)).toEqual([4, 4]);
+  });
+
+  it('presses once for a flood within one relay second, and judges a direct ring after a relayed press by arrival', () => {
+    const doorbell = create(newAccessory());
+    const T = 1_800_000_000;
+
+    const flood = Array.from({ length: 50 }, (_, ring) => doorbell.rang(1_000 + ring * 10, T));
+
+    expect(flood.filter((outcome) => outcome === 'chimed')).toHaveLength(1);
+    expect(doorbell.rang(5_999)).toBe('too-soon');
+    expect(doorbell.rang(6_000)).toBe('chimed');
+    // The last press came without a relay time: a relayed ring is judged by arrival too.
+    expect(doorbell.rang(6_001, T + 60)).toBe('too-soon');
+  });
+
   it('has neither service with button false, and a ring does nothing', () => {
     const accessory = newAccessory();
     const doorbell = create(accessory, { ...FRONT_DOOR, button: false });

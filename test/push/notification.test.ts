@@ -37,6 +37,10 @@ describe('parseNotification', () => {
     });
   });
 
+  it('never takes the relay time a ring is limited by from the body, which any sender writes', () => {
+    expect(parsed('{"device_id": 1234567, "kind": "ding", "relayTime": 9999999999, "time": 9999999999}')).toEqual({ deviceId: '1234567', kind: 'ding' });
+  });
+
   it('tolerates other keys, nested objects included', () => {
     const text = '{"action": "x", "ding": {"doorbot_id": "42", "kind": "ding", "extra": {"a": [1, 2.5]}}, "n": 1e400}';
     expect(parsed(text)).toEqual({ deviceId: '42', kind: 'ding' });

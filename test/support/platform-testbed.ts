@@ -6,7 +6,7 @@ import { afterEach, beforeEach } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { API, PlatformAccessory, PlatformConfig } from 'homebridge';
-import { startRelay, type Relay } from '../../simulator/relay/index.js';
+import { startRelay, type Relay, type RelayOptions } from '../../simulator/relay/index.js';
 import type { RecordedRequest } from '../../simulator/types.js';
 import type { PlatformTiming } from '../../src/platform.js';
 import { DATA_FILES, dataFolderPath } from '../../src/session/data-folder.js';
@@ -117,8 +117,9 @@ export function usePlatformTestbed(
 
 /**
  * A loopback relay for each test of the block it is called in, its keepalives well within the alive
- * timeout (as ntfy's 45 s are within the production 100 s); the getter gives the current one.
+ * timeout (as ntfy's 45 s are within the production 100 s); the getter gives the current one. `now`:
+ * the relay's clock, which stamps every `time` it writes (Date.now when absent).
  */
-export function useLoopbackRelay(): () => Relay {
-  return eachTest('relay', () => startRelay({ keepaliveMs: FAST.relay.aliveMs / 4 }), (relay) => relay.close());
+export function useLoopbackRelay({ now }: Pick<RelayOptions, 'now'> = {}): () => Relay {
+  return eachTest('relay', () => startRelay({ keepaliveMs: FAST.relay.aliveMs / 4, ...(now === undefined ? {} : { now }) }), (relay) => relay.close());
 }
