@@ -22,9 +22,9 @@ interface Slot {
  *    read or whose answer is still being written. A sender with a slow body, or one sending request
  *    after request on one connection, keeps it while anything else can go first.
  *
- * When every slot holds a kept request, the newcomer is closed instead: those are all deliveries of
- * the one client that knows the path, which a newcomer must not cut short, and a client refused
- * a connection tries again.
+ * When every slot holds a kept request, the newcomer is closed instead: those are all sent by
+ * whoever knows the delivery path, and cutting one short would lose a delivery to let in a
+ * connection that may well be a stranger's.
  */
 export class ConnectionSlots {
   private readonly open = new Map<Socket, Slot>();
