@@ -15,7 +15,10 @@ export interface ReceiverBounds {
   keepAliveMs: number;
   /** The request line and headers together. */
   maxHeaderBytes: number;
-  /** Connections open at once; a new one takes the place of the oldest that is idle or incomplete. */
+  /**
+   * Connections open at once; a new one takes the place of the oldest without a complete request,
+   * else of the one idle longest, never of one whose delivery is being read or answered.
+   */
   maxConnections: number;
 }
 

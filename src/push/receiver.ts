@@ -62,6 +62,11 @@ export class PushReceiver {
     this.slots = new ConnectionSlots(this.bounds.maxConnections);
   }
 
+  /** Connections open now, and how many of them hold a delivery being read or answered, which no newcomer closes. */
+  get connections(): { open: number; delivering: number } {
+    return { open: this.slots.size, delivering: this.slots.kept };
+  }
+
   /** Resolves with the address actually bound (port 0 picks a free port). A receiver starts once. */
   async start(): Promise<{ host: string; port: number }> {
     if (this.server !== undefined) {
@@ -117,10 +122,14 @@ export class PushReceiver {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = Date.now();
     const { socket } = req;
-    res.once('close', () => this.slots.answered(socket));
+    // Node tells of a request once its line and headers are parsed, before its body: from now until
+    // its answer is written, one that names the secret path keeps its connection against newcomers.
+    const isDelivery = this.isPushPath(req.url ?? '');
+    this.slots.requestStarted(socket, isDelivery);
+    res.once('close', () => this.slots.requestEnded(socket, isDelivery));
     let answer: Answer | undefined;
     try {
-      answer = await this.judge(req);
+      answer = await this.judge(req, isDelivery);
     } catch (error) {
       // A bug of ours, not a bad request: worth a warning, and the server must keep serving.
       this.options.log.warn(`Push receiver failed on a request: ${errorMessage(error)}`);
@@ -135,8 +144,8 @@ export class PushReceiver {
   }
 
   /** The checks in their documented order, the first failure answering. Undefined when the client went away. */
-  private async judge(req: IncomingMessage): Promise<Answer | undefined> {
-    if (!this.isPushPath(req.url ?? '')) {
+  private async judge(req: IncomingMessage, isDelivery: boolean): Promise<Answer | undefined> {
+    if (!isDelivery) {
       return { status: 404, reason: 'unknown path or wrong secret' };
     }
     if (req.method !== 'POST') {
@@ -152,8 +161,6 @@ export class PushReceiver {
     if (body.kind === 'too-large') {
       return { status: 413, reason: `body is larger than ${MAX_BODY_BYTES} bytes` };
     }
-    // Complete: from now on a newcomer never takes this connection's place.
-    this.slots.answering(req.socket);
     return this.accept(body.body);
   }
 

@@ -25,6 +25,10 @@ const FAST: Partial<ReceiverBounds> = { headersTimeoutMs: 1_000, requestTimeoutM
 
 /** Room for a loaded machine: a timer fires late, never early. */
 const LATE_MS = 600;
+/** A connection closed to make room closes as soon as the newcomer is let in; this only bounds a failing test. */
+const EVICTED_WITHIN_MS = 5_000;
+/** Strangers' connections opened at once. */
+const STRANGERS_AT_ONCE = 32;
 
 const connections = new RawConnections();
 const receivers: PushReceiver[] = [];
@@ -36,12 +40,58 @@ afterEach(async () => {
   delivered = [];
 });
 
-async function startReceiver(bounds: Partial<ReceiverBounds> = {}): Promise<number> {
+async function start(bounds: Partial<ReceiverBounds> = {}): Promise<{ port: number; receiver: PushReceiver }> {
   const silent = () => undefined;
   const log = { debug: silent, info: silent, warn: silent, error: silent };
   const receiver = new PushReceiver({ host: '127.0.0.1', port: 0, secret: SECRET, log, bounds, onNotification: (n) => delivered.push(n) });
   receivers.push(receiver);
-  return (await receiver.start()).port;
+  return { port: (await receiver.start()).port, receiver };
+}
+
+async function startReceiver(bounds: Partial<ReceiverBounds> = {}): Promise<number> {
+  return (await start(bounds)).port;
+}
+
+function motion(id: string): string {
+  return MOTION.replace('evt-1', id);
+}
+
+/** One more delivery on a connection kept alive, answered 202. */
+async function deliverOn(connection: RawConnection, id: string): Promise<void> {
+  const answers = connection.statuses.length + 1;
+  connection.write(rawPost(PUSH_PATH, motion(id)));
+  await connection.answered(answers);
+  expect(connection.statuses.at(-1)).toBe(202);
+}
+
+/** `count` connections that never send a word, as a stranger holds them. */
+async function openStrangers(port: number, count: number): Promise<RawConnection[]> {
+  const opened: RawConnection[] = [];
+  for (let first = 0; first < count; first += STRANGERS_AT_ONCE) {
+    const batch = Math.min(STRANGERS_AT_ONCE, count - first);
+    opened.push(...(await Promise.all(Array.from({ length: batch }, () => connections.open(port)))));
+  }
+  return opened;
+}
+
+/**
+ * Resolves once the receiver has taken in every connection made before: it accepts them in the
+ * order they were made, so once a later one is answered, each earlier one has been let in (and
+ * room made for it).
+ */
+async function acceptedSoFar(port: number): Promise<void> {
+  const probe = await connections.open(port);
+  probe.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+  await probe.answered();
+  expect(probe.statuses).toEqual([404]);
+}
+
+/** Waits for something the receiver does in its own time, checking every few milliseconds, for at most about 10 s. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let check = 0; check < 2_000 && !condition(); check += 1) {
+    await sleep(5);
+  }
+  expect(condition()).toBe(true);
 }
 
 /** A connection that has delivered a notification, got its 202, and is kept open: idle between requests. */
@@ -178,36 +228,116 @@ describe('answers', () => {
 });
 
 describe('connections at once', () => {
+  /** Long enough that no connection of these tests closes by a timeout: only making room closes one. */
+  const PATIENT: Partial<ReceiverBounds> = { headersTimeoutMs: 60_000, requestTimeoutMs: 60_000, keepAliveMs: 60_000 };
+
   it('allows 256 by default', () => {
     expect(RECEIVER_BOUNDS.maxConnections).toBe(256);
   });
 
-  it('at the limit, closes the oldest idle or incomplete connection for a newcomer, and a delivery gets its 202', async () => {
-    const port = await startReceiver({ maxConnections: 4 });
+  it('at the limit, closes the oldest connection without complete headers first, then the one idle longest', async () => {
+    const { port } = await start({ ...PATIENT, maxConnections: 3 });
     const idle = await keptAlive(port);
     const silent = await connections.open(port);
     const trickler = await connections.open(port);
     trickler.write(`POST ${PUSH_PATH} HTTP/1.1\r\nHost: x\r\n`);
-    const late = await connections.open(port);
 
-    const newcomer = await connections.open(port);
-    await idle.closesWithin(1_000);
-    await sleep(50);
-    expect([idle, silent, trickler, late, newcomer].map((connection) => connection.isOpen)).toEqual([false, true, true, true, true]);
+    // Newcomers take the places of those still sending their headers (or nothing), the oldest first.
+    const first = await connections.open(port);
+    expect(await silent.closesWithin(EVICTED_WITHIN_MS)).toBe(true);
+    const second = await connections.open(port);
+    expect(await trickler.closesWithin(EVICTED_WITHIN_MS)).toBe(true);
+    expect([idle, first, second].map((connection) => connection.isOpen)).toEqual([true, true, true]);
 
-    const delivery = await connections.open(port);
-    delivery.write(rawPost(PUSH_PATH, MOTION.replace('evt-1', 'evt-2')));
-    await delivery.answered();
-    expect(delivery.statuses).toEqual([202]);
-    await silent.closesWithin(1_000);
-    expect([silent, trickler, late, newcomer, delivery].map((connection) => connection.isOpen)).toEqual([false, true, true, true, true]);
+    // With every connection idle after a delivery, the one idle longest goes, not the oldest: `idle`
+    // has just been answered again.
+    await deliverOn(first, 'evt-2');
+    await deliverOn(second, 'evt-3');
+    await deliverOn(idle, 'evt-4');
+    const third = await connections.open(port);
+    expect(await first.closesWithin(EVICTED_WITHIN_MS)).toBe(true);
+    expect([idle, second, third].map((connection) => connection.isOpen)).toEqual([true, true, true]);
+    expect(delivered.map(({ id }) => id)).toEqual(['evt-1', 'evt-2', 'evt-3', 'evt-4']);
+  });
+
+  /**
+   * Two senders whose body comes after their headers: one sends it when it likes (the test learns from
+   * the receiver's count that the headers were read), one waits to be asked for it (`100 Continue`).
+   */
+  const bodyHeldBack: Array<{ sender: string; expectHeader: string; untilHeadersRead: (connection: RawConnection, receiver: PushReceiver) => Promise<void> }> = [
+    { sender: 'a sender', expectHeader: '', untilHeadersRead: (_, receiver) => until(() => receiver.connections.delivering === 1) },
+    {
+      sender: 'a sender expecting 100-continue',
+      expectHeader: 'Expect: 100-continue\r\n',
+      untilHeadersRead: (connection) => until(() => connection.received.includes(' 100 Continue\r\n')),
+    },
+  ];
+
+  it.each(bodyHeldBack)(
+    'keeps a delivery from $sender, its body held back, while 256 strangers arrive, and answers it 202 once the body comes',
+    async ({ expectHeader, untilHeadersRead }) => {
+      const { port, receiver } = await start(PATIENT);
+      const delivery = await connections.open(port);
+      delivery.write(rawPostHead(PUSH_PATH, MOTION, expectHeader));
+      await untilHeadersRead(delivery, receiver);
+
+      const strangers = await openStrangers(port, RECEIVER_BOUNDS.maxConnections);
+      await acceptedSoFar(port);
+      delivery.write(MOTION);
+      await delivery.answered(expectHeader === '' ? 1 : 2);
+
+      expect(delivery.statuses.filter((status) => status !== 100)).toEqual([202]);
+      expect(delivery.isOpen).toBe(true);
+      expect(delivered).toHaveLength(1);
+      // Room was made from the strangers, the oldest first.
+      expect(await strangers[0]?.closesWithin(EVICTED_WITHIN_MS)).toBe(true);
+    },
+  );
+
+  it.each(bodyHeldBack)(
+    'keeps $sender pipelining 200 deliveries on one connection, the last body held back, while strangers fill every slot: every one 202',
+    async ({ expectHeader, untilHeadersRead }) => {
+      const { port, receiver } = await start(PATIENT);
+      const sender = await connections.open(port);
+      const ids = Array.from({ length: 200 }, (_unused, index) => `evt-${index}`);
+      const lastBody = motion(ids.at(-1) ?? '');
+      const pipelined = ids.slice(0, -1).map((id) => rawPost(PUSH_PATH, motion(id)));
+      sender.write(pipelined.join('') + rawPostHead(PUSH_PATH, lastBody, expectHeader));
+      // Every delivery but the last answered: only the last, its headers read, holds the connection now.
+      await sender.answered(ids.length - 1);
+      await untilHeadersRead(sender, receiver);
+
+      await openStrangers(port, RECEIVER_BOUNDS.maxConnections + 44);
+      await acceptedSoFar(port);
+      sender.write(lastBody);
+      await sender.answered(expectHeader === '' ? ids.length : ids.length + 1);
+
+      expect(sender.statuses.filter((status) => status !== 100)).toEqual(ids.map(() => 202));
+      expect(sender.isOpen).toBe(true);
+      expect(delivered.map(({ id }) => id)).toEqual(ids);
+    },
+  );
+
+  it('keeps a sender delivering one after another on one connection, idle between them, while strangers keep arriving', async () => {
+    const { port } = await start(PATIENT);
+    const sender = await connections.open(port);
+    await openStrangers(port, RECEIVER_BOUNDS.maxConnections - 1);
+    const ids = Array.from({ length: 10 }, (_unused, index) => `evt-${index}`);
+    for (const id of ids) {
+      await deliverOn(sender, id);
+      await openStrangers(port, 16);
+      await acceptedSoFar(port);
+      expect(sender.isOpen).toBe(true);
+    }
+    expect(sender.statuses).toEqual(ids.map(() => 202));
+    expect(delivered.map(({ id }) => id)).toEqual(ids);
   });
 });
 
 /**
- * Which connection makes room for a newcomer, on real loopback sockets. A request being answered
- * lasts only as long as writing a few bytes, too short to aim a connection at from outside, so the
- * slots are driven here directly, as the receiver drives them.
+ * Which connection makes room for a newcomer, on real loopback sockets, the slots driven directly as
+ * the receiver drives them: every order of requests started and answered, without waiting on a
+ * receiver to reach each one.
  */
 describe('ConnectionSlots', () => {
   let server: Server | undefined;
@@ -242,25 +372,48 @@ describe('ConnectionSlots', () => {
     return accepted;
   }
 
-  it('makes room by closing the oldest connection not being answered, and turns a newcomer away when every one is', async () => {
+  it('makes room from a connection without complete headers first, then an idle one, never a kept one', async () => {
+    const [a, b, c, d, e] = (await serverSockets(5)) as [Socket, Socket, Socket, Socket, Socket];
+    const slots = new ConnectionSlots(3);
+    slots.admit(a);
+    slots.admit(b);
+    slots.admit(c);
+    slots.requestStarted(a, true);
+    slots.requestEnded(a, true);
+    slots.requestStarted(b, true);
+    // A stranger's request does not keep its connection: it counts with those still sending headers.
+    slots.requestStarted(c, false);
+
+    slots.admit(d);
+    expect([a, b, c, d].map((socket) => socket.destroyed)).toEqual([false, false, true, false]);
+    slots.admit(e);
+    expect([a, b, d, e].map((socket) => socket.destroyed)).toEqual([false, false, true, false]);
+    expect({ size: slots.size, kept: slots.kept }).toEqual({ size: 3, kept: 1 });
+  });
+
+  it('keeps a connection until every one of its kept requests is answered, and turns a newcomer away when every slot is kept', async () => {
     const [a, b, c, d, e] = (await serverSockets(5)) as [Socket, Socket, Socket, Socket, Socket];
     const slots = new ConnectionSlots(2);
     slots.admit(a);
     slots.admit(b);
-    slots.answering(a);
+    // Two deliveries sent one behind the other: the first answered, the second still being read.
+    slots.requestStarted(a, true);
+    slots.requestStarted(a, true);
+    slots.requestEnded(a, true);
+    slots.requestStarted(b, true);
 
     slots.admit(c);
-    expect([a, b, c].map((socket) => socket.destroyed)).toEqual([false, true, false]);
+    expect([a, b, c].map((socket) => socket.destroyed)).toEqual([false, false, true]);
+    expect({ size: slots.size, kept: slots.kept }).toEqual({ size: 2, kept: 2 });
 
-    slots.answering(c);
+    slots.requestEnded(b, true);
     slots.admit(d);
-    expect([a, c, d].map((socket) => socket.destroyed)).toEqual([false, false, true]);
-    expect(slots.size).toBe(2);
+    expect([a, b, d].map((socket) => socket.destroyed)).toEqual([false, true, false]);
 
-    slots.answered(a);
+    slots.requestEnded(a, true);
     slots.admit(e);
-    expect([a, c, e].map((socket) => socket.destroyed)).toEqual([true, false, false]);
-    expect(slots.size).toBe(2);
+    expect([a, d, e].map((socket) => socket.destroyed)).toEqual([false, true, false]);
+    expect({ size: slots.size, kept: slots.kept }).toEqual({ size: 2, kept: 0 });
   });
 
   it('frees the slot of a connection that closed by itself', async () => {
