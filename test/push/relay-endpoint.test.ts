@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay } from '../../simulator/relay/index.js';
 import { SecretMaskingLogger } from '../../src/log.js';
-import { CATCH_UP_SLACK_S } from '../../src/push/relay-catch-up.js';
+import { CATCH_UP_SLACK_S, MARK_WRITE_INTERVAL_MS } from '../../src/push/relay-catch-up.js';
 import { RelayEndpoint } from '../../src/push/relay-endpoint.js';
 import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
 import type { PushSecrets } from '../../src/session/push-secrets.js';
-import { RelayMarkStore } from '../../src/session/relay-mark.js';
+import { RelayMarkStore, type RelayMark } from '../../src/session/relay-mark.js';
 import { eachTest } from '../support/each-test.js';
 import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
 import { SHAPES } from '../support/notification-payloads.js';
@@ -51,15 +51,31 @@ let reports: Array<boolean | 'connected'>;
 /** The event id of each notification the endpoint handed on, in order. */
 let delivered: Array<string | undefined>;
 
-/** `storagePath`: relay.json kept in its data folder, opened as a new process would. */
+/** Each write of relay.json as it began: when, what, and the notifications handed on by then. */
+let markWrites: Array<{ at: number; mark: RelayMark; delivered: Array<string | undefined> }>;
+
+/** relay.json in the storage's data folder, opened as a new process would, each write recorded. */
+function keptIn(storagePath: string): Pick<RelayMarkStore, 'read' | 'write'> {
+  const store = new RelayMarkStore(openDataFolder(storagePath, log), log);
+  return {
+    read: (relayUrl, topic) => store.read(relayUrl, topic),
+    write: (relayUrl, topic, mark) => {
+      markWrites.push({ at: performance.now(), mark, delivered: [...delivered] });
+      return store.write(relayUrl, topic, mark);
+    },
+  };
+}
+
+/** `storagePath`: relay.json kept in its data folder. */
 function newEndpoint(readSecrets: () => Promise<PushSecrets>, timing: Partial<typeof TIMING> = {}, storagePath?: string): RelayEndpoint {
   log = createTestLogger();
   reports = [];
   delivered = [];
+  markWrites = [];
   endpoint = new RelayEndpoint({
     settings: { relayUrl: relay.url },
     secrets: readSecrets,
-    relayMarks: storagePath === undefined ? undefined : new RelayMarkStore(openDataFolder(storagePath, log), log),
+    relayMarks: storagePath === undefined ? undefined : keptIn(storagePath),
     log: new SecretMaskingLogger(log),
     onNotification: (notification) => delivered.push(notification.id),
     onDeliveryDown: (down) => reports.push(down),
@@ -248,6 +264,25 @@ describe('RelayEndpoint across a restart (relay.json)', () => {
     expect((await stat(relayJson())).mode & 0o777).toBe(0o600);
     expect(text).not.toContain(secrets.relayTopic);
     expect(JSON.parse(text)).toEqual({ relayUrl: relay.url, topicSha256: expect.stringMatching(/^[0-9a-f]{64}$/), lastMessageId: id });
+  });
+
+  it('writes relay.json after handing each ring on, at most once a second, ending with the last ring', async () => {
+    const relayEndpoint = newEndpoint(async () => secrets, {}, storage().path);
+    await relayEndpoint.open();
+    const ids = [ring('one').id];
+    await pollUntil(() => markWrites.length, (count) => count === 1, 3_000, 'the first ring written', 20);
+    ids.push(ring('two').id, ring('three').id);
+    await waitForDelivered(3, 'the rings');
+    await pollUntil(() => markWrites.at(-1)?.mark, (mark) => mark !== undefined && 'lastMessageId' in mark && mark.lastMessageId === ids[2], 3_000, 'the last ring written', 20);
+    await relayEndpoint.close();
+
+    const gaps = markWrites.slice(1).map((write, index) => write.at - markWrites[index].at);
+    expect(gaps.length).toBeGreaterThan(0);
+    expect(gaps.every((gap) => gap >= MARK_WRITE_INTERVAL_MS - 1)).toBe(true);
+    for (const { mark, delivered: handedOn } of markWrites) {
+      expect(handedOn).toHaveLength(ids.indexOf((mark as { lastMessageId: string }).lastMessageId) + 1);
+    }
+    expect(JSON.parse(await readFile(relayJson(), 'utf8'))).toMatchObject({ lastMessageId: ids[2] });
   });
 
   it('asks the first stream from a kept relay time less the slack when no message was handled yet', async () => {
