@@ -20,6 +20,7 @@ import { RelayEndpoint } from './push/relay-endpoint.js';
 import { RELAY_TIMING, type RelayTiming } from './push/relay-timing.js';
 import { openDataFolder } from './session/data-folder.js';
 import { PushSecretStore } from './session/push-secrets.js';
+import { RelayMarkStore } from './session/relay-mark.js';
 import { SessionStore } from './session/session-store.js';
 import { SessionWatcher } from './session/session-watcher.js';
 import { PluginStatus, type PluginStatusOptions } from './status/plugin-status.js';
@@ -171,7 +172,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       timing: this.timing.status,
       sink: this.timing.statusSink,
     });
-    this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log), this.status.board);
+    this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log), this.status.board, new RelayMarkStore(folder, this.log));
     const connection = new Connection({
       settings: {
         credentials: settings,
@@ -205,7 +206,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     }
   }
 
-  private createEndpoint({ push }: PlatformSettings, pushSecrets: PushSecretStore, status: StatusBoard): OwnedEndpoint {
+  private createEndpoint({ push }: PlatformSettings, pushSecrets: PushSecretStore, status: StatusBoard, relayMarks: RelayMarkStore): OwnedEndpoint {
     const secrets = () => pushSecrets.secrets();
     const notifications = new NotificationHandler(this.accessories, status, this.log, this.timing.monotonicNow);
     const onNotification = (notification: DoorbellNotification) => notifications.handle(notification);
@@ -216,6 +217,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     return new RelayEndpoint({
       settings: push.relay,
       secrets,
+      relayMarks,
       log: this.log,
       onNotification,
       onDropped,

@@ -7,10 +7,14 @@
  * relay mode as the fix, are here too.
  */
 import { beforeEach, describe, expect, it } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DATA_FILES, dataFolderPath } from '../src/session/data-folder.js';
 import { sendTestMotion } from '../homebridge-ui/test-motion.js';
 import { DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
+import { pollUntil } from './support/poll.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 
@@ -68,6 +72,28 @@ describe('relay mode', () => {
     const second = launchWithRelay();
     await waitFor(() => allConfirmed(second), 'second subscriptions');
     expect(testbed.sim.pushToken).toBe(pushToken);
+  });
+
+  it('delivers a ring sent to the relay while Homebridge restarted, and not the one before it again', async () => {
+    const rang = (platform: RunningPlatform, name: string) => platform.log.lines.filter(({ message }) => message === `Doorbell rang at ${name}`).length;
+    const first = launchWithRelay();
+    await waitFor(() => allConfirmed(first), 'first subscriptions');
+    await testbed.sim.deliverMotion(FRONT, { kind: 'ding', id: 'before-the-restart' });
+    await waitFor(() => rang(first, 'Front Door') === 1, 'the first ring');
+    const topic = topicOf(testbed.sim.pushToken);
+    const [handled] = relay().messages(topic);
+    const relayJson = join(dataFolderPath(testbed.storagePath), DATA_FILES.relay);
+    await pollUntil(() => readFile(relayJson, 'utf8').catch(() => ''), (text) => text.includes(handled.id), 3_000, 'relay.json to hold the ring', 20);
+    await testbed.stop(first);
+    await waitFor(() => relay().subscriberCount(topic) === 0, 'the stream to close on shutdown');
+
+    expect((await testbed.sim.deliverMotion(BACK, { kind: 'ding', id: 'during-the-restart' })).status).toBe(200);
+    const second = launchWithRelay();
+    await waitFor(() => rang(second, 'Back Door') === 1, 'the ring sent during the restart');
+    await waitFor(() => allConfirmed(second), 'second subscriptions');
+
+    expect(rang(second, 'Front Door')).toBe(0);
+    expect(relay().requests.filter((request) => request.method === 'GET').at(-1)?.rawQuery).toBe(`since=${handled.id}`);
   });
 
   it('faults every doorbell while the stream has been down too long, and clears the faults when it is back', async () => {

@@ -1,11 +1,19 @@
+import { errorMessage, type Logger } from '../log.js';
+import type { RelayMark, RelayMarkStore } from '../session/relay-mark.js';
+import { RecentIds } from './recent-ids.js';
+
 /**
- * Seconds asked for before the newest relay time seen. Both times are the relay's own, so no clock
- * difference needs covering; but ntfy stamps a message when it takes it and writes it to the streams
- * afterwards, each on a task of its own, so a message stamped just before the last line seen (a
- * keepalive) may still have been on its way when the stream broke. What comes back twice is dropped
- * by message id.
+ * Seconds asked for before a relay time, when no message was handled yet. Both times are the relay's
+ * own, so no difference between clocks needs covering; but ntfy stamps a message when it takes it and
+ * writes it to the streams afterwards, each on a task of its own, so a message stamped just before the
+ * last line seen may still have been on its way when the stream broke; and a relay restarted on
+ * another host may answer with a clock somewhat behind the old one (less than the minute after which
+ * its clock counts as stepped back). What comes back twice is dropped by message id.
  */
-export const CATCH_UP_SLACK_S = 2;
+export const CATCH_UP_SLACK_S = 60;
+
+/** How often relay.json is written at most: a burst of rings makes one write a second, not one each. */
+export const MARK_WRITE_INTERVAL_MS = 1_000;
 
 /**
  * Where a reopened relay stream picks up, so that nothing published during a break is lost: after
@@ -15,16 +23,25 @@ export const CATCH_UP_SLACK_S = 2;
  * gone stale. The break is thus when the stream last showed life, not when it was noticed: a half-open
  * stream is only noticed once it has been silent for the whole alive timeout, and a message published
  * in between must still come back.
+ *
+ * It outlives the streams (a sign-out and a new sign-in reopen one), and with the mark kept in
+ * relay.json, a restart too.
  */
 export class CatchUpPoint {
+  /** The ids handled lately: a catch-up brings again what the broken stream may already have delivered. */
+  readonly seenIds = new RecentIds(1_000);
   private lastMessageId: string | undefined;
   /** The earliest break not known to be caught up on, in the relay's unix seconds. */
   private brokeAt: number | undefined;
+
+  /** Told each time the mark may have changed. */
+  constructor(private readonly onChange: () => void = () => undefined) {}
 
   /** From now on, the catch-up starts after this message. */
   handled(id: string): void {
     this.lastMessageId = id;
     this.brokeAt = undefined;
+    this.onChange();
   }
 
   /**
@@ -35,16 +52,152 @@ export class CatchUpPoint {
    */
   broke(relayTime: number | undefined): void {
     this.brokeAt ??= relayTime;
+    this.onChange();
+  }
+
+  /**
+   * The mark of an earlier run, read once this run's streams may already have moved on: a message
+   * handled in this run is newer than it; else the earlier run's message, or the earlier of the two
+   * breaks, is where the catch-up starts.
+   */
+  resume(mark: RelayMark): void {
+    if (this.lastMessageId !== undefined) {
+      return;
+    }
+    if ('lastMessageId' in mark) {
+      this.lastMessageId = mark.lastMessageId;
+      this.brokeAt = undefined;
+    } else {
+      this.brokeAt = Math.min(this.brokeAt ?? Infinity, mark.relayTime);
+    }
+  }
+
+  /** What relay.json keeps; undefined while there is nothing to catch up from. */
+  mark(): RelayMark | undefined {
+    if (this.lastMessageId !== undefined) {
+      return { lastMessageId: this.lastMessageId };
+    }
+    return this.brokeAt === undefined ? undefined : { relayTime: this.brokeAt };
   }
 
   /**
    * The `since` parameter of the next stream: a message id, or unix seconds, which the relay counts
-   * inclusively; undefined (only new messages) before any break.
+   * inclusively; undefined (only new messages) when there is nothing to catch up from.
    */
   since(): string | undefined {
     if (this.lastMessageId !== undefined) {
       return this.lastMessageId;
     }
     return this.brokeAt === undefined ? undefined : String(Math.floor(this.brokeAt) - CATCH_UP_SLACK_S);
+  }
+}
+
+type MarkStore = Pick<RelayMarkStore, 'read' | 'write'>;
+
+/**
+ * The catch-up point of one endpoint, and relay.json, which keeps its mark across restarts: read
+ * before the first stream, written when the mark changed (at most once a second) and at close. A
+ * message is handed on before anything is written: a change only plans a write on a timer. One timer,
+ * one write at a time, and nothing left running once closed.
+ */
+export class KeptCatchUpPoint {
+  readonly point = new CatchUpPoint(() => this.changed());
+  /** The relay and topic of the streams, known once the first one starts. */
+  private owner: { relayUrl: string; topic: string } | undefined;
+  /** Only a read that succeeded counts: one that failed (too many open files, say) is tried again. */
+  private markRead = false;
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> | undefined;
+  private lastWriteAt = -Infinity;
+  /** The mark in relay.json, as JSON: an unchanged mark is not written again. */
+  private kept: string | undefined;
+  private changedMeanwhile = false;
+  private failing = false;
+  private closed = false;
+
+  constructor(
+    /** Without one, the point lives only as long as the endpoint. */
+    private readonly store: MarkStore | undefined,
+    private readonly log: Logger,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /**
+   * Before a stream starts: takes up the mark an earlier run kept for this relay and topic. A file that
+   * cannot be read keeps no stream from opening: that one only asks for less, and the next tries again.
+   */
+  async resume(relayUrl: string, topic: string): Promise<void> {
+    this.owner = { relayUrl, topic };
+    if (this.markRead || this.store === undefined) {
+      return;
+    }
+    try {
+      const mark = await this.store.read(relayUrl, topic);
+      this.markRead = true;
+      if (mark !== undefined) {
+        this.kept = JSON.stringify(mark);
+        this.point.resume(mark);
+      }
+    } catch (error) {
+      this.log.warn(`${errorMessage(error)} The push relay stream opens without asking for what the relay received before it.`);
+    }
+  }
+
+  /** Clears the timer, waits for a write under way, and writes the mark if it changed since; nothing is written after. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.writing;
+    await this.write();
+  }
+
+  private changed(): void {
+    if (this.closed || this.store === undefined) {
+      return;
+    }
+    if (this.writing !== undefined) {
+      this.changedMeanwhile = true;
+      return;
+    }
+    if (this.timer !== undefined) {
+      return;
+    }
+    const waitMs = Math.max(0, Math.ceil(this.lastWriteAt + MARK_WRITE_INTERVAL_MS - this.now()));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.writing = this.write().finally(() => this.afterWrite());
+    }, waitMs);
+    // Homebridge's own servers keep the process alive; a planned write must not hold it open on exit.
+    this.timer.unref();
+  }
+
+  private afterWrite(): void {
+    this.writing = undefined;
+    if (this.changedMeanwhile) {
+      this.changedMeanwhile = false;
+      this.changed();
+    }
+  }
+
+  /** Never rejects: a mark that cannot be written costs only the catch-up after a restart. */
+  private async write(): Promise<void> {
+    const mark = this.point.mark();
+    const text = mark === undefined ? undefined : JSON.stringify(mark);
+    if (mark === undefined || text === this.kept || this.owner === undefined || this.store === undefined) {
+      return;
+    }
+    this.lastWriteAt = this.now();
+    try {
+      await this.store.write(this.owner.relayUrl, this.owner.topic, mark);
+      this.kept = text;
+      this.failing = false;
+    } catch (error) {
+      // Said once, not at every ring.
+      if (!this.failing) {
+        this.log.warn(`Could not save where the push relay stream picks up after a restart: ${errorMessage(error)}`);
+      }
+      this.failing = true;
+    }
   }
 }

@@ -2,9 +2,11 @@ import type { RelaySettings } from '../config/push-settings.js';
 import { insecureUrlProblem } from '../values/secure-url.js';
 import type { SecretMaskingLogger } from '../log.js';
 import type { PushSecrets } from '../session/push-secrets.js';
+import type { RelayMarkStore } from '../session/relay-mark.js';
 import { NotificationIntake, type IntakeDrop } from './intake.js';
 import type { DoorbellNotification } from './notification.js';
 import { relayPushToken } from './push-token.js';
+import { KeptCatchUpPoint } from './relay-catch-up.js';
 import { ImpostorWarning } from './relay-impostor.js';
 import type { DeliveryOutage } from './relay-outage.js';
 import { RelaySubscription } from './relay-subscription.js';
@@ -13,6 +15,8 @@ import type { RelayTiming } from './relay-timing.js';
 export interface RelayEndpointOptions {
   settings: RelaySettings;
   secrets: () => Promise<PushSecrets>;
+  /** relay.json: where the first stream after a restart picks up. Without it, only a break within the run is caught up on. */
+  relayMarks?: Pick<RelayMarkStore, 'read' | 'write'>;
   log: SecretMaskingLogger;
   onNotification: (notification: DoorbellNotification) => void;
   /**
@@ -60,9 +64,15 @@ export class RelayEndpoint {
   private closed = false;
   /** One for the run: a sign-in after a sign-out does not say again that the address is no relay. */
   private readonly impostor: ImpostorWarning;
+  /**
+   * One for the run, and kept across runs: a stream reopened after a sign-out and a new sign-in, or
+   * after a restart, asks for what the relay received while none was open.
+   */
+  private readonly catchUp: KeptCatchUpPoint;
 
   constructor(private readonly options: RelayEndpointOptions) {
     this.impostor = new ImpostorWarning(options.settings.relayUrl, options.log);
+    this.catchUp = new KeptCatchUpPoint(options.relayMarks, options.log);
   }
 
   get description(): string {
@@ -113,10 +123,14 @@ export class RelayEndpoint {
     }
   }
 
-  /** Closes the stream for good (shutdown), and keeps an open() still under way from opening one after it. */
+  /**
+   * Closes the stream for good (shutdown), and keeps an open() still under way from opening one after
+   * it; then keeps where the next run's stream picks up, which the stream's end has settled.
+   */
   async close(): Promise<void> {
     this.closed = true;
     await this.suspend();
+    await this.catchUp.close();
   }
 
   private throwIfClosed(): void {
@@ -133,11 +147,12 @@ export class RelayEndpoint {
     }
     const generation = this.generation;
     const { relayTopic } = await this.options.secrets();
+    log.addSecrets(relayTopic, settings.relayToken);
+    await this.catchUp.resume(settings.relayUrl, relayTopic);
     this.throwIfClosed();
     if (generation !== this.generation) {
       throw new Error(STREAM_CLOSED);
     }
-    log.addSecrets(relayTopic, settings.relayToken);
     const intake = new NotificationIntake(this.options.onNotification, log, undefined, this.options.onDropped);
     const subscription = new RelaySubscription({
       relay: settings,
@@ -146,6 +161,7 @@ export class RelayEndpoint {
       timing,
       now,
       impostor: this.impostor,
+      catchUp: this.catchUp.point,
       onMessage: (body, relayTime) => {
         const decision = intake.accept(body, relayTime);
         if (!decision.accepted) {

@@ -2,7 +2,7 @@ import type { Logger } from '../log.js';
 import { CatchUpPoint } from './relay-catch-up.js';
 import { RelayClock } from './relay-clock.js';
 import type { RelayLine } from './relay-lines.js';
-import { RecentIds } from './recent-ids.js';
+import type { RecentIds } from './recent-ids.js';
 
 export interface RelayMessagesOptions {
   /** Named in the clock warnings; not a secret. */
@@ -16,6 +16,8 @@ export interface RelayMessagesOptions {
   onMessage: (body: Buffer, relayTime: number) => boolean;
   /** Told of each message dropped as stale; for counting only. */
   onStale?: () => void;
+  /** Where the next stream picks up, and the ids handled lately: shared by the endpoint's streams; one of its own when absent. */
+  catchUp?: CatchUpPoint;
 }
 
 /**
@@ -25,11 +27,13 @@ export interface RelayMessagesOptions {
 export class RelayMessages {
   /** Lines that were not a relay event, messages that were not a notification, and those dropped as duplicates or stale. */
   readonly counts = { badLines: 0, rejected: 0, duplicates: 0, stale: 0 };
-  private readonly seenIds = new RecentIds(1_000);
-  private readonly catchUp = new CatchUpPoint();
+  private readonly seenIds: RecentIds;
+  private readonly catchUp: CatchUpPoint;
   private readonly clock: RelayClock;
 
   constructor(private readonly options: RelayMessagesOptions) {
+    this.catchUp = options.catchUp ?? new CatchUpPoint();
+    this.seenIds = this.catchUp.seenIds;
     this.clock = new RelayClock(options.now, options.relayUrl, (message) => options.log.warn(message));
   }
 

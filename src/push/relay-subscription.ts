@@ -5,6 +5,7 @@ import { errorCode, errorMessage, type Logger } from '../log.js';
 import { isAccessRefusal, ReconnectDelays, type ConnectionEnd } from './relay-backoff.js';
 import { answerUnlessAborted, readUntilAborted } from './abortable-stream.js';
 import { ConnectWaits } from './connect-waits.js';
+import type { CatchUpPoint } from './relay-catch-up.js';
 import { ImpostorWarning, NOT_A_RELAY } from './relay-impostor.js';
 import { isRelayEvent, LineSplitter, parseRelayLine } from './relay-lines.js';
 import { RelayMessages } from './relay-messages.js';
@@ -36,6 +37,8 @@ export interface RelaySubscriptionOptions {
   random?: () => number;
   /** Shared by the run's subscriptions, so an address that is not a relay is said once a run; one of its own when absent. */
   impostor?: ImpostorWarning;
+  /** Where a stream picks up: the endpoint's, which outlives its subscriptions; one of its own when absent. */
+  catchUp?: CatchUpPoint;
 }
 
 /** How one connection ended, and why in words for the log. */
@@ -75,7 +78,7 @@ export class RelaySubscription {
       now: this.monotonicNow,
       onDeliveryDown: (down, downForMs = 0) => onDeliveryDown(down, down ? { since: wallNow() - downForMs, refused: this.accessRefused } : undefined),
     });
-    this.messages = new RelayMessages({ relayUrl, log, staleMs: timing.staleMs, now: wallNow, onMessage: options.onMessage, onStale: options.onStale });
+    this.messages = new RelayMessages({ relayUrl, log, staleMs: timing.staleMs, now: wallNow, onMessage: options.onMessage, onStale: options.onStale, catchUp: options.catchUp });
   }
 
   /** Lines that were not a relay event, messages that were not a notification, and those dropped as duplicates or stale. */

@@ -15,6 +15,8 @@ export const DATA_FILES = {
   installation: 'installation.json',
   /** The push receiver's secret and the relay topic. */
   push: 'push.json',
+  /** Where the relay stream picks up after a restart: the last message handled, or the relay's time. */
+  relay: 'relay.json',
   /** What the running plugin knows of its delivery, for the settings page; never a secret. */
   status: 'status.json',
 } as const;
