@@ -31,7 +31,7 @@ export class CatchUpPoint {
   /** The ids handled lately: a catch-up brings again what the broken stream may already have delivered. */
   readonly seenIds = new RecentIds(1_000);
   private lastMessageId: string | undefined;
-  /** The earliest break not known to be caught up on, in the relay's unix seconds. */
+  /** The earliest relay time not known to be caught up on (a break, or a stream that showed its time before any message), in unix seconds. */
   private brokeAt: number | undefined;
 
   /** Told each time the mark may have changed. */
@@ -53,6 +53,19 @@ export class CatchUpPoint {
   broke(relayTime: number | undefined): void {
     this.brokeAt ??= relayTime;
     this.onChange();
+  }
+
+  /**
+   * A stream showed the relay's time (its `open` or a keepalive). Until a message is handled, the
+   * catch-up starts from the first such time: a run that ends without a word (a crash, a power cut)
+   * has then kept a mark as well, and the next run asks for what came since, none of which it
+   * handled (each message handled replaces the mark).
+   */
+  alive(relayTime: number): void {
+    if (this.lastMessageId === undefined && this.brokeAt === undefined) {
+      this.brokeAt = relayTime;
+      this.onChange();
+    }
   }
 
   /**

@@ -61,6 +61,7 @@ export class RelayMessages {
     }
     if (parsed.kind === 'alive') {
       this.clock.alive(parsed.time);
+      this.catchUp.alive(parsed.time);
     }
     if (parsed.kind !== 'message') {
       return;

@@ -254,6 +254,24 @@ describe('RelayEndpoint across a restart (relay.json)', () => {
     expect(streamRequests().map(sinceOf)).toEqual([first.id]);
   });
 
+  it('catches up after a run that ended without a shutdown (a crash) before it handled any ring', async () => {
+    const before = newEndpoint(async () => secrets, {}, storage().path);
+    await before.open();
+    // Kept from the stream's first relay time, before any ring and before any shutdown.
+    const leftByTheCrash = await pollUntil(() => readFile(relayJson(), 'utf8').catch(() => ''), (text) => text.includes('relayTime'), 3_000, 'relay.json', 20);
+    await before.close();
+    // What a crash leaves: the file as it was before the shutdown's write.
+    await writeFile(relayJson(), leftByTheCrash, { mode: 0o600 });
+
+    ring('while-homebridge-was-down');
+    relay.reset();
+    const after = newEndpoint(async () => secrets, {}, storage().path);
+    await after.open();
+    await waitForDelivered(1, 'the ring published while Homebridge was down');
+
+    expect(delivered).toEqual(['while-homebridge-was-down']);
+  });
+
   it('keeps the mark in a file only its owner may read, with the relay it belongs to and no topic in clear', async () => {
     const relayEndpoint = newEndpoint(async () => secrets, {}, storage().path);
     await relayEndpoint.open();
