@@ -1,14 +1,7 @@
 import type { API, CharacteristicValue, PlatformAccessory, Service } from 'homebridge';
+import { CONTROLS, type Control } from '../values/controls.js';
 import { cleanName } from './names.js';
 import { namedService, removeService } from './services.js';
-
-/** The two switches a doorbell may carry, by their service subtypes. */
-export type Control = 'motion-alerts' | 'chime';
-
-const CONTROLS: Readonly<Record<Control, { suffix: string; contextKey: string }>> = {
-  'motion-alerts': { suffix: 'Motion Alerts', contextKey: 'motionAlerts' },
-  chime: { suffix: 'Chime', contextKey: 'chime' },
-};
 
 /**
  * A Switch in the Home app that the household turns on and off, by hand or in automations

@@ -2,6 +2,7 @@ import type { API, PlatformAccessory } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
 import type { Logger } from '../log.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
+import { CONTROLS } from '../values/controls.js';
 import { accessoryUuid, DoorbellAccessory } from './doorbell-accessory.js';
 import { cleanName, HOMEKIT_NAME_LENGTH } from './names.js';
 
@@ -97,8 +98,7 @@ export class DoorbellAccessories {
   private logControlChanges(accessory: DoorbellAccessory): void {
     accessory.onChange((change) => {
       if (change.type === 'control') {
-        const what = change.control === 'motion-alerts' ? 'Motion alerts' : 'The chime';
-        this.log.info(`${what} at ${accessory.name} turned ${change.on ? 'on' : 'off'}`);
+        this.log.info(`${CONTROLS[change.control].inLog} at ${accessory.name} turned ${change.on ? 'on' : 'off'}`);
       }
     });
   }

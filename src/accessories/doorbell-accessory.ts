@@ -1,7 +1,8 @@
 import type { API, PlatformAccessory, Service } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
+import { CONTROL_SUBTYPES, CONTROLS, type Control, type Silenced } from '../values/controls.js';
 import { DETECTION_SUFFIXES, DETECTIONS, type Detection } from '../values/detection.js';
-import { ControlSwitch, type Control } from './control-switch.js';
+import { ControlSwitch } from './control-switch.js';
 import { DoorbellButton } from './doorbell-button.js';
 import { MotionSensor } from './motion-sensor.js';
 import { cleanName } from './names.js';
@@ -66,8 +67,8 @@ export class DoorbellAccessory {
   private readonly sensor: MotionSensor;
   private readonly detections = new Map<Detection, MotionSensor>();
   private readonly button: DoorbellButton | undefined;
-  private readonly motionAlerts: ControlSwitch | undefined;
-  private readonly chime: ControlSwitch | undefined;
+  /** The switches the settings add, by subtype. */
+  private readonly switches = new Map<Control, ControlSwitch>();
   private readonly listeners: Array<(change: DoorbellChange) => void> = [];
   /** Faulted until the platform confirms the motion subscription. */
   private confirmed = false;
@@ -105,8 +106,10 @@ export class DoorbellAccessory {
     } else {
       DoorbellButton.detach(api, accessory);
     }
-    this.motionAlerts = this.control(settings.motionSwitch, 'motion-alerts', settings);
-    this.chime = this.control(settings.button && settings.chimeSwitch, 'chime', settings);
+    for (const control of CONTROL_SUBTYPES) {
+      const { setting, needsButton } = CONTROLS[control];
+      this.control(settings[setting] && (settings.button || !needsButton), control, settings);
+    }
   }
 
   /** The name HomeKit shows, for log lines such as "Motion at Front Door". */
@@ -116,12 +119,12 @@ export class DoorbellAccessory {
 
   /** Whether motion alerts drive the motion sensors: the Motion Alerts switch, on when there is none. */
   get motionAlertsOn(): boolean {
-    return this.motionAlerts?.isOn ?? true;
+    return this.allows('motion');
   }
 
   /** Whether a ring chimes: the Chime switch, on when there is none. */
   get chimeOn(): boolean {
-    return this.chime?.isOn ?? true;
+    return this.allows('chime');
   }
 
   onChange(listener: (change: DoorbellChange) => void): void {
@@ -187,17 +190,31 @@ export class DoorbellAccessory {
     return new MotionSensor(this.api, service, settings.motionTimeout, () => this.statusFault(), notify);
   }
 
-  private control(wanted: boolean, control: Control, settings: DoorbellSettings): ControlSwitch | undefined {
+  private control(wanted: boolean, control: Control, settings: DoorbellSettings): void {
     if (!wanted) {
       ControlSwitch.detach(this.api, this.accessory, control);
-      return undefined;
+      return;
     }
-    return ControlSwitch.attach(this.api, this.accessory, control, settings, (on) => {
-      if (control === 'motion-alerts' && !on) {
-        this.sensors().forEach((sensor) => sensor.clear());
+    const attached = ControlSwitch.attach(this.api, this.accessory, control, settings, (on) => {
+      if (!on) {
+        this.silenceNow(CONTROLS[control].silences);
       }
       this.notify({ type: 'control', control, on });
     });
+    this.switches.set(control, attached);
+  }
+
+  /** Whether what a switch silences gets through: every switch that silences it is on (or there is none). */
+  private allows(what: Silenced): boolean {
+    return [...this.switches].every(([control, attached]) => CONTROLS[control].silences !== what || attached.isOn);
+  }
+
+  /** What a switch turned off changes at once, before the next motion or ring. */
+  private silenceNow(what: Silenced): void {
+    if (what === 'motion') {
+      // Motion alerts off means no motion shown: the sensors turn off now, not at their timeout.
+      this.sensors().forEach((sensor) => sensor.clear());
+    }
   }
 
   private sensors(): MotionSensor[] {

@@ -149,9 +149,9 @@ export function repeatsDetection(path: SettingPath, firstPath: SettingPath): Pro
   return { path, message: `${settingName(path)} repeats ${settingName(firstPath)}: each detection gets one motion sensor, so it is ignored` };
 }
 
-/** A warning: the doorbell works, without the switch. */
-export function chimeSwitchWithoutButton(path: SettingPath): Problem {
+/** A warning: the doorbell works, without the switch. `suffix`: the switch's name after the doorbell's. */
+export function controlWithoutButton(path: SettingPath, suffix: string): Problem {
   const doorbell = settingName(path.slice(0, -1));
-  return { path, message: `${settingName(path)} is ignored: with ${doorbell}.button false there is no ring to chime, so no Chime switch is added` };
+  return { path, message: `${settingName(path)} is ignored: with ${doorbell}.button false there is no ring to chime, so no ${suffix} switch is added` };
 }
 

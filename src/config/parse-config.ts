@@ -1,7 +1,8 @@
+import { CONTROL_SUBTYPES, CONTROLS } from '../values/controls.js';
 import { isJsonObject } from '../values/json.js';
 import { PLATFORM_NAME } from '../settings.js';
 import type { SchemaBlock, SchemaDoorbell } from './config-schema.js';
-import { type SettingPath, chimeSwitchWithoutButton, mustBe, repeatsDetection } from './messages.js';
+import { type SettingPath, controlWithoutButton, mustBe, repeatsDetection } from './messages.js';
 import { toPushSettings, withoutTrailingSlashes, type Environment, type PushSettings } from './push-settings.js';
 import { checkBlock, withoutUnknownSettings } from './schema-check.js';
 
@@ -74,13 +75,15 @@ export function parseConfig(raw: unknown, environment: Environment = {}): Config
   return { status: 'ok', settings: toSettings(config, doorbells, environment), problems: messages, warnings: [...warnings, ...ignored] };
 }
 
-/** Settings of a usable doorbell entry that change nothing: a detection listed twice, a Chime switch without a button. */
-function doorbellWarnings({ detections, button, chimeSwitch }: SchemaDoorbell, at: SettingPath): string[] {
+/** Settings of a usable doorbell entry that change nothing: a detection listed twice, a switch that needs the button (the Chime) without it. */
+function doorbellWarnings(doorbell: SchemaDoorbell, at: SettingPath): string[] {
+  const { detections, button } = doorbell;
   const repeats = detections.flatMap((detection, index) => {
     const first = detections.indexOf(detection);
     return first === index ? [] : [repeatsDetection([...at, 'detections', index], [...at, 'detections', first]).message];
   });
-  return chimeSwitch && !button ? [...repeats, chimeSwitchWithoutButton([...at, 'chimeSwitch']).message] : repeats;
+  const unused = button ? [] : CONTROL_SUBTYPES.map((control) => CONTROLS[control]).filter((row) => row.needsButton && doorbell[row.setting]);
+  return [...repeats, ...unused.map((row) => controlWithoutButton([...at, row.setting], row.suffix).message)];
 }
 
 function withoutHomebridgeKeys(raw: Record<string, unknown>): Record<string, unknown> {
