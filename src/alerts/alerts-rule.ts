@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import { MAX_OUTAGES, type AlertsRecord, type Outage } from './alerts-state.js';
+import { lastRun, MAX_OUTAGES, type AlertsRecord, type Outage } from './alerts-state.js';
 import type { Reason } from './reasons.js';
 import { durationWords } from './time-words.js';
 
@@ -27,23 +27,6 @@ const SYSTEM_CLOCK: AlertsClock = {
     return () => clearTimeout(timer);
   },
 };
-
-/**
- * The last run's outages, copied, newest first, and the one under way at its shutdown, if any: an
- * outage is made for it when the record lost it.
- */
-function lastRun(previous: Partial<AlertsRecord> | undefined): { outages: Outage[]; open: Outage | undefined } {
-  const outages = (previous?.outages ?? []).slice(0, MAX_OUTAGES).map((outage) => ({ ...outage }));
-  const alerts = previous?.alerts;
-  if (alerts?.flowing !== false) {
-    return { outages, open: undefined };
-  }
-  if (outages[0]?.to === null) {
-    return { outages, open: outages[0] };
-  }
-  const open = { from: alerts.since, to: null, reason: alerts.reason ?? 'unknown' };
-  return { outages: [open, ...outages].slice(0, MAX_OUTAGES), open };
-}
 
 export interface AlertsRuleOptions {
   /** What is down from the start: every doorbell until it is first confirmed, or the whole plugin. */
