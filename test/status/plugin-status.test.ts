@@ -45,11 +45,13 @@ class RecordingSink {
 
 /**
  * Lets real I/O (the file system, sockets) finish while the fake clock stands still, firing only what
- * falls due now, until `done`; bounded in turns, never a race against the machine's speed.
+ * falls due now, until `done`; bounded in turns, never a race against the machine's speed. The clock
+ * is only ever moved synchronously: I/O that ends during an asynchronous move would plan its timers
+ * inside the move, where the fake clock makes a 0 ms timer wait 1 ms.
  */
 async function settle(what: string, done: () => boolean): Promise<void> {
   for (let turn = 0; turn < 2_000; turn += 1) {
-    await jest.advanceTimersByTimeAsync(0);
+    jest.advanceTimersByTime(0);
     if (done()) {
       return;
     }
@@ -139,7 +141,7 @@ describe('PluginStatus', () => {
   /** Moves the fake clock on to the next read of the last run's file, and waits for its outcome. */
   async function nextRead(run: Launch): Promise<void> {
     const before = failedReads(run);
-    await jest.advanceTimersByTimeAsync(2_000);
+    jest.advanceTimersByTime(2_000);
     await settle('a read of the last run\'s file', () => failedReads(run) > before || run.sink.started.length > 0 || warnings(run).length > 0);
   }
 
@@ -220,9 +222,9 @@ describe('PluginStatus', () => {
       await settle('the first write', () => run.sink.ended > 0);
       expect((await written()).outages).toEqual(history.outages);
 
-      await jest.advanceTimersByTimeAsync(MINUTE - run.elapsed());
+      jest.advanceTimersByTime(MINUTE - run.elapsed());
       expect(run.shown).toEqual([true]);
-      await jest.advanceTimersByTimeAsync(1_000);
+      jest.advanceTimersByTime(1_000);
       await settle('the write of the decision', () => run.sink.ended === run.sink.started.length && run.sink.ended >= 2);
       const decided = await written();
       expect({ alerts: decided.alerts, outages: decided.outages }).toEqual(history);
@@ -248,10 +250,10 @@ describe('PluginStatus', () => {
       expect(run.shown).toEqual([false]);
 
       run.status.board.ring(DOORBELL.deviceId);
-      await jest.advanceTimersByTimeAsync(1_000);
+      jest.advanceTimersByTime(1_000);
       await settle('the ring written', () => run.sink.ended === 2);
       expect((await written()).doorbells[0]?.lastRingAt).not.toBeNull();
-      await jest.advanceTimersByTimeAsync(2 * MINUTE);
+      jest.advanceTimersByTime(2 * MINUTE);
       await settle('the heartbeats', () => run.sink.ended === run.sink.started.length);
       expect(warnings(run)).toHaveLength(1);
       expect(failedReads(run)).toBe(MINUTE / 2_000);
@@ -270,7 +272,7 @@ describe('PluginStatus', () => {
   it('writes a burst of dropped notifications within a second, while nothing else changes, and not on their way', async () => {
     const run = launch();
     await settle('the first write', () => run.sink.ended > 0);
-    await jest.advanceTimersByTimeAsync(5_000);
+    jest.advanceTimersByTime(5_000);
     const receiver = new PushReceiver({
       host: '127.0.0.1',
       port: 0,
@@ -287,7 +289,7 @@ describe('PluginStatus', () => {
       // Answered, and the fake clock has not moved: nothing was written on their way.
       expect(run.sink.started).toHaveLength(1);
 
-      await jest.advanceTimersByTimeAsync(1_000);
+      jest.advanceTimersByTime(1_000);
       await settle('a write', () => run.sink.ended === run.sink.started.length);
       expect((await written()).dropped).toEqual({ invalid: 50, duplicate: 0, unconfigured: 0, stale: 0, flood: 0 });
       expect(run.sink.started).toHaveLength(2);
