@@ -1,6 +1,6 @@
 import type { AlertsRecord } from '../alerts/alerts-state.js';
 import type { ConnectionListener } from '../connection/progress.js';
-import { errorMessage, type Logger } from '../log.js';
+import type { Logger } from '../log.js';
 import { describeFileError } from '../session/file-errors.js';
 import type { PrivateFolder } from '../session/private-folder.js';
 import { openStatusFile, type DeliveryStatus, type StatusTiming } from './delivery-status.js';
@@ -29,7 +29,7 @@ export interface PluginStatusOptions {
  * How long a status.json that cannot be read (too many open files, an I/O error) is tried again at
  * launch, and how often: a passing fault should not cost a night's outages.
  */
-export const HISTORY_READ_WAIT_MS = 60_000;
+const HISTORY_READ_WAIT_MS = 60_000;
 const HISTORY_READ_RETRY_MS = 2_000;
 
 /**
@@ -94,7 +94,7 @@ export class PluginStatus {
       this.begin(undefined);
       return;
     }
-    this.log.debug(`${errorMessage(error)} Trying again in ${HISTORY_READ_RETRY_MS / 1_000} s; status.json is not written till then.`);
+    this.log.debug(`Could not read ${this.file.path} (${describeFileError(error)}): trying again in ${HISTORY_READ_RETRY_MS / 1_000} s; it is not written till then.`);
     this.retryTimer = setTimeout(() => this.readLastRun(), HISTORY_READ_RETRY_MS);
     // Homebridge's own servers keep the process alive; stop() clears it on an orderly shutdown.
     this.retryTimer.unref();

@@ -134,7 +134,7 @@ describe('PluginStatus', () => {
     return launched;
   }
 
-  const failedReads = ({ log }: Launch) => log.lines.filter(({ level, message }) => level === 'debug' && message.includes('Trying again')).length;
+  const failedReads = ({ log }: Launch) => log.lines.filter(({ level, message }) => level === 'debug' && message.includes('trying again in 2 s')).length;
   const warnings = ({ log }: Launch) => log.lines.filter(({ level }) => level === 'warn').map(({ message }) => message);
   const written = async () => JSON.parse(await readFile(statusPath(), 'utf8')) as DeliveryStatus;
 
@@ -257,6 +257,22 @@ describe('PluginStatus', () => {
       await settle('the heartbeats', () => run.sink.ended === run.sink.started.length);
       expect(warnings(run)).toHaveLength(1);
       expect(failedReads(run)).toBe(MINUTE / 2_000);
+    });
+
+    it('leaves a file still awaited as it is at shutdown, and no timer behind', async () => {
+      const run = launch();
+      await settle('the first read', () => failedReads(run) > 0 || run.sink.started.length > 0);
+      await nextRead(run);
+      run.rule.dispose();
+      await run.status.stop();
+      launched = undefined;
+      jest.advanceTimersByTime(2 * MINUTE);
+      await sleep(50);
+
+      expect(jest.getTimerCount()).toBe(0);
+      expect(run.sink.started).toEqual([]);
+      expect((await lstat(statusPath())).isSymbolicLink()).toBe(true);
+      expect([failedReads(run), warnings(run)]).toEqual([2, []]);
     });
   });
 
