@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import { MAX_OUTAGES, type AlertsRecord, type Outage } from './alerts-state.js';
+import { lastRun, MAX_OUTAGES, type AlertsRecord, type Outage } from './alerts-state.js';
 import type { Reason } from './reasons.js';
 import { durationWords } from './time-words.js';
 
@@ -54,7 +54,11 @@ export class AlertsRule {
   private readonly openAfterMs: number;
   private readonly clock: AlertsClock;
   private decided = false;
+  /** The first decision of this run, and when (wall clock): what a history read late is joined to. */
+  private firstDecision: { open: boolean; at: number } | undefined;
   private restored = false;
+  /** The last run's record was taken (at launch, or late); a missing one counts once the rule runs. */
+  private historyTaken = false;
   private disposed = false;
   /** The outage under way, and when it began on the monotonic clock. */
   private current: { outage: Outage; from: number } | undefined;
@@ -76,26 +80,77 @@ export class AlertsRule {
     this.since = this.clock.wall();
   }
 
-  /** What the last run left in status.json (nothing, without one); the rule decides from now on. */
+  /**
+   * What the last run left in status.json (nothing, without one); the rule decides from now on. When
+   * the file could not be read at launch, the rule is started with nothing, so that the sensor decides
+   * meanwhile as it would without a history, and the record follows once it is read: then it is joined
+   * to what was decided since.
+   */
   restore(previous: Partial<AlertsRecord> | undefined): void {
     if (this.restored) {
+      this.joinHistory(previous);
       return;
     }
     this.restored = true;
-    this.outages = (previous?.outages ?? []).slice(0, MAX_OUTAGES).map((outage) => ({ ...outage }));
-    const { alerts } = previous ?? {};
-    if (alerts !== undefined) {
-      this.since = Date.parse(alerts.since);
-    }
-    if (alerts?.flowing === false) {
-      let outage = this.outages[0];
-      if (outage?.to !== null) {
-        outage = { from: alerts.since, to: null, reason: alerts.reason ?? 'unknown' };
-        this.outages = [outage, ...this.outages].slice(0, MAX_OUTAGES);
-      }
-      this.current = { outage, from: this.clock.monotonic() - (this.clock.wall() - Date.parse(outage.from)) };
-    }
+    this.historyTaken = previous !== undefined;
+    this.carryOver(previous);
     this.evaluate();
+  }
+
+  /** The last run's outages, and the one still under way at its shutdown, become this run's. */
+  private carryOver(previous: Partial<AlertsRecord> | undefined): void {
+    const { outages, open } = lastRun(previous);
+    this.outages = outages;
+    if (previous?.alerts !== undefined) {
+      this.since = Date.parse(previous.alerts.since);
+    }
+    if (open !== undefined) {
+      this.current = { outage: open, from: this.monotonicAt(open.from) };
+    }
+  }
+
+  /**
+   * The last run's record, read only after the rule began deciding without it. The sensor stays as it
+   * was decided: only the record changes. An outage under way at the last shutdown went on until the
+   * first decision of this run: if that decision opened the sensor, it is this run's first outage,
+   * which takes the earlier start and reason (one outage across the restart, as when the record comes
+   * in time); if it closed the sensor, the outage ended then. No line is said for it so late.
+   */
+  private joinHistory(previous: Partial<AlertsRecord> | undefined): void {
+    if (previous === undefined || this.historyTaken) {
+      return;
+    }
+    this.historyTaken = true;
+    const first = this.firstDecision;
+    if (first === undefined) {
+      // Nothing decided yet: as if the record had come at launch.
+      this.carryOver(previous);
+      return;
+    }
+    const { outages, open } = lastRun(previous);
+    let own = this.outages;
+    if (open !== undefined) {
+      const continued = first.open ? own.at(-1) : undefined;
+      open.to = continued === undefined ? new Date(first.at).toISOString() : continued.to;
+      own = own.filter((outage) => outage !== continued);
+      if (continued !== undefined && this.current?.outage === continued) {
+        this.current = { outage: open, from: this.monotonicAt(open.from) };
+      }
+    }
+    this.outages = [...own, ...outages].slice(0, MAX_OUTAGES);
+    if (this.current !== undefined) {
+      this.since = Date.parse(this.current.outage.from);
+    } else if (own.length > 0 || open !== undefined) {
+      this.since = Date.parse(this.outages[0].to as string);
+    } else if (previous.alerts !== undefined) {
+      this.since = Date.parse(previous.alerts.since);
+    }
+    this.options.onChange();
+  }
+
+  /** A wall time, on the monotonic clock. */
+  private monotonicAt(iso: string): number {
+    return this.clock.monotonic() - (this.clock.wall() - Date.parse(iso));
   }
 
   /** Whether `key` (a doorbell's id, or a reason the whole plugin is down) is down. */
@@ -147,6 +202,7 @@ export class AlertsRule {
   private decide(open: boolean): void {
     const first = !this.decided;
     this.decided = true;
+    this.firstDecision ??= { open, at: this.clock.wall() };
     if (open) {
       this.stopped(first && this.open);
     } else if (this.open) {

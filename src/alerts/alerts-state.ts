@@ -31,3 +31,20 @@ export interface AlertsRecord {
 
 /** A night's outages, and more, but never a file that grows without end. */
 export const MAX_OUTAGES = 20;
+
+/**
+ * The last run's outages, copied, newest first, and the one under way at its shutdown, if any: an
+ * outage is made for it when the record lost it.
+ */
+export function lastRun(previous: Partial<AlertsRecord> | undefined): { outages: Outage[]; open: Outage | undefined } {
+  const outages = (previous?.outages ?? []).slice(0, MAX_OUTAGES).map((outage) => ({ ...outage }));
+  const alerts = previous?.alerts;
+  if (alerts?.flowing !== false) {
+    return { outages, open: undefined };
+  }
+  if (outages[0]?.to === null) {
+    return { outages, open: outages[0] };
+  }
+  const open = { from: alerts.since, to: null, reason: alerts.reason ?? 'unknown' };
+  return { outages: [open, ...outages].slice(0, MAX_OUTAGES), open };
+}

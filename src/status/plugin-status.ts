@@ -1,6 +1,7 @@
 import type { AlertsRecord } from '../alerts/alerts-state.js';
 import type { ConnectionListener } from '../connection/progress.js';
 import type { Logger } from '../log.js';
+import { describeFileError } from '../session/file-errors.js';
 import type { PrivateFolder } from '../session/private-folder.js';
 import { openStatusFile, type DeliveryStatus, type StatusTiming } from './delivery-status.js';
 import { StatusBoard, type BoardDoorbell } from './status-board.js';
@@ -18,10 +19,18 @@ export interface PluginStatusOptions {
   sink?: (file: StatusSink) => StatusSink;
   /**
    * Whether alerts flow, and the outages: handed what the last run wrote before the first write (so
-   * they survive a restart), then written with the rest.
+   * they survive a restart), then written with the rest. When that file cannot be read at first, they
+   * are handed nothing at once (the sensor decides meanwhile) and the record again once it is read.
    */
   alerts?: { restoreRecord(previous: Partial<AlertsRecord> | undefined): void; record(): AlertsRecord | undefined };
 }
+
+/**
+ * How long a status.json that cannot be read (too many open files, an I/O error) is tried again at
+ * launch, and how often: a passing fault should not cost a night's outages.
+ */
+const HISTORY_READ_WAIT_MS = 60_000;
+const HISTORY_READ_RETRY_MS = 2_000;
 
 /**
  * status.json for the settings page, kept by the running plugin from launch to shutdown: `board`
@@ -32,26 +41,72 @@ export class PluginStatus {
   private readonly writer: StatusWriter;
   private readonly file: ReturnType<typeof openStatusFile>;
   private readonly alerts: PluginStatusOptions['alerts'];
-  /** Nothing is written before the last run's file has been read. */
+  private readonly log: Logger;
+  /** Nothing is written before the last run's file has been read, or given up. */
   private started = false;
+  private stopped = false;
+  private launchedAt = 0;
+  /** The last run's file could not be read yet: the alerts rule runs without it meanwhile. */
+  private historyAwaited = false;
+  private retryTimer: NodeJS.Timeout | undefined;
 
   constructor({ doorbells, pushMode, usesToken, folder, log, timing, alerts, sink = (file) => file }: PluginStatusOptions) {
     this.file = openStatusFile(folder, log);
     this.alerts = alerts;
+    this.log = log;
     this.writer = new StatusWriter(sink(this.file), () => this.snapshot(), log, timing);
     this.board = new StatusBoard(doorbells, { pushMode, usesToken }, () => this.changed());
   }
 
   /** The last run's file is read, then the first status is written at once and kept fresh. */
   start(): void {
-    void this.file
-      .read()
-      .catch(() => undefined)
-      .then((previous) => {
-        this.alerts?.restoreRecord(previous);
-        this.started = true;
-        this.writer.changed();
-      });
+    this.launchedAt = performance.now();
+    this.readLastRun();
+  }
+
+  /**
+   * A read that fails is not a missing file: it is tried again for up to a minute, and nothing is
+   * written meanwhile, since the write would replace the very file whose outages are awaited (the
+   * settings page shows the last run's file a little longer, which is better than losing them). The
+   * alerts rule does not wait: it decides from the first failure as it would without a history, and
+   * the history joins what it decided once it is read. A missing file is no history, and no fault.
+   */
+  private readLastRun(): void {
+    this.retryTimer = undefined;
+    void this.file.read().then(
+      (previous) => this.begin(previous),
+      (error: unknown) => this.readFailed(error),
+    );
+  }
+
+  private readFailed(error: unknown): void {
+    if (this.stopped) {
+      return;
+    }
+    if (!this.historyAwaited) {
+      this.historyAwaited = true;
+      this.alerts?.restoreRecord(undefined);
+    }
+    if (performance.now() - this.launchedAt + HISTORY_READ_RETRY_MS > HISTORY_READ_WAIT_MS) {
+      this.log.warn(
+        `Could not read ${this.file.path} for a minute (${describeFileError(error)}): the Doorbell Alerts outages before this start are given up, and the file is written anew.`,
+      );
+      this.begin(undefined);
+      return;
+    }
+    this.log.debug(`Could not read ${this.file.path} (${describeFileError(error)}): trying again in ${HISTORY_READ_RETRY_MS / 1_000} s; it is not written till then.`);
+    this.retryTimer = setTimeout(() => this.readLastRun(), HISTORY_READ_RETRY_MS);
+    // Homebridge's own servers keep the process alive; stop() clears it on an orderly shutdown.
+    this.retryTimer.unref();
+  }
+
+  private begin(previous: DeliveryStatus | undefined): void {
+    if (this.stopped) {
+      return;
+    }
+    this.alerts?.restoreRecord(previous);
+    this.started = true;
+    this.writer.changed();
   }
 
   /** Something changed that the status shows: it is written soon, never at once. */
@@ -61,7 +116,11 @@ export class PluginStatus {
     }
   }
 
+  /** A file still awaited is left as it is: the next launch reads it. */
   stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     return this.writer.stop();
   }
 

@@ -124,11 +124,13 @@ export class StatusBoard {
   }
 
   /**
-   * A notification was not acted on. Only a number goes up: this is told on the way a push takes, which
-   * a flood makes busy, and the count is written with whatever the file next changes for (within a minute).
+   * A notification was not acted on. This is told on the way a push takes, which a flood makes busy:
+   * only a number goes up, and the write it plans is the one timer every change shares (a flood of
+   * drops plans it once, and it writes at most once a second), so the count shows within a second.
    */
   dropped(cause: DropCause): void {
     this.droppedCounts[cause] += 1;
+    this.onChange();
   }
 
   /** The status as it stands now. */

@@ -238,6 +238,80 @@ describe('the record for status.json', () => {
 });
 
 /**
+ * status.json could not be read at launch: the rule runs without a history meanwhile, and the history
+ * joins it once read. The sensor never changes for it; an outage under way at the last shutdown stays
+ * one outage when this run's first decision kept alerts stopped, and ends at that decision otherwise.
+ */
+describe('a history read after the rule began deciding', () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const from = iso(START - 10 * MINUTE);
+  const older: Outage = { from: iso(START - 60 * MINUTE), to: iso(START - 50 * MINUTE), reason: 'older' };
+  /** Alerts had stopped at the last shutdown, for 'the relay', and once before. */
+  const stoppedAtShutdown: AlertsRecord = { alerts: { flowing: false, since: from, reason: 'the relay' }, outages: [{ from, to: null, reason: 'the relay' }, older] };
+
+  it('ends the outage under way at the last shutdown when this run first closed the sensor, and changes nothing it shows', () => {
+    const run = startRule(['1']);
+    run.rule.restore(undefined);
+    run.clock.advance(10_000);
+    run.rule.setDown('1', false);
+    run.clock.advance(10_000);
+    run.rule.restore(stoppedAtShutdown);
+
+    expect(run.shown).toEqual([false]);
+    expect(said(run)).toEqual([]);
+    expect(run.rule.record()).toEqual({
+      alerts: { flowing: true, since: iso(START + 10_000), reason: null },
+      outages: [{ from, to: iso(START + 10_000), reason: 'the relay' }, older],
+    });
+  });
+
+  it('keeps it one outage when this run first opened the sensor: the earlier start and reason, ended when alerts flow', () => {
+    const run = startRule(['1']);
+    run.rule.restore(undefined);
+    run.clock.advance(MINUTE);
+    run.clock.advance(10_000);
+    run.rule.restore(stoppedAtShutdown);
+    expect(run.shown).toEqual([true]);
+    expect(run.rule.record()).toEqual(stoppedAtShutdown);
+    run.clock.advance(4 * MINUTE);
+    run.rule.setDown('1', false);
+
+    expect(run.shown).toEqual([true, false]);
+    expect(said(run)).toEqual(['warn: Doorbell alerts stopped: 1 down. Do something.', 'info: Doorbell alerts are flowing again after 15 min (the relay)']);
+    expect(run.rule.record()).toEqual({
+      alerts: { flowing: true, since: iso(START + 5 * MINUTE + 10_000), reason: null },
+      outages: [{ from, to: iso(START + 5 * MINUTE + 10_000), reason: 'the relay' }, older],
+    });
+  });
+
+  it('is taken as at launch while nothing is decided yet, and only once', () => {
+    const run = startRule(['1']);
+    run.rule.restore(undefined);
+    run.clock.advance(20_000);
+    run.rule.restore(stoppedAtShutdown);
+    run.rule.restore({ alerts: { flowing: true, since: from, reason: null }, outages: [] });
+    run.clock.advance(MINUTE);
+
+    expect(run.shown).toEqual([true]);
+    expect(run.rule.record()).toEqual(stoppedAtShutdown);
+  });
+
+  it('goes after this run\'s own outages when alerts flowed at the last shutdown', () => {
+    const run = startRule(['1']);
+    run.rule.restore(undefined);
+    run.clock.advance(MINUTE);
+    run.rule.setDown('1', false);
+    run.rule.restore({ alerts: { flowing: true, since: older.to as string, reason: null }, outages: [older] });
+
+    expect(run.shown).toEqual([true, false]);
+    expect(run.rule.record()).toEqual({
+      alerts: { flowing: true, since: iso(START + MINUTE), reason: null },
+      outages: [{ from: iso(START), to: iso(START + MINUTE), reason: '1 down' }, older],
+    });
+  });
+});
+
+/**
  * Why alerts stopped, in the words of the warning and status.json: each reason the plugin can see, the
  * first down doorbell's when several are, and what to do, naming the settings page where signing in is
  * the fix. The words come from an error's kind and status alone, so an address or a path never reaches
