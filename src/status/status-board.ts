@@ -37,7 +37,6 @@ export class StatusBoard {
   private deliveryDown = false;
   private readonly records: Map<string, DoorbellRecord>;
   private readonly droppedCounts: DroppedCounts = { invalid: 0, duplicate: 0, unconfigured: 0, stale: 0, flood: 0 };
-  /** Stale relay messages are counted where they are dropped, and read from there. */
 
   constructor(
     private readonly doorbells: readonly BoardDoorbell[],
