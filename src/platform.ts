@@ -209,7 +209,13 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     const secrets = () => pushSecrets.secrets();
     const notifications = new NotificationHandler(this.accessories, status, this.log, this.timing.monotonicNow);
     const onNotification = (notification: DoorbellNotification) => notifications.handle(notification);
-    const onDropped = (cause: IntakeDrop | 'stale') => status.dropped(cause);
+    const onDropped = (cause: IntakeDrop | 'stale', ageMs?: number) => {
+      status.dropped(cause);
+      // A ring or motion that came too late to show is never silent: its outage counts it.
+      if (cause === 'stale') {
+        this.alerts.late(ageMs ?? 0);
+      }
+    };
     if (push.mode === 'direct') {
       return new DirectEndpoint(push.direct, secrets, this.log, onNotification, () => status.receiverListens(), onDropped);
     }
@@ -226,6 +232,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
         status.deliveryDownChanged(down);
       },
       onConnected: () => {
+        this.alerts.relayConnected();
         this.connection?.endpointUp();
         status.relayConnected();
       },

@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import { MAX_OUTAGES, type AlertsRecord, type Outage } from './alerts-state.js';
+import { CAME_TOO_LATE, MAX_OUTAGES, type AlertsRecord, type Outage } from './alerts-state.js';
 import type { Reason } from './reasons.js';
 import { durationWords } from './time-words.js';
 
@@ -17,7 +17,7 @@ export interface AlertsClock {
   after(ms: number, action: () => void): () => void;
 }
 
-const SYSTEM_CLOCK: AlertsClock = {
+export const SYSTEM_CLOCK: AlertsClock = {
   monotonic: () => performance.now(),
   wall: () => Date.now(),
   after: (ms, action) => {
@@ -62,6 +62,13 @@ export class AlertsRule {
   /** When the sensor's state began, on the wall clock. */
   private since: number;
   private cancelTimer: (() => void) | undefined;
+  /** The outage under way when the relay stream came back: what its catch-up drops as stale belongs to it. */
+  private relayBackDuring: Outage | undefined;
+  /**
+   * The current relay stream's catch-up: the outage its stale drops are counted in, once known, and
+   * whether that outage is one of their own (nothing else had stopped alerts).
+   */
+  private catchUp: { outage: Outage | undefined; ownOutage: boolean } = { outage: undefined, ownOutage: false };
 
   /** Whether alerts have stopped: there is an outage under way. */
   private get open(): boolean {
@@ -82,15 +89,17 @@ export class AlertsRule {
       return;
     }
     this.restored = true;
-    this.outages = (previous?.outages ?? []).slice(0, MAX_OUTAGES).map((outage) => ({ ...outage }));
+    const earlier = (previous?.outages ?? []).slice(0, MAX_OUTAGES).map((outage) => ({ ...outage }));
+    // Alerts that came too late before the history was read are kept, as the newest.
+    this.outages = [...this.outages, ...earlier].slice(0, MAX_OUTAGES);
     const { alerts } = previous ?? {};
     if (alerts !== undefined) {
       this.since = Date.parse(alerts.since);
     }
     if (alerts?.flowing === false) {
-      let outage = this.outages[0];
+      let outage = earlier[0];
       if (outage?.to !== null) {
-        outage = { from: alerts.since, to: null, reason: alerts.reason ?? 'unknown' };
+        outage = { from: alerts.since, to: null, reason: alerts.reason ?? 'unknown', late: 0 };
         this.outages = [outage, ...this.outages].slice(0, MAX_OUTAGES);
       }
       this.current = { outage, from: this.clock.monotonic() - (this.clock.wall() - Date.parse(outage.from)) };
@@ -98,17 +107,65 @@ export class AlertsRule {
     this.evaluate();
   }
 
-  /** Whether `key` (a doorbell's id, or a reason the whole plugin is down) is down. */
-  setDown(key: string, down: boolean): void {
+  /**
+   * Whether `key` (a doorbell's id, or a reason the whole plugin is down) is down. `since`, on the
+   * monotonic clock, when it went down before it was told: a fault dated earlier than the moment it
+   * was found (a relay stream that went quiet without closing). Now when absent, and never later.
+   */
+  setDown(key: string, down: boolean, since?: number): void {
     if (down === this.downSince.has(key)) {
       return;
     }
     if (down) {
-      this.downSince.set(key, this.clock.monotonic());
+      const now = this.clock.monotonic();
+      this.markDown(key, Math.min(since ?? now, now));
     } else {
       this.downSince.delete(key);
     }
     this.evaluate();
+  }
+
+  /**
+   * The relay stream is back after it had been down too long: the stale drops of the catch-up that
+   * follows belong to the outage under way now, which this very reconnect may end.
+   */
+  relayBack(): void {
+    this.relayBackDuring = this.current?.outage;
+  }
+
+  /** A relay stream opened: what it drops as stale from now on is one catch-up. */
+  catchUpBegins(): void {
+    this.catchUp = { outage: this.relayBackDuring, ownOutage: false };
+    this.relayBackDuring = undefined;
+  }
+
+  /**
+   * A ring or motion arrived `ageMs` after it was sent, too late to show. It is counted in the outage
+   * its catch-up belongs to (the one the reconnect ended, or the one under way); when alerts had not
+   * stopped, the catch-up's stale drops make one outage of their own, from the oldest one's sending
+   * to now, with one warning.
+   */
+  late(ageMs: number): void {
+    const now = this.clock.wall();
+    const { catchUp } = this;
+    const outage = catchUp.outage ?? this.current?.outage;
+    if (outage === undefined) {
+      const own = { from: new Date(now - ageMs).toISOString(), to: new Date(now).toISOString(), reason: CAME_TOO_LATE, late: 1 };
+      this.catchUp = { outage: own, ownOutage: true };
+      this.outages = [own, ...this.outages].slice(0, MAX_OUTAGES);
+      this.options.log.warn(
+        `Doorbell alerts came too late to show: one sent ${durationWords(ageMs)} ago reached this Homebridge only when the push relay stream came back. Check this Homebridge's internet connection if it happens again.`,
+      );
+    } else {
+      outage.late = (outage.late ?? 0) + 1;
+      if (catchUp.ownOutage) {
+        outage.from = new Date(Math.min(Date.parse(outage.from), now - ageMs)).toISOString();
+        outage.to = new Date(now).toISOString();
+      } else if (catchUp.outage === undefined) {
+        this.catchUp = { outage, ownOutage: false };
+      }
+    }
+    this.options.onChange();
   }
 
   /** For status.json. */
@@ -122,6 +179,17 @@ export class AlertsRule {
   dispose(): void {
     this.disposed = true;
     this.cancelTimer?.();
+  }
+
+  /** Longest first: a key dated before keys already down goes before them. */
+  private markDown(key: string, since: number): void {
+    const later = [...this.downSince.values()].some((other) => other > since);
+    this.downSince.set(key, since);
+    if (later) {
+      const entries = [...this.downSince].sort(([, a], [, b]) => a - b);
+      this.downSince.clear();
+      entries.forEach(([other, at]) => this.downSince.set(other, at));
+    }
   }
 
   private evaluate(): void {
@@ -164,7 +232,7 @@ export class AlertsRule {
     const fromWall = now - (this.clock.monotonic() - from);
     const reason = this.options.describe(down, fromWall, now);
     if (!goesOn) {
-      const outage = { from: new Date(fromWall).toISOString(), to: null, reason: reason.words };
+      const outage = { from: new Date(fromWall).toISOString(), to: null, reason: reason.words, late: 0 };
       this.current = { outage, from };
       this.outages = [outage, ...this.outages].slice(0, MAX_OUTAGES);
       this.since = fromWall;

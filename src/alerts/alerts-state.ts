@@ -12,6 +12,11 @@ export interface Outage {
   to: string | null;
   /** Why, in the words of the warning that said so. */
   reason: string;
+  /**
+   * Rings and motions that arrived too late to show (dropped as stale after the relay came back);
+   * absent from an outage an earlier version wrote.
+   */
+  late?: number;
 }
 
 export interface AlertsHealth {
@@ -31,3 +36,6 @@ export interface AlertsRecord {
 
 /** A night's outages, and more, but never a file that grows without end. */
 export const MAX_OUTAGES = 20;
+
+/** Why an outage holds alerts that came too late, when nothing else had stopped them. */
+export const CAME_TOO_LATE = 'alerts came too late to show';
