@@ -126,9 +126,11 @@ export class AlertsLink {
     this.rule?.catchUpBegins();
   }
 
-  /** A relay message was dropped as stale, `ageMs` after it was sent: it came too late to show. */
-  late(ageMs: number): void {
-    this.rule?.late(ageMs);
+  /** A notification was dropped; a stale one, `ageMs` after it was sent, came too late to show, and is never silent. */
+  dropped(cause: string, ageMs = 0): void {
+    if (cause === 'stale') {
+      this.rule?.late(ageMs);
+    }
   }
 
   /** `listener`, with why doorbells are down noted as well. */

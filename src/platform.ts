@@ -211,10 +211,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     const onNotification = (notification: DoorbellNotification) => notifications.handle(notification);
     const onDropped = (cause: IntakeDrop | 'stale', ageMs?: number) => {
       status.dropped(cause);
-      // A ring or motion that came too late to show is never silent: its outage counts it.
-      if (cause === 'stale') {
-        this.alerts.late(ageMs ?? 0);
-      }
+      this.alerts.dropped(cause, ageMs);
     };
     if (push.mode === 'direct') {
       return new DirectEndpoint(push.direct, secrets, this.log, onNotification, () => status.receiverListens(), onDropped);

@@ -64,10 +64,7 @@ export class AlertsRule {
   private cancelTimer: (() => void) | undefined;
   /** The outage under way when the relay stream came back: what its catch-up drops as stale belongs to it. */
   private relayBackDuring: Outage | undefined;
-  /**
-   * The current relay stream's catch-up: the outage its stale drops are counted in, once known, and
-   * whether that outage is one of their own (nothing else had stopped alerts).
-   */
+  /** The current relay stream's catch-up: the outage its stale drops count in, and whether it is their own. */
   private catchUp: { outage: Outage | undefined; ownOutage: boolean } = { outage: undefined, ownOutage: false };
 
   /** Whether alerts have stopped: there is an outage under way. */
@@ -140,10 +137,9 @@ export class AlertsRule {
   }
 
   /**
-   * A ring or motion arrived `ageMs` after it was sent, too late to show. It is counted in the outage
-   * its catch-up belongs to (the one the reconnect ended, or the one under way); when alerts had not
-   * stopped, the catch-up's stale drops make one outage of their own, from the oldest one's sending
-   * to now, with one warning.
+   * A ring or motion arrived `ageMs` after it was sent, too late to show: counted in the outage the
+   * reconnect ended, or the one under way; else the catch-up's stale drops make one outage of their
+   * own, from the oldest one's sending to now, with one warning.
    */
   late(ageMs: number): void {
     const now = this.clock.wall();
@@ -181,15 +177,11 @@ export class AlertsRule {
     this.cancelTimer?.();
   }
 
-  /** Longest first: a key dated before keys already down goes before them. */
+  /** Longest first, whatever order they were told in: a key dated before others goes before them. */
   private markDown(key: string, since: number): void {
-    const later = [...this.downSince.values()].some((other) => other > since);
-    this.downSince.set(key, since);
-    if (later) {
-      const entries = [...this.downSince].sort(([, a], [, b]) => a - b);
-      this.downSince.clear();
-      entries.forEach(([other, at]) => this.downSince.set(other, at));
-    }
+    const entries = [...this.downSince, [key, since] as const].sort(([, a], [, b]) => a - b);
+    this.downSince.clear();
+    entries.forEach(([other, at]) => this.downSince.set(other, at));
   }
 
   private evaluate(): void {
