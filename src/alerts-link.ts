@@ -6,6 +6,7 @@ import { CONFIGURATION_INVALID, DownReasons, type ReasonSettings } from './alert
 import type { ConnectionListener } from './connection/progress.js';
 import type { Logger } from './log.js';
 import type { MatterLink } from './matter-link.js';
+import type { IntakeDrop } from './push/intake.js';
 import type { DeliveryOutage } from './push/relay-outage.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 
@@ -127,7 +128,7 @@ export class AlertsLink {
   }
 
   /** A notification was dropped; a stale one, `ageMs` after it was sent, came too late to show, and is never silent. */
-  dropped(cause: string, ageMs = 0): void {
+  dropped(cause: IntakeDrop | 'stale', ageMs = 0): void {
     if (cause === 'stale') {
       this.rule?.late(ageMs);
     }
