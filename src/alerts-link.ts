@@ -1,11 +1,12 @@
 import type { API, PlatformAccessory } from 'homebridge';
 import { ALERTS_SENSOR_NAME, AlertsSensor, alertsSensorUuid } from './accessories/alerts-sensor.js';
-import { AlertsRule, type AlertsClock } from './alerts/alerts-rule.js';
+import { AlertsRule, SYSTEM_CLOCK, type AlertsClock } from './alerts/alerts-rule.js';
 import type { AlertsRecord } from './alerts/alerts-state.js';
 import { CONFIGURATION_INVALID, DownReasons, type ReasonSettings } from './alerts/reasons.js';
 import type { ConnectionListener } from './connection/progress.js';
 import type { Logger } from './log.js';
 import type { MatterLink } from './matter-link.js';
+import type { IntakeDrop } from './push/intake.js';
 import type { DeliveryOutage } from './push/relay-outage.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 
@@ -35,8 +36,13 @@ export class AlertsLink {
   private sensor: AlertsSensor | undefined;
   private rule: AlertsRule | undefined;
   private reasons = new DownReasons({ doorbells: [], push: { mode: 'relay', direct: { host: '', port: 0 } } });
+  private readonly clock: AlertsClock;
+  /** The date of the relay's fault while it lasts, on the rule's monotonic clock. */
+  private relayFaultAt: number | undefined;
 
-  constructor(private readonly options: AlertsLinkOptions) {}
+  constructor(private readonly options: AlertsLinkOptions) {
+    this.clock = options.clock ?? SYSTEM_CLOCK;
+  }
 
   /** Takes the cached Doorbell Alerts accessory; false for any other. */
   restore(accessory: PlatformAccessory): boolean {
@@ -93,14 +99,39 @@ export class AlertsLink {
     return this.rule?.record();
   }
 
-  /** A doorbell's StatusFault in HomeKit changed: it is down while faulted. */
+  /**
+   * A doorbell's StatusFault in HomeKit changed: it is down while faulted. While the relay's fault
+   * lasts, every doorbell shows it, so a fault that appears then is the relay's, and counts from its
+   * date.
+   */
   faultChanged(deviceId: string, faulted: boolean): void {
-    this.rule?.setDown(deviceId, faulted);
+    this.rule?.setDown(deviceId, faulted, this.relayFaultAt);
   }
 
-  /** The relay stream has been down too long (why, and since when), or is back (undefined). */
+  /**
+   * The relay stream has been down too long (why, and since when), or is back (undefined). Told
+   * before the doorbells' faults change.
+   */
   deliveryDown(outage: DeliveryOutage | undefined): void {
     this.reasons.deliveryDown(outage);
+    // A stream found silent only after the alive timeout went down long before: its fault is dated
+    // then, so the sensor opens just when a ring sent since would come back too old to show.
+    this.relayFaultAt = outage === undefined ? undefined : this.clock.monotonic() - outage.faultedForMs;
+    if (outage === undefined) {
+      this.rule?.relayBack();
+    }
+  }
+
+  /** A relay stream opened: what it drops as stale from now on is one catch-up. */
+  relayConnected(): void {
+    this.rule?.catchUpBegins();
+  }
+
+  /** A notification was dropped; a stale one, `ageMs` after it was sent, came too late to show, and is never silent. */
+  dropped(cause: IntakeDrop | 'stale', ageMs = 0): void {
+    if (cause === 'stale') {
+      this.rule?.late(ageMs);
+    }
   }
 
   /** `listener`, with why doorbells are down noted as well. */
@@ -132,7 +163,7 @@ export class AlertsLink {
   }
 
   private start(down: readonly string[]): void {
-    const { log, matter, onChange, openAfterMs, clock } = this.options;
+    const { log, matter, onChange, openAfterMs } = this.options;
     matter?.showAlerts(this.sensor?.isOpen ?? false);
     this.rule = new AlertsRule({
       down,
@@ -144,7 +175,7 @@ export class AlertsLink {
       },
       onChange,
       openAfterMs,
-      clock,
+      clock: this.clock,
     });
   }
 }

@@ -210,7 +210,10 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     const secrets = () => pushSecrets.secrets();
     const notifications = new NotificationHandler(this.accessories, status, this.log, this.timing.monotonicNow);
     const onNotification = (notification: DoorbellNotification) => notifications.handle(notification);
-    const onDropped = (cause: IntakeDrop | 'stale') => status.dropped(cause);
+    const onDropped = (cause: IntakeDrop | 'stale', ageMs?: number) => {
+      status.dropped(cause);
+      this.alerts.dropped(cause, ageMs);
+    };
     if (push.mode === 'direct') {
       return new DirectEndpoint(push.direct, secrets, this.log, onNotification, () => status.receiverListens(), onDropped);
     }
@@ -228,6 +231,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
         status.deliveryDownChanged(down);
       },
       onConnected: () => {
+        this.alerts.relayConnected();
         this.connection?.endpointUp();
         status.relayConnected();
       },

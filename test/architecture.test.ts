@@ -120,10 +120,12 @@ describe('the folders of src/', () => {
     expect(graph.circular()).toEqual([]);
   });
 
-  it('has no source file over 250 lines', () => {
+  // A guard against a file that grew two ideas, not a reason to cut one idea in pieces: past this, look
+  // at the file and split it only where it holds two.
+  it('has no source file over 500 lines', () => {
     const long = filesIn(SRC)
       .map((file) => ({ file: relative(SRC, file), lines: readFileSync(file, 'utf8').split('\n').length }))
-      .filter(({ lines }) => lines > 250);
+      .filter(({ lines }) => lines > 500);
     expect(long).toEqual([]);
   });
 });

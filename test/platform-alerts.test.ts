@@ -16,6 +16,7 @@ import type { PlatformTiming } from '../src/platform.js';
 import { dataFolderPath } from '../src/session/data-folder.js';
 import type { DeliveryStatus } from '../src/status/delivery-status.js';
 import { hap } from './support/hap.js';
+import { SHAPES } from './support/notification-payloads.js';
 import { delay, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
@@ -205,6 +206,34 @@ describe('in relay mode', () => {
     expect(recovered(platform)).toEqual([expect.stringMatching(/^info: Doorbell alerts are flowing again after \d+ s \(the relay has been unreachable since \d\d:\d\d\)$/)]);
   });
 
+  it('makes the stale drops of one catch-up one outage when alerts never stopped: late, from the oldest, with one warning', async () => {
+    const platform = launch({ relayUrl: relay().url });
+    await waitFor(() => allConfirmed(platform), 'subscriptions');
+    const states = recordStates(platform);
+    const connects = () => platform.log.lines.filter(({ message }) => message.startsWith('push relay connected')).length;
+    relay().dropStreams();
+    await waitFor(() => connects() === 2, 'the reconnect');
+    // A relay that replays, after a short break, rings sent minutes ago: too old to show.
+    const topic = new URL(testbed.sim.pushToken ?? 'http://x/').pathname.slice(1);
+    const sentAt = Math.floor(Date.now() / 1000) - 300;
+    for (const [index, ageS] of [200, 300].entries()) {
+      const message = SHAPES.flat({ deviceId: BACK, kind: 'ding', id: `"old-${index}"` });
+      relay().injectLine(topic, JSON.stringify({ id: `oldmessage0${index}`, time: sentAt + 300 - ageS, event: 'message', topic, message }));
+    }
+    const written = await testbed.statusWhere('the late rings', ({ outages }) => outages?.[0]?.late === 2);
+
+    expect(written.dropped?.stale).toBe(2);
+    expect(written.outages).toEqual([{ from: expect.any(String), to: expect.any(String), reason: 'alerts came too late to show', late: 2 }]);
+    const [{ from, to }] = written.outages ?? [];
+    expect(Date.parse(to as string) - Date.parse(from)).toBeGreaterThanOrEqual(300_000 - 1_000);
+    expect(Date.parse(from)).toBeLessThanOrEqual(sentAt * 1000 + 1_000);
+    expect(written.alerts?.flowing).toBe(true);
+    expect(states.filter((state) => state === OPEN)).toEqual([]);
+    expect(platform.log.lines.filter(({ level, message }) => level === 'warn' && message.startsWith('Doorbell alerts')).map(({ message }) => message)).toEqual([
+      expect.stringMatching(/^Doorbell alerts came too late to show: one sent \d+ min ago reached this Homebridge only when the push relay stream came back\. /),
+    ]);
+  });
+
   it('says the relay refused access when it does', async () => {
     relay().refuseSubscriptions({ status: 403, times: 10_000 });
     const platform = launch({ relayUrl: relay().url });
@@ -289,7 +318,7 @@ describe('status.json', () => {
     const reason = 'the subscription of Back Door failed (the doorbell service answered HTTP 503)';
     const written = await testbed.statusWhere('the new outage', ({ alerts }) => alerts?.flowing === false);
     expect(written.alerts).toEqual({ flowing: false, since: written.outages?.[0].from, reason });
-    expect(written.outages).toEqual([{ from: expect.any(String), to: null, reason }, ...earlier.slice(0, 19)]);
+    expect(written.outages).toEqual([{ from: expect.any(String), to: null, reason, late: 0 }, ...earlier.slice(0, 19)]);
     expect(Date.parse(written.outages?.[0].from ?? '')).toBeLessThanOrEqual(Date.now() - OPEN_AFTER_MS);
   });
 });

@@ -126,7 +126,13 @@ function describeAlerts(alerts, { withReason }) {
   return { text: `Alerts stopped${at}${reason}.`, tone: 'danger' };
 }
 
-/** The newest outages, as "10:02–10:16 (14 min): <reason>"; one still going has no end. */
+/** What an outage holds of its own when nothing else had stopped alerts: its late count says it. */
+const CAME_TOO_LATE = 'alerts came too late to show';
+
+/**
+ * The newest outages, as "10:02–10:16 (14 min): <reason>", and how many alerts came too late to show
+ * after it ("…; 2 alerts came too late to show"); one still going has no end.
+ */
 function describeOutages(outages) {
   if (!Array.isArray(outages)) {
     return [];
@@ -134,13 +140,15 @@ function describeOutages(outages) {
   return outages
     .filter((outage) => isTime(outage?.from))
     .slice(0, RECENT_OUTAGES)
-    .map(({ from, to, reason }) => {
+    .map(({ from, to, reason, late }) => {
       const ended = isTime(to);
       const length = durationOf(Date.parse(ended ? to : new Date().toISOString()) - Date.parse(from));
       // The end's date only when it differs from the start's.
       const end = ended && new Date(to).toDateString() === new Date(from).toDateString() ? clockOf(to) : ended ? timeOf(to) : '';
       const span = ended ? `${timeOf(from)}–${end} (${length})` : `${timeOf(from)}– (${length} so far)`;
-      return typeof reason === 'string' && reason !== '' ? `${span}: ${reason}` : span;
+      const lateWords = Number.isInteger(late) && late > 0 ? `${late} ${late === 1 ? 'alert' : 'alerts'} came too late to show` : undefined;
+      const words = [typeof reason === 'string' && reason !== '' && !(reason === CAME_TOO_LATE && lateWords) ? reason : undefined, lateWords].filter(Boolean).join('; ');
+      return words === '' ? span : `${span}: ${words}`;
     });
 }
 

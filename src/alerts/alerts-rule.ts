@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import { lastRun, MAX_OUTAGES, type AlertsRecord, type Outage } from './alerts-state.js';
+import { CAME_TOO_LATE, lastRun, MAX_OUTAGES, type AlertsRecord, type Outage } from './alerts-state.js';
 import type { Reason } from './reasons.js';
 import { durationWords } from './time-words.js';
 
@@ -17,7 +17,7 @@ export interface AlertsClock {
   after(ms: number, action: () => void): () => void;
 }
 
-const SYSTEM_CLOCK: AlertsClock = {
+export const SYSTEM_CLOCK: AlertsClock = {
   monotonic: () => performance.now(),
   wall: () => Date.now(),
   after: (ms, action) => {
@@ -66,6 +66,10 @@ export class AlertsRule {
   /** When the sensor's state began, on the wall clock. */
   private since: number;
   private cancelTimer: (() => void) | undefined;
+  /** The outage under way when the relay stream came back: what its catch-up drops as stale belongs to it. */
+  private relayBackDuring: Outage | undefined;
+  /** The current relay stream's catch-up: the outage its stale drops count in, and whether it is their own. */
+  private catchUp: { outage: Outage | undefined; ownOutage: boolean } = { outage: undefined, ownOutage: false };
 
   /** Whether alerts have stopped: there is an outage under way. */
   private get open(): boolean {
@@ -100,7 +104,8 @@ export class AlertsRule {
   /** The last run's outages, and the one still under way at its shutdown, become this run's. */
   private carryOver(previous: Partial<AlertsRecord> | undefined): void {
     const { outages, open } = lastRun(previous);
-    this.outages = outages;
+    // Alerts that came too late before the history was read are kept, as the newest.
+    this.outages = [...this.outages, ...outages].slice(0, MAX_OUTAGES);
     if (previous?.alerts !== undefined) {
       this.since = Date.parse(previous.alerts.since);
     }
@@ -132,6 +137,9 @@ export class AlertsRule {
     if (open !== undefined) {
       const continued = first.open ? own.at(-1) : undefined;
       open.to = continued === undefined ? new Date(first.at).toISOString() : continued.to;
+      if (continued !== undefined) {
+        open.late = (open.late ?? 0) + (continued.late ?? 0);
+      }
       own = own.filter((outage) => outage !== continued);
       if (continued !== undefined && this.current?.outage === continued) {
         this.current = { outage: open, from: this.monotonicAt(open.from) };
@@ -153,17 +161,64 @@ export class AlertsRule {
     return this.clock.monotonic() - (this.clock.wall() - Date.parse(iso));
   }
 
-  /** Whether `key` (a doorbell's id, or a reason the whole plugin is down) is down. */
-  setDown(key: string, down: boolean): void {
+  /**
+   * Whether `key` (a doorbell's id, or a reason the whole plugin is down) is down. `since`, on the
+   * monotonic clock, when it went down before it was told: a fault dated earlier than the moment it
+   * was found (a relay stream that went quiet without closing). Now when absent, and never later.
+   */
+  setDown(key: string, down: boolean, since?: number): void {
     if (down === this.downSince.has(key)) {
       return;
     }
     if (down) {
-      this.downSince.set(key, this.clock.monotonic());
+      const now = this.clock.monotonic();
+      this.markDown(key, Math.min(since ?? now, now));
     } else {
       this.downSince.delete(key);
     }
     this.evaluate();
+  }
+
+  /**
+   * The relay stream is back after it had been down too long: the stale drops of the catch-up that
+   * follows belong to the outage under way now, which this very reconnect may end.
+   */
+  relayBack(): void {
+    this.relayBackDuring = this.current?.outage;
+  }
+
+  /** A relay stream opened: what it drops as stale from now on is one catch-up. */
+  catchUpBegins(): void {
+    this.catchUp = { outage: this.relayBackDuring, ownOutage: false };
+    this.relayBackDuring = undefined;
+  }
+
+  /**
+   * A ring or motion arrived `ageMs` after it was sent, too late to show: counted in the outage the
+   * reconnect ended, or the one under way; else the catch-up's stale drops make one outage of their
+   * own, from the oldest one's sending to now, with one warning.
+   */
+  late(ageMs: number): void {
+    const now = this.clock.wall();
+    const { catchUp } = this;
+    const outage = catchUp.outage ?? this.current?.outage;
+    if (outage === undefined) {
+      const own = { from: new Date(now - ageMs).toISOString(), to: new Date(now).toISOString(), reason: CAME_TOO_LATE, late: 1 };
+      this.catchUp = { outage: own, ownOutage: true };
+      this.outages = [own, ...this.outages].slice(0, MAX_OUTAGES);
+      this.options.log.warn(
+        `Doorbell alerts came too late to show: one sent ${durationWords(ageMs)} ago reached this Homebridge only when the push relay stream came back. Check this Homebridge's internet connection if it happens again.`,
+      );
+    } else {
+      outage.late = (outage.late ?? 0) + 1;
+      if (catchUp.ownOutage) {
+        outage.from = new Date(Math.min(Date.parse(outage.from), now - ageMs)).toISOString();
+        outage.to = new Date(now).toISOString();
+      } else if (catchUp.outage === undefined) {
+        this.catchUp = { outage, ownOutage: false };
+      }
+    }
+    this.options.onChange();
   }
 
   /** For status.json. */
@@ -177,6 +232,13 @@ export class AlertsRule {
   dispose(): void {
     this.disposed = true;
     this.cancelTimer?.();
+  }
+
+  /** Longest first, whatever order they were told in: a key dated before others goes before them. */
+  private markDown(key: string, since: number): void {
+    const entries = [...this.downSince, [key, since] as const].sort(([, a], [, b]) => a - b);
+    this.downSince.clear();
+    entries.forEach(([other, at]) => this.downSince.set(other, at));
   }
 
   private evaluate(): void {
@@ -220,7 +282,7 @@ export class AlertsRule {
     const fromWall = now - (this.clock.monotonic() - from);
     const reason = this.options.describe(down, fromWall, now);
     if (!goesOn) {
-      const outage = { from: new Date(fromWall).toISOString(), to: null, reason: reason.words };
+      const outage = { from: new Date(fromWall).toISOString(), to: null, reason: reason.words, late: 0 };
       this.current = { outage, from };
       this.outages = [outage, ...this.outages].slice(0, MAX_OUTAGES);
       this.since = fromWall;

@@ -12,6 +12,11 @@ export interface Outage {
   to: string | null;
   /** Why, in the words of the warning that said so. */
   reason: string;
+  /**
+   * Rings and motions that arrived too late to show (dropped as stale after the relay came back);
+   * absent from an outage an earlier version wrote.
+   */
+  late?: number;
 }
 
 export interface AlertsHealth {
@@ -45,6 +50,9 @@ export function lastRun(previous: Partial<AlertsRecord> | undefined): { outages:
   if (outages[0]?.to === null) {
     return { outages, open: outages[0] };
   }
-  const open = { from: alerts.since, to: null, reason: alerts.reason ?? 'unknown' };
+  const open = { from: alerts.since, to: null, reason: alerts.reason ?? 'unknown', late: 0 };
   return { outages: [open, ...outages].slice(0, MAX_OUTAGES), open };
 }
+
+/** Why an outage holds alerts that came too late, when nothing else had stopped them. */
+export const CAME_TOO_LATE = 'alerts came too late to show';

@@ -22,9 +22,10 @@ export interface RelayEndpointOptions {
   /**
    * Told of each message that was not a notification, repeated an event id or came too late to be
    * news (stale). Lines that are not relay events at all are not notifications refused: a page or proxy
-   * answering in the relay's place is what they show, and it has its own warning.
+   * answering in the relay's place is what they show, and it has its own warning. A stale one comes
+   * with `ageMs`: how long after it was sent it arrived.
    */
-  onDropped?: (cause: IntakeDrop | 'stale') => void;
+  onDropped?: (cause: IntakeDrop | 'stale', ageMs?: number) => void;
   /** The relay stream has been down too long (true, and why), or is back, or closed on purpose (false). */
   onDeliveryDown: (down: boolean, outage?: DeliveryOutage) => void;
   /** The stream is open, each time it opens: a registration that waited for it can go ahead. */
@@ -174,7 +175,7 @@ export class RelayEndpoint {
         this.options.onDeliveryDown(down, outage);
       },
       onConnected: this.options.onConnected,
-      onStale: () => this.options.onDropped?.('stale'),
+      onStale: (ageMs) => this.options.onDropped?.('stale', ageMs),
     });
     this.subscription = subscription;
     subscription.start();

@@ -14,8 +14,8 @@ export interface RelayMessagesOptions {
   now: () => number;
   /** The body of each fresh message, in order, with the relay's `time` of it; false when it was not a notification. */
   onMessage: (body: Buffer, relayTime: number) => boolean;
-  /** Told of each message dropped as stale; for counting only. */
-  onStale?: () => void;
+  /** Told of each message dropped as stale, with its age in ms; must return at once. */
+  onStale?: (ageMs: number) => void;
   /** Where the next stream picks up, and the ids handled lately: shared by the endpoint's streams; one of its own when absent. */
   catchUp?: CatchUpPoint;
 }
@@ -76,7 +76,7 @@ export class RelayMessages {
     // Old by the relay's clock and by this machine's: a catch-up that came too late to be news.
     if (ageMs > staleMs) {
       this.counts.stale += 1;
-      this.options.onStale?.();
+      this.options.onStale?.(ageMs);
       log.debug(`Push relay: dropped a message ${Math.round(ageMs / 1000)} s old`);
       return;
     }

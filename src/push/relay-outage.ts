@@ -6,6 +6,11 @@ export interface DeliveryOutage {
   since: number;
   /** The relay's last answer refused access (401, 403): a token to fix, not a network to wait for. */
   refused: boolean;
+  /**
+   * How long before this report the fault is dated: `faultAfterMs` after the stream went down, which
+   * for a stream found silent only by the alive timeout was before it was noticed; 0 when on time.
+   */
+  faultedForMs: number;
 }
 
 export interface RelayOutageOptions {

@@ -23,8 +23,8 @@ export interface RelaySubscriptionOptions {
   timing: RelayTiming;
   /** The body of each fresh message, in order, with the relay's `time` of it (unix seconds); false when it was not a notification. */
   onMessage: (body: Buffer, relayTime: number) => boolean;
-  /** Told of each message dropped as stale; for counting only. */
-  onStale?: () => void;
+  /** Told of each message dropped as stale, with how long after it was sent it arrived; must return at once. */
+  onStale?: (ageMs: number) => void;
   /** The stream has been down longer than `faultAfterMs` (true, and why), or is back after that (false). */
   onDeliveryDown: (down: boolean, outage?: DeliveryOutage) => void;
   /** The stream is open, each time it opens. */
@@ -76,7 +76,8 @@ export class RelaySubscription {
       faultAfterMs: timing.faultAfterMs,
       log,
       now: this.monotonicNow,
-      onDeliveryDown: (down, downForMs = 0) => onDeliveryDown(down, down ? { since: wallNow() - downForMs, refused: this.accessRefused } : undefined),
+      onDeliveryDown: (down, downForMs = 0) =>
+        onDeliveryDown(down, down ? { since: wallNow() - downForMs, refused: this.accessRefused, faultedForMs: Math.max(0, downForMs - timing.faultAfterMs) } : undefined),
     });
     this.messages = new RelayMessages({ relayUrl, log, staleMs: timing.staleMs, now: wallNow, onMessage: options.onMessage, onStale: options.onStale, catchUp: options.catchUp });
   }

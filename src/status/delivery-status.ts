@@ -129,7 +129,7 @@ function isAlertsHealth(value: unknown): value is AlertsHealth {
 }
 
 function isOutage(value: unknown): value is Outage {
-  return isJsonObject(value) && isTime(value.from) && isTimeOrNull(value.to) && typeof value.reason === 'string';
+  return isJsonObject(value) && isTime(value.from) && isTimeOrNull(value.to) && typeof value.reason === 'string' && absentOr(value.late, isCount);
 }
 
 function isTime(value: unknown): value is string {

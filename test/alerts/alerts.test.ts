@@ -187,14 +187,14 @@ describe('the record for status.json', () => {
     run.clock.advance(MINUTE);
     expect(run.rule.record()).toEqual({
       alerts: { flowing: false, since: iso(START), reason: '1 down' },
-      outages: [{ from: iso(START), to: null, reason: '1 down' }],
+      outages: [{ from: iso(START), to: null, reason: '1 down', late: 0 }],
     });
     run.clock.advance(MINUTE);
     run.rule.setDown('1', false);
 
     expect(run.rule.record()).toEqual({
       alerts: { flowing: true, since: iso(START + 2 * MINUTE), reason: null },
-      outages: [{ from: iso(START), to: iso(START + 2 * MINUTE), reason: '1 down' }],
+      outages: [{ from: iso(START), to: iso(START + 2 * MINUTE), reason: '1 down', late: 0 }],
     });
   });
 
@@ -232,8 +232,117 @@ describe('the record for status.json', () => {
 
     const { outages } = run.rule.record();
     expect(outages).toHaveLength(20);
-    expect(outages[0]).toEqual({ from: iso(START), to: null, reason: '1 down' });
+    expect(outages[0]).toEqual({ from: iso(START), to: null, reason: '1 down', late: 0 });
     expect(outages.slice(1)).toEqual(old.slice(0, 19));
+  });
+});
+
+describe('a fault dated before it was found', () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  it('counts the minute from the date it is given, not from when it was told, and dates the outage from it', () => {
+    const run = startRule([]);
+    run.rule.restore(undefined);
+    run.clock.advance(100_000);
+    // A relay stream found silent at 100 s, its last sign of life at 0: its fault is dated 60 s.
+    run.rule.setDown('1', true, 60_000);
+    run.clock.advance(20_000 - 1);
+    expect(run.shown).toEqual([false]);
+    run.clock.advance(1);
+
+    expect(run.shown).toEqual([false, true]);
+    expect(run.rule.record().outages).toEqual([{ from: iso(START + 60_000), to: null, reason: '1 down', late: 0 }]);
+  });
+
+  it('opens at once when its date is a minute ago or more, and never counts from the future', () => {
+    const run = startRule([]);
+    run.rule.restore(undefined);
+    run.clock.advance(3 * MINUTE);
+    run.rule.setDown('1', true, MINUTE);
+    expect(run.shown).toEqual([false, true]);
+
+    run.rule.setDown('1', false);
+    run.rule.setDown('2', true, 10 * MINUTE);
+    run.clock.advance(MINUTE - 1);
+    expect(run.shown).toEqual([false, true, false]);
+    run.clock.advance(1);
+    expect(run.shown).toEqual([false, true, false, true]);
+  });
+
+  it('goes before keys that went down after its date: the longest down gives the outage its start and its reason', () => {
+    const run = startRule([]);
+    run.rule.restore(undefined);
+    run.clock.advance(50_000);
+    run.rule.setDown('late', true);
+    run.clock.advance(50_000);
+    run.rule.setDown('early', true, 20_000);
+    run.clock.advance(40_000);
+
+    expect(run.shown).toEqual([false, true]);
+    expect(run.rule.record().outages).toEqual([{ from: iso(START + 20_000), to: null, reason: 'early and late down', late: 0 }]);
+  });
+});
+
+describe('alerts that came too late to show', () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const tooLate = (run: Run) => said(run).filter((line) => line.includes('came too late'));
+
+  it('counts the stale drops of the catch-up after a reconnect in the outage that reconnect ended, with no further warning', () => {
+    const run = startRule(['1']);
+    run.rule.restore(undefined);
+    run.clock.advance(2 * MINUTE);
+    run.rule.relayBack();
+    run.rule.setDown('1', false);
+    run.rule.catchUpBegins();
+    run.rule.late(150_000);
+    run.rule.late(140_000);
+
+    expect(run.rule.record().outages).toEqual([{ from: iso(START), to: iso(START + 2 * MINUTE), reason: '1 down', late: 2 }]);
+    expect(said(run)).toEqual(['warn: Doorbell alerts stopped: 1 down. Do something.', 'info: Doorbell alerts are flowing again after 2 min (1 down)']);
+  });
+
+  it('makes the stale drops of one catch-up one outage of their own when alerts never stopped, from the oldest one, with one warning', () => {
+    const run = startRule(['1']);
+    run.rule.restore(undefined);
+    run.rule.setDown('1', false);
+    run.clock.advance(10 * MINUTE);
+    run.rule.catchUpBegins();
+    run.rule.late(200_000);
+    run.clock.advance(1_000);
+    run.rule.late(300_000);
+    run.rule.late(250_000);
+    const at = START + 10 * MINUTE;
+
+    expect(run.rule.record().outages).toEqual([{ from: iso(at + 1_000 - 300_000), to: iso(at + 1_000), reason: 'alerts came too late to show', late: 3 }]);
+    expect(tooLate(run)).toEqual([
+      "warn: Doorbell alerts came too late to show: one sent 3 min ago reached this Homebridge only when the push relay stream came back. Check this Homebridge's internet connection if it happens again.",
+    ]);
+    expect(run.shown).toEqual([false]);
+
+    run.rule.catchUpBegins();
+    run.rule.late(130_000);
+    expect(run.rule.record().outages.map(({ late }) => late)).toEqual([1, 3]);
+    expect(tooLate(run)).toHaveLength(2);
+  });
+
+  it('counts them in the outage under way while alerts are still stopped, and keeps them when the history is read later', () => {
+    const run = startRule(['1']);
+    run.rule.catchUpBegins();
+    run.rule.late(200_000);
+    run.rule.restore({ alerts: { flowing: true, since: iso(START - MINUTE), reason: null }, outages: [{ from: iso(START - 2 * MINUTE), to: iso(START - MINUTE), reason: 'old' }] });
+    expect(run.rule.record().outages.map(({ reason, late }) => [reason, late])).toEqual([
+      ['alerts came too late to show', 1],
+      ['old', undefined],
+    ]);
+    run.clock.advance(MINUTE);
+    run.rule.catchUpBegins();
+    run.rule.late(200_000);
+
+    expect(run.rule.record().outages.map(({ reason, late }) => [reason, late])).toEqual([
+      ['1 down', 1],
+      ['alerts came too late to show', 1],
+      ['old', undefined],
+    ]);
   });
 });
 
@@ -272,7 +381,7 @@ describe('a history read after the rule began deciding', () => {
     run.clock.advance(10_000);
     run.rule.restore(stoppedAtShutdown);
     expect(run.shown).toEqual([true]);
-    expect(run.rule.record()).toEqual(stoppedAtShutdown);
+    expect(run.rule.record()).toEqual({ ...stoppedAtShutdown, outages: [{ from, to: null, reason: 'the relay', late: 0 }, older] });
     run.clock.advance(4 * MINUTE);
     run.rule.setDown('1', false);
 
@@ -280,7 +389,7 @@ describe('a history read after the rule began deciding', () => {
     expect(said(run)).toEqual(['warn: Doorbell alerts stopped: 1 down. Do something.', 'info: Doorbell alerts are flowing again after 15 min (the relay)']);
     expect(run.rule.record()).toEqual({
       alerts: { flowing: true, since: iso(START + 5 * MINUTE + 10_000), reason: null },
-      outages: [{ from, to: iso(START + 5 * MINUTE + 10_000), reason: 'the relay' }, older],
+      outages: [{ from, to: iso(START + 5 * MINUTE + 10_000), reason: 'the relay', late: 0 }, older],
     });
   });
 
@@ -306,7 +415,7 @@ describe('a history read after the rule began deciding', () => {
     expect(run.shown).toEqual([true, false]);
     expect(run.rule.record()).toEqual({
       alerts: { flowing: true, since: iso(START + MINUTE), reason: null },
-      outages: [{ from: iso(START), to: iso(START + MINUTE), reason: '1 down' }, older],
+      outages: [{ from: iso(START), to: iso(START + MINUTE), reason: '1 down', late: 0 }, older],
     });
   });
 });

@@ -41,6 +41,8 @@ interface Outage {
   from: string;
   to: string | null;
   reason: string;
+  /** Alerts that came too late to show. */
+  late?: number;
 }
 
 /** `minutes` ago, as an ISO time. */
@@ -60,24 +62,27 @@ function outagesOf({ open }: { open: boolean }): Outage[] {
   });
   return [
     open ? { from: new Date(Date.now() - 14 * MINUTE_MS - 10_000).toISOString(), to: null, reason: 'the relay has been unreachable' } : closed(40, 3, 'the relay has been unreachable'),
-    closed(180, 14, 'the session expired'),
+    { ...closed(180, 14, 'the session expired'), late: 1 },
     closed(400, 125, 'the push registration failed (the doorbell service is not available)'),
     closed(1_500, 2, 'the relay refused access'),
-    closed(1_600, 1, 'signed out'),
+    { ...closed(1_600, 1, 'alerts came too late to show'), late: 2 },
     closed(3_000, 30, 'the configuration is invalid'),
   ];
 }
 
 /**
  * An outage as the panel writes it: "10:02 AM–10:16 AM (14 min): the session expired" (the end's
- * date only when it is not the start's), or "10:02 AM– (14 min so far): ..." while it lasts.
+ * date only when it is not the start's), or "10:02 AM– (14 min so far): ..." while it lasts; alerts
+ * that came too late to show after it follow the reason ("...; 1 alert came too late to show").
  */
-function outageLine({ from, to, reason }: Outage, length: string): string {
+function outageLine({ from, to, reason, late }: Outage, length: string): string {
+  const lateWords = `${late} ${late === 1 ? 'alert' : 'alerts'} came too late to show`;
+  const words = late === undefined ? reason : reason === 'alerts came too late to show' ? lateWords : `${reason}; ${lateWords}`;
   if (to === null) {
-    return `${panelTime(from)}– (${length} so far): ${reason}`;
+    return `${panelTime(from)}– (${length} so far): ${words}`;
   }
   const end = new Date(to).toDateString() === new Date(from).toDateString() ? panelTime(to, new Date(to)) : panelTime(to);
-  return `${panelTime(from)}–${end} (${length}): ${reason}`;
+  return `${panelTime(from)}–${end} (${length}): ${words}`;
 }
 
 /** The Bootstrap text colour a message is shown in: `text-danger`, `text-muted`... */
