@@ -33,20 +33,29 @@ export class AlertsSensorWatch {
   private readonly open: Span[] = [];
   private warnings = 0;
   private recoveries = 0;
+  /** Removes the listeners of the characteristics followed now. */
+  private detachers: Array<() => void> = [];
 
   constructor(private readonly now: () => number) {}
 
   /**
-   * Call right after the launch, with each configured doorbell's StatusFault, in order, and the
-   * sensor's ContactSensorState: they are published by then.
+   * Call right after each launch, with each configured doorbell's StatusFault, in order, and the
+   * sensor's ContactSensorState: they are published by then. A launch after a restart has new ones:
+   * the spans go on from where the last run left them.
    */
   attach(faults: readonly Characteristic[], state: Characteristic): void {
-    for (const fault of faults) {
-      const spans: Span[] = [];
-      this.faults.push(spans);
-      this.follow(fault, C.StatusFault.GENERAL_FAULT, spans);
-    }
+    this.detach();
+    faults.forEach((fault, index) => {
+      this.faults[index] ??= [];
+      this.follow(fault, C.StatusFault.GENERAL_FAULT, this.faults[index]);
+    });
     this.follow(state, C.ContactSensorState.CONTACT_NOT_DETECTED, this.open);
+  }
+
+  /** The run followed is over: its characteristics tell nothing more. */
+  detach(): void {
+    this.detachers.forEach((detach) => detach());
+    this.detachers = [];
   }
 
   /** Hand every log line here. */
@@ -76,7 +85,9 @@ export class AlertsSensorWatch {
       }
     };
     update(characteristic.value);
-    characteristic.on('change', ({ newValue }) => update(newValue));
+    const listener = ({ newValue }: { newValue: unknown }): void => update(newValue);
+    characteristic.on('change', listener);
+    this.detachers.push(() => characteristic.off('change', listener));
   }
 }
 
