@@ -33,6 +33,8 @@ export interface PluginLaunch {
   onLaunch?: () => void;
   /** Told of every line the platform logs. */
   onLogLine?: (line: LogLine) => void;
+  /** Told of every press of a doorbell's button. */
+  onRing?: (deviceId: string) => void;
 }
 
 /** An accessory as Homebridge's cache file holds it. */
@@ -166,7 +168,10 @@ export class PluginUnderTest {
   private watchRings(run: Run, ledger: RingLedger): void {
     for (const deviceId of this.deviceIds) {
       const button = this.characteristic(run, deviceId, hap.Service.Doorbell, hap.Characteristic.ProgrammableSwitchEvent);
-      const rang = (): void => ledger.rang(deviceId);
+      const rang = (): void => {
+        ledger.rang(deviceId);
+        this.options.onRing?.(deviceId);
+      };
       button.on('change', rang);
       run.unwatch.push(() => button.off('change', rang));
     }

@@ -34,7 +34,7 @@ export const HALF_OPEN_RING_AFTER_MS = 5_000;
 export const CUT_PAIR_BEFORE_END_MS = 20_000;
 
 /** No ring of the random ones comes this near a planned case, so each case plays out as planned. */
-const CASE_CLEARANCE_MS = 5 * MINUTE_MS;
+export const CASE_CLEARANCE_MS = 5 * MINUTE_MS;
 
 /** Rings come at least this far apart at any one doorbell, as a person rings. */
 export const RING_SPACING_MS = 10_000;

@@ -26,7 +26,7 @@ import { RingLedger } from './ring-ledger.js';
 import { ServiceWatch } from './service-watch.js';
 import type { SimulatedTime } from './simulated-time.js';
 import { Timeline } from './timeline.js';
-import { DAY_MS, HALF_OPEN_RING_AFTER_MS, HOMEBRIDGE_DOWN_MS, type WeekPlan } from './week-plan.js';
+import { CASE_CLEARANCE_MS, DAY_MS, HALF_OPEN_RING_AFTER_MS, HOMEBRIDGE_DOWN_MS, type WeekPlan } from './week-plan.js';
 
 const MINUTE_MS = 60_000;
 /** The loop looks at its plan at least this often, so an event planned while time runs is not overrun. */
@@ -83,6 +83,12 @@ class Week {
   private readonly relayDowns = new RelayDowns();
   /** Rings published while Homebridge was down. */
   private readonly ringsWhileDown = new Set<number>();
+  /** Of those, how many the doorbells' buttons showed once it was back. */
+  private ringsWhileDownShown = 0;
+  /** Presses of each doorbell's button so far. */
+  private readonly presses = new Map<string, number>();
+  /** When each ring of the plan was published, by its index: a lost one is named in the summary. */
+  private readonly rungAt = new Map<number, number>();
   private expiredAt: number | undefined;
   private readonly failures: string[] = [];
 
@@ -126,6 +132,7 @@ class Week {
       time: this.time,
       onLaunch: () => this.relayDowns.up(this.time.now),
       onLogLine: ({ level, message }) => level === 'info' && message.startsWith('push relay connected: ') && this.relayDowns.up(this.time.now),
+      onRing: (deviceId) => this.presses.set(deviceId, (this.presses.get(deviceId) ?? 0) + 1),
     });
     this.plugin = plugin;
     try {
@@ -156,15 +163,19 @@ class Week {
         ...(this.ledger.unexplained > 0 ? [`${this.ledger.unexplained} button events or stale drops no ring explains (a ring shown twice?)`] : []),
       ];
       const { sent, delivered, caughtUp, stale, afterExpiry, lost } = this.ledger.counts();
-      const duringRestart = [...this.ringsWhileDown].map((index) => this.ledger.rings[index]);
+      const lostRings = this.ledger.rings.filter(({ outcome }) => outcome === undefined || outcome === 'lost');
+      if (lostRings.length > 0) {
+        const when = ({ index, deviceId }: { index: number; deviceId: string }): string => `${this.timeline.when(this.rungAt.get(index) ?? endAt)} at ${deviceId}${this.ringsWhileDown.has(index) ? ' (Homebridge down)' : ''}`;
+        this.notes.push(`rings lost, rung ${lostRings.slice(0, 10).map(when).join('; ')}${lostRings.length > 10 ? '...' : ''}`);
+      }
       const opening = this.expiredAt === undefined ? undefined : record.open.find(({ fromMs }) => fromMs >= this.expiredAt!);
       return {
         results: {
           simulatedDays: Math.round(((endAt - this.launchAt) / DAY_MS) * 100) / 100,
           refreshes: this.watch.refreshes.length,
           homebridgeRestarts: plugin.relaunches,
-          ringsDuringRestart: duringRestart.length,
-          ringsDuringRestartDelivered: duringRestart.filter(({ outcome }) => outcome === 'delivered').length,
+          ringsDuringRestart: this.ringsWhileDown.size,
+          ringsDuringRestartDelivered: this.ringsWhileDownShown,
           expiryToSensorMaxMinutes: opening === undefined ? null : Math.round((opening.fromMs - this.expiredAt!) / 6_000) / 10,
           alerts: { sent, delivered, caughtUp, stale, late, afterExpiry, lost },
           outages: figures,
@@ -213,11 +224,28 @@ class Week {
     }, 0);
   }
 
+  /**
+   * The rings published while Homebridge was down, and shown once it is back: no other ring comes for
+   * minutes around a restart, so each press in those minutes is one of them (as many as rang at that
+   * doorbell, at most). Which ring a press shows, HomeKit does not say; the ledger counts by order.
+   */
+  private countShownAfterRestart(): void {
+    const waiting = [...this.ringsWhileDown].filter((index) => (this.rungAt.get(index) ?? 0) > this.time.now - HOMEBRIDGE_DOWN_MS).map((index) => this.ledger.rings[index].deviceId);
+    const before = new Map(this.presses);
+    this.timeline.at(this.time.now + CASE_CLEARANCE_MS - MINUTE_MS, undefined, () => {
+      for (const deviceId of new Set(waiting)) {
+        const pressed = (this.presses.get(deviceId) ?? 0) - (before.get(deviceId) ?? 0);
+        this.ringsWhileDownShown += Math.min(pressed, waiting.filter((each) => each === deviceId).length);
+      }
+    });
+  }
+
   /** A ring of the plan is published now; one while Homebridge is down is counted apart. */
   private ring(index: number): Promise<void> {
     if (this.plugin.down) {
       this.ringsWhileDown.add(index);
     }
+    this.rungAt.set(index, this.time.now);
     return this.delivery.ring(this.ledger.rings[index]);
   }
 
@@ -245,6 +273,7 @@ class Week {
         if (left > 0) {
           this.failures.push(`${left} timers or sockets of the platform still held ${HOMEBRIDGE_DOWN_MS / 1000} s after its shutdown`);
         }
+        this.countShownAfterRestart();
       });
     }
     timeline.at(at(plan.webPage.atMs), `a web page answers in the relay's place for ${plan.webPage.forMs / MINUTE_MS} minutes`, () => {
