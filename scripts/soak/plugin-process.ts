@@ -2,8 +2,11 @@
  * One run of the platform, as one Homebridge process runs it, within the soak's own process: the
  * timers it makes on the simulated clock and the client sockets it opens are its own (it runs in an
  * async context of its own, which its timers carry), so that it can end as a killed process ends.
- * Killed, its timers never fire and its sockets are closed under it without one line of its code
- * running, as the system closes a dead process's sockets; nothing of it is left to count after the week.
+ * Killed, its timers never fire and its sockets are closed under it, as the system closes a dead
+ * process's. Node's HTTP client still tells the dead code that its sockets closed (taking that away
+ * would leave Node's parsers held for ever), but whatever the dead code starts then is refused: no
+ * timer fires, no socket opens, no line is logged, and no one watches its accessories any more. Nothing
+ * of it is left to count after the week, and it is garbage once its sockets have closed.
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { globalAgent } from 'node:http';
@@ -33,13 +36,11 @@ export class PluginProcess implements TimerScope {
     return this.time.timersOf(this) + [...this.sockets].filter((socket) => !socket.destroyed && !idle.has(socket)).length;
   }
 
-  /** Ends it as the system ends a killed process: no shutdown, no callback of its own, nothing left. */
+  /** Ends it as the system ends a killed process: no shutdown, its timers gone, its sockets closed. */
   kill(): void {
     this.alive = false;
     this.time.clearTimersOf(this);
     for (const socket of this.sockets) {
-      socket.removeAllListeners();
-      socket.on('error', () => undefined);
       socket.destroy();
     }
     this.sockets.clear();

@@ -107,7 +107,8 @@ export class SimulatedTime {
    * functions, node:timers and the clock's own (which node:timers/promises calls) are all replaced.
    */
   private scopeTimers(): void {
-    const timersModule = createRequire(import.meta.url)('node:timers') as Record<string, unknown>;
+    const require = createRequire(import.meta.url);
+    const timersModule = require('node:timers') as Record<string, unknown>;
     const clock = this.clock as unknown as Record<'setTimeout' | 'setInterval', TimerMaker & { hadOwnProperty?: boolean }> & Record<'clearTimeout' | 'clearInterval', (timer: unknown) => void>;
     for (const [name, clear] of [
       ['setTimeout', 'clearTimeout'],
@@ -134,6 +135,31 @@ export class SimulatedTime {
       (globalThis as Record<string, unknown>)[name] = replacement;
       timersModule[name] = replacement;
     }
+    // The clock's own promise of a timeout keeps each abort listener in a map of its own until the
+    // timer fires or the signal aborts: a scope's must go with the scope, so a scope gets this one.
+    const promises = require('node:timers/promises') as Record<'setTimeout', (delay?: number, value?: unknown, options?: { signal?: AbortSignal }) => Promise<unknown>>;
+    const clockSleep = promises.setTimeout;
+    promises.setTimeout = (delay, value, options = {}) => {
+      if (timerScopes.getStore() === undefined) {
+        return clockSleep(delay, value, options);
+      }
+      const { signal } = options;
+      return new Promise((resolve, reject) => {
+        if (signal?.aborted === true) {
+          reject(signal.reason as Error);
+          return;
+        }
+        const onAbort = (): void => {
+          clock.clearTimeout(timer);
+          reject(signal?.reason as Error);
+        };
+        const timer = clock.setTimeout(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(value);
+        }, delay);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    };
     syncBuiltinESMExports();
   }
 
