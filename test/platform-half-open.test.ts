@@ -90,7 +90,7 @@ async function onFakeClock(test: (relay: Relay) => Promise<void>): Promise<void>
 describe('on the production timing', () => {
   it('opens the sensor 120 s after a half-open stream last showed life, and counts the ring sent meanwhile as late in that outage', async () => {
     await onFakeClock(async (relay) => {
-      const link = await HomeLink.open(relay.url);
+      const link = await HomeLink.open(relay.url, () => Date.now());
       try {
         const platform = testbed.launch({ relayUrl: link.url, timing: TIMING });
         await runUntil(() => allConfirmed(platform), 'subscriptions', 10);

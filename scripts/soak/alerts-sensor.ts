@@ -5,14 +5,11 @@
  */
 import type { Characteristic } from 'homebridge';
 import { ALERTS_OPEN_AFTER_MS } from '../../src/alerts/alerts-rule.js';
-import { RELAY_TIMING } from '../../src/push/relay-timing.js';
 import { hap } from '../../test/support/hap.js';
 import type { LogLine } from './plugin-log.js';
 
 const WARNING_PREFIX = 'Doorbell alerts stopped:';
 const RECOVERY_PREFIX = 'Doorbell alerts are flowing again after';
-/** The plugin's warning as it sets the relay's fault, with how long the stream had been down by then. */
-const RELAY_FAULT = /^Push relay unreachable for (\d+) s\b/;
 
 /** From when to when; `toMs` undefined while it lasts. */
 export interface Span {
@@ -21,10 +18,7 @@ export interface Span {
 }
 
 export interface SensorRecord {
-  /**
-   * Per configured doorbell, the spans its StatusFault was GENERAL_FAULT; a relay fault from its date,
-   * which for a stream found silent only by the alive timeout is before the fault showed.
-   */
+  /** Per configured doorbell, the spans its StatusFault was GENERAL_FAULT. */
   faults: Span[][];
   /** The spans the sensor was open. */
   open: Span[];
@@ -39,31 +33,34 @@ export class AlertsSensorWatch {
   private readonly open: Span[] = [];
   private warnings = 0;
   private recoveries = 0;
-  /** The relay's last fault: when it was set, and how long before that it is dated. */
-  private relayFault: { atMs: number; earlierMs: number } | undefined;
+  /** Removes the listeners of the characteristics followed now. */
+  private detachers: Array<() => void> = [];
 
   constructor(private readonly now: () => number) {}
 
   /**
-   * Call right after the launch, with each configured doorbell's StatusFault, in order, and the
-   * sensor's ContactSensorState: they are published by then.
+   * Call right after each launch, with each configured doorbell's StatusFault, in order, and the
+   * sensor's ContactSensorState: they are published by then. A launch after a restart has new ones:
+   * the spans go on from where the last run left them.
    */
   attach(faults: readonly Characteristic[], state: Characteristic): void {
-    for (const fault of faults) {
-      const spans: Span[] = [];
-      this.faults.push(spans);
-      this.follow(fault, C.StatusFault.GENERAL_FAULT, spans, () => this.faultDate());
-    }
-    this.follow(state, C.ContactSensorState.CONTACT_NOT_DETECTED, this.open, this.now);
+    this.detach();
+    faults.forEach((fault, index) => {
+      this.faults[index] ??= [];
+      this.follow(fault, C.StatusFault.GENERAL_FAULT, this.faults[index]);
+    });
+    this.follow(state, C.ContactSensorState.CONTACT_NOT_DETECTED, this.open);
+  }
+
+  /** The run followed is over: its characteristics tell nothing more. */
+  detach(): void {
+    this.detachers.forEach((detach) => detach());
+    this.detachers = [];
   }
 
   /** Hand every log line here. */
   onLogLine({ level, message }: LogLine): void {
-    const relayDown = level === 'warn' ? RELAY_FAULT.exec(message) : null;
-    if (relayDown !== null) {
-      // Logged just before the doorbells' faults are set, at the same moment.
-      this.relayFault = { atMs: this.now(), earlierMs: Math.max(0, Number(relayDown[1]) * 1000 - RELAY_TIMING.faultAfterMs) };
-    } else if (level === 'warn' && message.startsWith(WARNING_PREFIX)) {
+    if (level === 'warn' && message.startsWith(WARNING_PREFIX)) {
       this.warnings += 1;
     } else if (level === 'info' && message.startsWith(RECOVERY_PREFIX)) {
       this.recoveries += 1;
@@ -76,25 +73,21 @@ export class AlertsSensorWatch {
     return { faults: this.faults.map(copy), open: copy(this.open), warnings: this.warnings, recoveries: this.recoveries };
   }
 
-  /** When a doorbell's fault that shows now began: the relay's date when it is the relay's, set at this moment. */
-  private faultDate(): number {
-    const now = this.now();
-    return this.relayFault?.atMs === now ? now - this.relayFault.earlierMs : now;
-  }
-
-  /** Records the spans during which the characteristic holds `value`, from its value now on, each from `start()`. */
-  private follow(characteristic: Characteristic, value: number, spans: Span[], start: () => number): void {
+  /** Records the spans during which the characteristic holds `value`, from its value now on. */
+  private follow(characteristic: Characteristic, value: number, spans: Span[]): void {
     const update = (current: unknown): void => {
       const last = spans.at(-1);
       const holding = last !== undefined && last.toMs === undefined;
       if (current === value && !holding) {
-        spans.push({ fromMs: start(), toMs: undefined });
+        spans.push({ fromMs: this.now(), toMs: undefined });
       } else if (current !== value && holding) {
         last.toMs = this.now();
       }
     };
     update(characteristic.value);
-    characteristic.on('change', ({ newValue }) => update(newValue));
+    const listener = ({ newValue }: { newValue: unknown }): void => update(newValue);
+    characteristic.on('change', listener);
+    this.detachers.push(() => characteristic.off('change', listener));
   }
 }
 

@@ -65,7 +65,7 @@ export class Cloud {
   static async start(options: CloudOptions): Promise<Cloud> {
     const sim = await startSimulator({ accounts: [{ ...ACCOUNT }], doorbells: options.doorbells.map(({ deviceId }) => deviceId), onRequest: options.onRequest });
     const relay = await startRelay({ now: options.now });
-    const home = await HomeLink.open(relay.url);
+    const home = await HomeLink.open(relay.url, options.now);
     return new Cloud(sim, relay, home, options);
   }
 

@@ -44,7 +44,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const { summary } = await import('./summary.js');
   const { violations } = await import('./results.js');
   const results = { ...report.results, wallSeconds: Math.round((performance.now() - started) / 100) / 10 };
-  const broken = [...violations(results, { minOutages: OUTAGES_PER_WEEK, refreshes: plan.refreshes }), ...report.failures];
+  const broken = [...violations(results, { minOutages: OUTAGES_PER_WEEK, refreshes: plan.refreshes, homebridgeRestarts: plan.homebridgeRestarts.length }), ...report.failures];
   console.log(summary(plan, report, results, broken));
   const out = resolve(values.out);
   await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);

@@ -5,6 +5,7 @@
  * the sensor opened and closed.
  */
 import { ALERTS_OPEN_AFTER_MS } from '../../src/alerts/alerts-rule.js';
+import { RELAY_TIMING } from '../../src/push/relay-timing.js';
 import { downPeriods, firstMinuteDown, type SensorRecord, type Span } from './alerts-sensor.js';
 
 export interface OutageFigures {
@@ -37,7 +38,25 @@ function contains(period: Span, atMs: number, endMs: number): boolean {
   return atMs >= period.fromMs && atMs <= (period.toMs ?? endMs);
 }
 
-export function outageFigures(record: SensorRecord, endMs: number): { figures: OutageFigures; outages: SeenOutage[] } {
+/**
+ * The doorbells' faults, each dated from when the plugin could have known: one that began while the
+ * relay stream was down (a span of `relayDowns`) dates from a minute after the stream went down, when
+ * that is sooner. A closed stream went down as it closed; a half-open one at its last sign of life,
+ * which the plugin learns only when it has been silent for 100 s: its fault, set then, is due from a
+ * minute after that sign of life, and the sensor's minute counts from there.
+ */
+export function datedFaults(faults: readonly Span[][], relayDowns: readonly Span[]): Span[][] {
+  return faults.map((spans) =>
+    spans.map((span) => {
+      const down = relayDowns.find(({ fromMs, toMs }) => span.fromMs >= fromMs && (toMs === undefined || span.fromMs <= toMs));
+      return down === undefined ? { ...span } : { ...span, fromMs: Math.min(span.fromMs, down.fromMs + RELAY_TIMING.faultAfterMs) };
+    }),
+  );
+}
+
+/** `relayDowns`: when the relay stream was down, from the soak's side of the wire (see datedFaults). */
+export function outageFigures(seenRecord: SensorRecord, endMs: number, relayDowns: readonly Span[] = []): { figures: OutageFigures; outages: SeenOutage[] } {
+  const record = { ...seenRecord, faults: datedFaults(seenRecord.faults, relayDowns) };
   const seen = downPeriods(record.faults)
     .map((period) => ({ period, openableAt: firstMinuteDown(record.faults, period, endMs) }))
     .filter((entry): entry is { period: Span; openableAt: number } => entry.openableAt !== undefined);

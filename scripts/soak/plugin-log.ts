@@ -33,6 +33,14 @@ export class PluginLog {
     this.logger = loggingTo('DoorbellMotion', (level, message) => this.write(level, message));
   }
 
+  /**
+   * A logger for one run of the platform: its lines are this log's while `alive()` holds, and
+   * nothing after (a killed process writes no more lines).
+   */
+  loggerWhile(alive: () => boolean): SoakLogger {
+    return loggingTo('DoorbellMotion', (level, message) => alive() && this.write(level, message));
+  }
+
   /** Told of every line from now on. */
   listen(listener: Listener): void {
     this.listeners.push(listener);

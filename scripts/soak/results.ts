@@ -1,8 +1,10 @@
 /**
- * soak-results.json and what it must show: every ring accounted for and none lost, every outage of
- * a minute or more seen by the plugin opening the Doorbell Alerts sensor with one warning and closing
- * it within 5 s of its end with one recovery line, nothing else opening it, and the plugin holding no
- * more timers, sockets or heap after the week than after its launch.
+ * soak-results.json and what it must show: every ring accounted for and none lost, every stale one
+ * counted late in status.json's outages, every ring published while Homebridge was down delivered when
+ * it is back, every outage of a minute or more seen by the plugin opening the Doorbell Alerts sensor
+ * with one warning and closing it within 5 s of its end with one recovery line, nothing else opening
+ * it, the session's expiry opening it within 16 minutes, and the plugin holding no more timers,
+ * sockets or heap after the week than after its launch.
  */
 import type { OutageFigures } from './outages.js';
 import type { RingCounts } from './ring-ledger.js';
@@ -10,7 +12,15 @@ import type { RingCounts } from './ring-ledger.js';
 export interface SoakResults {
   simulatedDays: number;
   refreshes: number;
-  alerts: RingCounts;
+  /** Homebridge restarted or killed, then launched again. */
+  homebridgeRestarts: number;
+  /** Rings published while Homebridge was down, and how many of them the button showed once it was back. */
+  ringsDuringRestart: number;
+  ringsDuringRestartDelivered: number;
+  /** Minutes from the session's expiry to the sensor opening; null when it did not open after it. */
+  expiryToSensorMaxMinutes: number | null;
+  /** `late`: the `late` counts of status.json's outages, added up: the rings that came too late to show. */
+  alerts: RingCounts & { late: number };
   outages: OutageFigures;
   resources: {
     /** Pending timers on the simulated clock plus open sockets and servers, after the launch. */
@@ -24,8 +34,19 @@ export interface SoakResults {
 
 /** The key set of soak-results.json, exactly. */
 export const RESULT_KEYS = {
-  top: ['simulatedDays', 'refreshes', 'alerts', 'outages', 'resources', 'wallSeconds'],
-  alerts: ['sent', 'delivered', 'caughtUp', 'stale', 'afterExpiry', 'lost'],
+  top: [
+    'simulatedDays',
+    'refreshes',
+    'homebridgeRestarts',
+    'ringsDuringRestart',
+    'ringsDuringRestartDelivered',
+    'expiryToSensorMaxMinutes',
+    'alerts',
+    'outages',
+    'resources',
+    'wallSeconds',
+  ],
+  alerts: ['sent', 'delivered', 'caughtUp', 'stale', 'late', 'afterExpiry', 'lost'],
   outages: ['seen', 'opened', 'falseOpens', 'maxOpenDelayS', 'maxCloseDelayS', 'warnings', 'recoveries'],
   resources: ['handlesAfterLaunch', 'handlesAfterWeek', 'heapDeltaMiB'],
 } as const;
@@ -34,10 +55,11 @@ export const RESULT_KEYS = {
 const { top, ...nested } = RESULT_KEYS;
 const EXPECTED_KEYS = [...top.filter((key) => !(key in nested)), ...Object.entries(nested).flatMap(([parent, keys]) => keys.map((key) => `${parent}.${key}`))].sort().join(',');
 
-/** What a run must reach: the outages its plan holds, and its refreshes. */
+/** What a run must reach: the outages its plan holds, its refreshes, and its restarts of Homebridge. */
 export interface Targets {
   minOutages: number;
   refreshes: number;
+  homebridgeRestarts: number;
 }
 
 /** The sensor closes this soon after the calls or the stream that end an outage. */
@@ -45,6 +67,8 @@ const MAX_CLOSE_DELAY_S = 5;
 /** It opens a minute after the failure, give or take the same. */
 const MAX_OPEN_DELAY_S = 60 + MAX_CLOSE_DELAY_S;
 const MAX_HEAP_DELTA_MIB = 1;
+/** The doorbell list, read every 15 minutes, finds an expired session; the sensor opens a minute later. */
+const MAX_EXPIRY_TO_SENSOR_MINUTES = 16;
 
 /** Each rule the results break, in words; empty when they keep every one. */
 export function violations(results: SoakResults, targets: Targets): string[] {
@@ -55,7 +79,19 @@ export function violations(results: SoakResults, targets: Targets): string[] {
     [accounted !== alerts.sent, `${alerts.sent} rings sent but ${accounted} accounted for`],
     [alerts.caughtUp > alerts.delivered, `${alerts.caughtUp} caught up but only ${alerts.delivered} delivered`],
     [alerts.lost > 0, `${alerts.lost} rings lost`],
+    [alerts.late !== alerts.stale, `${alerts.stale} rings dropped as stale but ${alerts.late} counted late in status.json's outages`],
     [results.refreshes < targets.refreshes, `${results.refreshes} refreshes, fewer than ${targets.refreshes}`],
+    [results.homebridgeRestarts < targets.homebridgeRestarts, `${results.homebridgeRestarts} Homebridge restarts, fewer than ${targets.homebridgeRestarts}`],
+    [results.ringsDuringRestart < 1, 'no ring was published while Homebridge was down'],
+    [
+      results.ringsDuringRestartDelivered !== results.ringsDuringRestart,
+      `${results.ringsDuringRestartDelivered} of the ${results.ringsDuringRestart} rings published while Homebridge was down delivered once it was back`,
+    ],
+    [results.expiryToSensorMaxMinutes === null, 'the sensor did not open after the session expired'],
+    [
+      results.expiryToSensorMaxMinutes !== null && !(results.expiryToSensorMaxMinutes <= MAX_EXPIRY_TO_SENSOR_MINUTES),
+      `the sensor opened ${results.expiryToSensorMaxMinutes} minutes after the session expired (at most ${MAX_EXPIRY_TO_SENSOR_MINUTES})`,
+    ],
     [outages.seen < targets.minOutages, `${outages.seen} outages seen, fewer than ${targets.minOutages}`],
     [outages.opened !== outages.seen, `${outages.seen} outages seen but ${outages.opened} opened the sensor and kept it open to their end`],
     [outages.falseOpens > 0, `the sensor opened ${outages.falseOpens} times with no outage of a minute behind it`],

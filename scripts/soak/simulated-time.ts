@@ -10,8 +10,29 @@
  * performance.now(), the timers and `now` here (true time) do not.
  */
 import { install, type Clock } from '@sinonjs/fake-timers';
-import { createHook } from 'node:async_hooks';
-import { syncBuiltinESMExports } from 'node:module';
+import { AsyncLocalStorage, createHook } from 'node:async_hooks';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+
+/**
+ * A part of the process whose timers are told apart from the rest's: a platform the soak may kill as
+ * the system kills a process. Its timers are made in its async context and run in it, so that what
+ * they start belongs to it too; once it is dead, none of them fires and no new one is made.
+ */
+export interface TimerScope {
+  readonly alive: boolean;
+}
+
+/** The scope the code running now belongs to; none for the soak itself, the simulator and the relay. */
+export const timerScopes = new AsyncLocalStorage<TimerScope>();
+
+/** The fake clock's own record of its timers, which its API does not list. */
+interface ClockTimer {
+  id: number;
+  type: string;
+  func: unknown;
+}
+
+type TimerMaker = (callback: (...args: unknown[]) => void, delay?: number, ...args: unknown[]) => unknown;
 
 /** Taken before the clock is installed: settling waits on the real event loop. */
 const realSetImmediate = setImmediate;
@@ -54,6 +75,10 @@ export class SimulatedTime {
   private hostOffsetMs = 0;
   /** Callbacks a turn of the settling loop itself causes, measured while nothing else runs. */
   private ownCallbacksPerTurn = 0;
+  /** The timers made in a scope, by the callback the clock holds: cleared with the scope. */
+  private readonly scopeOf = new WeakMap<object, TimerScope>();
+  /** While runUntil runs: ends it at an earlier moment, for an event planned while time runs. */
+  private wake: ((atMs: number) => void) | undefined;
   /** Settles that hit SETTLE_LIMIT_MS: time moved on with real work still under way. */
   slowSettles = 0;
   /** Errors thrown out of a timer's callback: uncaught in a real process. */
@@ -71,8 +96,89 @@ export class SimulatedTime {
     syncBuiltinESMExports();
     activity.enable();
     const time = new SimulatedTime(clock);
+    time.scopeTimers();
     await time.calibrate();
     return time;
+  }
+
+  /**
+   * setTimeout and setInterval as the fake clock makes them, but a timer made within a scope runs in
+   * its async context and is recorded as its own; a dead scope's is made already cleared. The global
+   * functions, node:timers and the clock's own (which node:timers/promises calls) are all replaced.
+   */
+  private scopeTimers(): void {
+    const require = createRequire(import.meta.url);
+    const timersModule = require('node:timers') as Record<string, unknown>;
+    const clock = this.clock as unknown as Record<'setTimeout' | 'setInterval', TimerMaker & { hadOwnProperty?: boolean }> & Record<'clearTimeout' | 'clearInterval', (timer: unknown) => void>;
+    for (const [name, clear] of [
+      ['setTimeout', 'clearTimeout'],
+      ['setInterval', 'clearInterval'],
+    ] as const) {
+      const make = clock[name].bind(this.clock);
+      const scoped: TimerMaker = (callback, delay, ...args) => {
+        const scope = timerScopes.getStore();
+        if (scope === undefined) {
+          return make(callback, delay, ...args);
+        }
+        if (!scope.alive) {
+          const refused = make(() => undefined, delay);
+          clock[clear](refused);
+          return refused;
+        }
+        const bound = AsyncLocalStorage.bind(callback);
+        this.scopeOf.set(bound, scope);
+        return make(bound, delay, ...args);
+      };
+      // The clock puts the original back at uninstall only when it knows the global had its own.
+      const replacement = Object.assign(scoped, { hadOwnProperty: clock[name].hadOwnProperty });
+      clock[name] = replacement;
+      (globalThis as Record<string, unknown>)[name] = replacement;
+      timersModule[name] = replacement;
+    }
+    // The clock's own promise of a timeout keeps each abort listener in a map of its own until the
+    // timer fires or the signal aborts: a scope's must go with the scope, so a scope gets this one.
+    const promises = require('node:timers/promises') as Record<'setTimeout', (delay?: number, value?: unknown, options?: { signal?: AbortSignal }) => Promise<unknown>>;
+    const clockSleep = promises.setTimeout;
+    promises.setTimeout = (delay, value, options = {}) => {
+      if (timerScopes.getStore() === undefined) {
+        return clockSleep(delay, value, options);
+      }
+      const { signal } = options;
+      return new Promise((resolve, reject) => {
+        if (signal?.aborted === true) {
+          reject(signal.reason as Error);
+          return;
+        }
+        const onAbort = (): void => {
+          clock.clearTimeout(timer);
+          reject(signal?.reason as Error);
+        };
+        const timer = clock.setTimeout(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(value);
+        }, delay);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    };
+    syncBuiltinESMExports();
+  }
+
+  /** The timers of `scope` still pending. */
+  timersOf(scope: TimerScope): number {
+    return this.clockTimers().filter(({ func }) => typeof func === 'function' && this.scopeOf.get(func) === scope).length;
+  }
+
+  /** Clears every pending timer of `scope`, as the end of its process would. */
+  clearTimersOf(scope: TimerScope): number {
+    const mine = this.clockTimers().filter(({ func }) => typeof func === 'function' && this.scopeOf.get(func) === scope);
+    for (const { id, type } of mine) {
+      if (type === 'Interval') {
+        this.clock.clearInterval(id);
+      } else {
+        this.clock.clearTimeout(id);
+      }
+    }
+    return mine.length;
   }
 
   /** True time, in ms since the epoch: the host's clock less any jump it made. */
@@ -91,28 +197,51 @@ export class SimulatedTime {
     return this.clock.countTimers() - this.ownTimers;
   }
 
-  /** Fires every timer due until true time `untilMs`, one at a time, letting real work finish after each. */
+  /**
+   * Fires every timer due until true time `untilMs`, one at a time, letting real work finish after each;
+   * returns sooner when wakeAt asks for an earlier moment meanwhile.
+   */
   async runUntil(untilMs: number): Promise<void> {
     let reached = false;
-    this.ownTimers += 1;
-    this.clock.setTimeout(
-      () => {
-        reached = true;
-        this.ownTimers -= 1;
-      },
-      Math.max(0, untilMs - this.now),
-    );
+    const markers: unknown[] = [];
+    const stopAt = (atMs: number): void => {
+      this.ownTimers += 1;
+      const marker = this.clock.setTimeout(
+        () => {
+          reached = true;
+          this.ownTimers -= 1;
+          markers.splice(markers.indexOf(marker), 1);
+        },
+        Math.max(0, atMs - this.now),
+      );
+      markers.push(marker);
+    };
+    stopAt(untilMs);
+    this.wake = (atMs) => atMs < untilMs && stopAt(atMs);
     let steps = 0;
     let lastNow = this.clock.now;
-    while (!reached) {
-      this.step();
-      steps = this.clock.now === lastNow ? steps + 1 : 0;
-      lastNow = this.clock.now;
-      if (steps > MAX_STEPS_AT_ONE_MOMENT) {
-        throw new Error(`${MAX_STEPS_AT_ONE_MOMENT} timers fired at one simulated moment: a timer reschedules itself at once`);
+    try {
+      while (!reached) {
+        this.step();
+        steps = this.clock.now === lastNow ? steps + 1 : 0;
+        lastNow = this.clock.now;
+        if (steps > MAX_STEPS_AT_ONE_MOMENT) {
+          throw new Error(`${MAX_STEPS_AT_ONE_MOMENT} timers fired at one simulated moment: a timer reschedules itself at once`);
+        }
+        await this.settle();
       }
-      await this.settle();
+    } finally {
+      this.wake = undefined;
+      for (const marker of markers) {
+        this.clock.clearTimeout(marker as number);
+        this.ownTimers -= 1;
+      }
     }
+  }
+
+  /** Something is planned for true time `atMs`, while time may be running: the run stops there, so it is not overrun. */
+  wakeAt(atMs: number): void {
+    this.wake?.(atMs);
   }
 
   /** Resolves once no real work has been under way for a few turns of the event loop. */
@@ -135,6 +264,11 @@ export class SimulatedTime {
     activity.disable();
     this.clock.uninstall();
     syncBuiltinESMExports();
+  }
+
+  private clockTimers(): ClockTimer[] {
+    const { timers } = this.clock as unknown as { timers?: Map<number, ClockTimer> };
+    return timers === undefined ? [] : [...timers.values()];
   }
 
   private step(): void {

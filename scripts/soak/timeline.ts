@@ -24,10 +24,13 @@ export class Timeline {
   constructor(
     private readonly launchAt: number,
     private readonly now: () => number,
+    /** Told of each event planned, so that time running meanwhile stops for it. */
+    private readonly wake: (atMs: number) => void = () => undefined,
   ) {}
 
   /** Plans `run` at `atMs`; with a label, the summary lists it. */
   at(atMs: number, label: string | undefined, run: () => unknown): void {
+    this.wake(atMs);
     let index = this.planned.length;
     while (index > 0 && this.planned[index - 1].atMs > atMs) {
       index -= 1;

@@ -1,8 +1,9 @@
 /**
  * What happens during the simulated week, drawn from one seed so that a run can be repeated: when
  * each ring comes and at which doorbell, when the relay restarts and for how long, when the home is
- * cut off from the relay, when a web page answers in the relay's place, when the host's clock jumps,
- * when the disk is full. The session's expiry and
+ * cut off from the relay (for half an hour, and for 2.5 minutes on a half-open stream), when a web
+ * page answers in the relay's place, when Homebridge restarts and when it is killed, when the host's
+ * clock jumps, when the disk is full. The session's expiry and
  * the doorbell service's outage are placed around a refresh, whose time only the run knows: the plan
  * says which refresh. Times are in ms after the launch.
  */
@@ -14,18 +15,44 @@ export const DAY_MS = 24 * HOUR_MS;
 
 /**
  * The faults of a week long enough to open the Doorbell Alerts sensor, each once: the home cut off
- * from the relay, a web page answering in the relay's place, the session refused, and the doorbell
- * service down across a refresh. The relay's restarts are shorter than a minute and never count.
+ * from the relay for half an hour, the half-open stream of the short cut, a web page answering in the
+ * relay's place, the session refused, and the doorbell service down across a refresh. The relay's
+ * restarts and Homebridge's are shorter than a minute and never count.
  */
-export const OUTAGES_PER_WEEK = 4;
+export const OUTAGES_PER_WEEK = 5;
+
+/** How long Homebridge is down when it restarts, and when it is killed. */
+export const HOMEBRIDGE_DOWN_MS = 30_000;
+
+/** The half-open cut: the home's connection silent this long from right after a keepalive. */
+export const HALF_OPEN_CUT_MS = 150_000;
+
+/** Its ring comes this long after the keepalive that was the stream's last sign of life. */
+export const HALF_OPEN_RING_AFTER_MS = 5_000;
+
+/** The two rings of the long cut: the later one this long before the home reaches the relay again. */
+export const CUT_PAIR_BEFORE_END_MS = 20_000;
+
+/** No ring of the random ones comes this near a planned case, so each case plays out as planned. */
+export const CASE_CLEARANCE_MS = 5 * MINUTE_MS;
 
 /** Rings come at least this far apart at any one doorbell, as a person rings. */
 export const RING_SPACING_MS = 10_000;
 
 export interface Ring {
+  /** For a ring that comes after the half-open cut's keepalive, the earliest it can come. */
   atMs: number;
   /** Index into the configured doorbells. */
   doorbell: number;
+  /** The half-open cut's ring: it comes HALF_OPEN_RING_AFTER_MS after the keepalive the cut follows, which only the run knows. */
+  afterKeepalive?: true;
+}
+
+/** Homebridge stopped at atMs and started again HOMEBRIDGE_DOWN_MS later, rings published meanwhile. */
+export interface HomebridgeRestart {
+  atMs: number;
+  /** Killed: the platform's shutdown is not called, its timers and sockets simply dropped. Else a restart. */
+  abrupt: boolean;
 }
 
 export interface WeekPlan {
@@ -33,7 +60,7 @@ export interface WeekPlan {
   days: number;
   /** The scheduled 12-hour refreshes the week runs through; it ends after the last of them. */
   refreshes: number;
-  /** In time order. */
+  /** In time order: the random ones and those of the planned cases (restarts, the cuts), all counted among the week's. */
   rings: Ring[];
   /** Each stops the relay at atMs and starts it again downMs later (within 30 s), its cache kept. */
   relayRestarts: Array<{ atMs: number; downMs: number }>;
@@ -44,6 +71,13 @@ export interface WeekPlan {
    * portal or a proxy's error page does; the relay itself keeps accepting alerts.
    */
   webPage: { atMs: number; forMs: number };
+  /**
+   * From the first keepalive the home gets after atMs, the home's connection is cut for forMs: the
+   * stream goes silent without closing, and a ring comes 5 s after that keepalive.
+   */
+  halfOpenCut: { atMs: number; forMs: number };
+  /** A restart, then a kill, each of HOMEBRIDGE_DOWN_MS, in time order. */
+  homebridgeRestarts: HomebridgeRestart[];
   /** The session expires expiryLeadMs before the first refresh due after this; 401 on every call from then on. */
   sessionExpiry: { beforeRefreshAfterMs: number; expiryLeadMs: number };
   /** After the plugin has noticed, the settings page signs in again this much later. */
@@ -102,14 +136,25 @@ export function planWeek(shape: WeekShape, seed: number): WeekPlan {
   const forwardAtMs = around(0.655, 0.03);
   const hostClock = { forwardAtMs, backAtMs: forwardAtMs + between(spanMs / 84, spanMs / 28), jumpMs: HOUR_MS };
   const diskFull = { atMs: around(0.74, 0.09), forMs: HOUR_MS };
+  // Before the long cut, and after the disk is full again, clear of every other fault: a restart early
+  // on day 1, the half-open cut after it, the kill on the last day.
+  const homebridgeRestarts: HomebridgeRestart[] = [
+    { atMs: around(0.05, 0.04), abrupt: false },
+    { atMs: around(0.9, 0.04), abrupt: true },
+  ];
+  const halfOpenCut = { atMs: around(0.1, 0.03), forMs: HALF_OPEN_CUT_MS };
+  const cases = planCaseRings(shape.doorbells, homeCut, halfOpenCut, homebridgeRestarts, random);
+  const restartSpans = homebridgeRestarts.map(({ atMs }) => ({ atMs, forMs: HOMEBRIDGE_DOWN_MS }));
   return {
     seed,
     days: shape.days,
     refreshes: shape.refreshes,
-    rings: planRings(shape, spanMs, random),
-    relayRestarts: planRestarts(shape.relayRestarts, spanMs, [homeCut, webPage], random),
+    rings: planRings(shape, spanMs, cases, random),
+    relayRestarts: planRestarts(shape.relayRestarts, spanMs, [homeCut, webPage, halfOpenCut, ...restartSpans], random),
     homeCut,
     webPage,
+    halfOpenCut,
+    homebridgeRestarts,
     sessionExpiry: { beforeRefreshAfterMs: Math.round(spanMs * 0.32), expiryLeadMs: 2 * HOUR_MS },
     signInAfterMs: 10 * MINUTE_MS,
     serviceUnavailable: { aroundRefreshAfterMs: Math.round(spanMs * 0.536), leadMs: HOUR_MS, forMs: 2 * HOUR_MS },
@@ -118,22 +163,65 @@ export function planWeek(shape: WeekShape, seed: number): WeekPlan {
   };
 }
 
+/** The rings of the planned cases, and the spans no random ring may fall in around them. */
+interface CaseRings {
+  rings: Ring[];
+  clear: Array<{ fromMs: number; toMs: number }>;
+}
+
 /**
- * Rings at random moments from a few minutes after the launch to a quarter of an hour before the
- * span ends (so the last can be accounted for), each at a random doorbell; one that comes within 10 s
- * of the previous ring at its doorbell is drawn again.
+ * The rings the cases need: one at each doorbell while Homebridge is down (10 and 20 s into it); two
+ * 10 s apart at one doorbell late in the long cut, young enough to be shown when it ends; and the
+ * half-open cut's, 5 s after its keepalive. Random rings keep clear of the restarts and of the
+ * half-open cut, so that each of them has only its own rings.
  */
-function planRings({ rings, doorbells }: WeekShape, spanMs: number, random: () => number): Ring[] {
+function planCaseRings(
+  doorbells: number,
+  homeCut: { atMs: number; forMs: number },
+  halfOpenCut: { atMs: number; forMs: number },
+  restarts: readonly HomebridgeRestart[],
+  random: () => number,
+): CaseRings {
+  const pick = (): number => Math.floor(random() * doorbells);
+  const rings: Ring[] = [];
+  const clear: CaseRings['clear'] = [];
+  for (const { atMs } of restarts) {
+    for (let doorbell = 0; doorbell < doorbells && doorbell < 2; doorbell += 1) {
+      rings.push({ atMs: atMs + (doorbell + 1) * (HOMEBRIDGE_DOWN_MS / 3), doorbell });
+    }
+    clear.push({ fromMs: atMs - CASE_CLEARANCE_MS, toMs: atMs + HOMEBRIDGE_DOWN_MS + CASE_CLEARANCE_MS });
+  }
+  const pairAt = pick();
+  const secondAtMs = homeCut.atMs + homeCut.forMs - CUT_PAIR_BEFORE_END_MS;
+  rings.push({ atMs: secondAtMs - RING_SPACING_MS, doorbell: pairAt }, { atMs: secondAtMs, doorbell: pairAt });
+  // The keepalive comes within the relay's 45 s of atMs; the cut, and the reconnect after it, follow.
+  rings.push({ atMs: halfOpenCut.atMs + HALF_OPEN_RING_AFTER_MS, doorbell: pick(), afterKeepalive: true });
+  clear.push({ fromMs: halfOpenCut.atMs - CASE_CLEARANCE_MS, toMs: halfOpenCut.atMs + MINUTE_MS + halfOpenCut.forMs + CASE_CLEARANCE_MS });
+  return { rings, clear };
+}
+
+/**
+ * The planned cases' rings, and the rest at random moments from a few minutes after the launch to a
+ * quarter of an hour before the span ends (so the last can be accounted for), each at a random
+ * doorbell; one that comes within 10 s of another ring at its doorbell, or near a restart or the
+ * half-open cut, is drawn again.
+ */
+function planRings({ rings, doorbells }: WeekShape, spanMs: number, cases: CaseRings, random: () => number): Ring[] {
   const fromMs = 2 * MINUTE_MS;
   const toMs = spanMs - 15 * MINUTE_MS;
   const byDoorbell: number[][] = Array.from({ length: doorbells }, () => []);
   const planned: Ring[] = [];
+  for (const ring of cases.rings) {
+    byDoorbell[ring.doorbell].push(ring.atMs);
+    planned.push(ring);
+  }
+  const free = (atMs: number): boolean => cases.clear.every((span) => atMs < span.fromMs || atMs > span.toMs);
   for (let attempts = 0; planned.length < rings; attempts += 1) {
     if (attempts > 20 * rings) {
       throw new Error(`${rings} rings do not fit ${RING_SPACING_MS / 1000} s apart`);
     }
     const ring = { atMs: Math.round(fromMs + (toMs - fromMs) * random()), doorbell: Math.floor(random() * doorbells) };
-    if (byDoorbell[ring.doorbell].every((atMs) => Math.abs(atMs - ring.atMs) >= RING_SPACING_MS)) {
+    if (free(ring.atMs) && byDoorbell[ring.doorbell].every((atMs) => Math.abs(atMs - ring.atMs) >= RING_SPACING_MS)) {
       byDoorbell[ring.doorbell].push(ring.atMs);
       planned.push(ring);
     }
@@ -141,7 +229,7 @@ function planRings({ rings, doorbells }: WeekShape, spanMs: number, random: () =
   return planned.sort((a, b) => a.atMs - b.atMs);
 }
 
-/** Restarts spread over the span, hours apart and an hour away from the cut and the web page, each back within 5 to 30 s. */
+/** Restarts spread over the span, hours apart and an hour away from the cuts, the web page and Homebridge's restarts, each back within 5 to 30 s. */
 function planRestarts(count: number, spanMs: number, faults: ReadonlyArray<{ atMs: number; forMs: number }>, random: () => number): WeekPlan['relayRestarts'] {
   const restarts: WeekPlan['relayRestarts'] = [];
   const clear = (atMs: number): boolean =>

@@ -1,20 +1,24 @@
 /**
  * The simulated week: the platform launched against the simulated services and the loopback relay,
- * then the week's plan played out on the simulated clock (rings, relay restarts, the home cut off,
- * a web page in the relay's place, the service down, the session expired and signed in again, the
- * host's clock jumping, a full disk) until it has run its days and its refreshes, and what the plugin
- * showed of it all accounted for.
+ * then the week's plan played out on the simulated clock (rings, relay restarts, the home cut off for
+ * half an hour and on a half-open stream for 2.5 minutes, a web page in the relay's place, the service
+ * down, the session expired and signed in again, the host's clock jumping, a full disk, Homebridge
+ * restarted and killed) until it has run its days and its refreshes, and what the plugin showed of it
+ * all accounted for.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCHEDULE_TIMING } from '../../src/connection/schedule.js';
+import { openDataFolder } from '../../src/session/data-folder.js';
+import { openStatusFile } from '../../src/status/delivery-status.js';
 import { DOORBELLS } from '../../test/support/platform-harness.js';
 import { Cloud } from './cloud.js';
 import { outageFigures, type SeenOutage } from './outages.js';
 import { PluginLog } from './plugin-log.js';
 import { PluginUnderTest } from './plugin-under-test.js';
+import { RelayDowns } from './relay-downs.js';
 import { held } from './resources.js';
 import type { SoakResults } from './results.js';
 import { RingDelivery } from './ring-delivery.js';
@@ -22,13 +26,18 @@ import { RingLedger } from './ring-ledger.js';
 import { ServiceWatch } from './service-watch.js';
 import type { SimulatedTime } from './simulated-time.js';
 import { Timeline } from './timeline.js';
-import { DAY_MS, type WeekPlan } from './week-plan.js';
+import { CASE_CLEARANCE_MS, DAY_MS, HALF_OPEN_RING_AFTER_MS, HOMEBRIDGE_DOWN_MS, type WeekPlan } from './week-plan.js';
 
 const MINUTE_MS = 60_000;
 /** The loop looks at its plan at least this often, so an event planned while time runs is not overrun. */
 const LOOK_AGAIN_MS = MINUTE_MS;
 /** Past its days and refreshes, the week ends once this much quiet time has passed. */
 const TAIL_MS = 5 * MINUTE_MS;
+/**
+ * The week gives up on its refreshes this long after its days: each launch after a restart, and the
+ * sign-in after the expiry, put the 12-hour refresh off by up to 12 hours.
+ */
+const GIVE_UP_AFTER_DAYS_MS = 3 * DAY_MS;
 /** Motion alerts before the figures after the launch are taken, this far apart: a quarter of an hour. */
 const WARM_UP_MOTIONS = 30;
 const WARM_UP_SPACING_MS = 30_000;
@@ -70,6 +79,18 @@ class Week {
   private readonly notes: string[] = [];
   private scheduledExpiry = false;
   private scheduledOutage = false;
+  private plugin!: PluginUnderTest;
+  private readonly relayDowns = new RelayDowns();
+  /** Rings published while Homebridge was down. */
+  private readonly ringsWhileDown = new Set<number>();
+  /** Of those, how many the doorbells' buttons showed once it was back. */
+  private ringsWhileDownShown = 0;
+  /** Presses of each doorbell's button so far. */
+  private readonly presses = new Map<string, number>();
+  /** When each ring of the plan was published, by its index: a lost one is named in the summary. */
+  private readonly rungAt = new Map<number, number>();
+  private expiredAt: number | undefined;
+  private readonly failures: string[] = [];
 
   constructor(
     private readonly plan: WeekPlan,
@@ -77,7 +98,7 @@ class Week {
     private readonly storagePath: string,
   ) {
     this.launchAt = time.now;
-    this.timeline = new Timeline(this.launchAt, () => time.now);
+    this.timeline = new Timeline(this.launchAt, () => time.now, (atMs) => time.wakeAt(atMs));
     this.ledger = new RingLedger(plan.rings.map(({ doorbell }) => DOORBELLS[doorbell].deviceId));
     this.watch = new ServiceWatch(
       DOORBELLS.map(({ deviceId }) => deviceId),
@@ -103,7 +124,17 @@ class Week {
       logger: settingsPage.logger,
     });
     this.delivery = new RingDelivery(this.cloud, this.ledger, this.watch, this.timeline, () => this.time.now);
-    const plugin = PluginUnderTest.launch({ cloud: this.cloud, doorbells: DOORBELLS, storagePath: this.storagePath, ledger: this.ledger, now: () => this.time.now });
+    const plugin = PluginUnderTest.launch({
+      cloud: this.cloud,
+      doorbells: DOORBELLS,
+      storagePath: this.storagePath,
+      ledger: this.ledger,
+      time: this.time,
+      onLaunch: () => this.relayDowns.up(this.time.now),
+      onLogLine: ({ level, message }) => level === 'info' && message.startsWith('push relay connected: ') && this.relayDowns.up(this.time.now),
+      onRing: (deviceId) => this.presses.set(deviceId, (this.presses.get(deviceId) ?? 0) + 1),
+    });
+    this.plugin = plugin;
     try {
       await this.advanceUntil(() => plugin.allConfirmed(), 'the launch');
       await this.warmUp();
@@ -116,20 +147,37 @@ class Week {
       const endAt = this.time.now;
       this.cloud.quiesce();
       const afterWeek = await held(this.time);
-      const { figures, outages } = outageFigures(plugin.sensor.record(), endAt);
+      const record = plugin.sensor.record();
+      const { figures, outages } = outageFigures(record, endAt, this.relayDowns.record());
+      // Homebridge's shutdown writes status.json a last time: its outages, with their late rings.
+      plugin.shutdown();
+      await this.time.runUntil(this.time.now + 5_000);
+      const late = await this.lateRings(settingsPage);
       this.notes.push(
         `status.json writes refused for a full disk: ${this.cloud.disk.refused}`,
         `settles cut short with real work under way: ${this.time.slowSettles}`,
       );
       const failures = [
+        ...this.failures,
         ...this.time.timerErrors.map((error) => `a timer threw, which would end Homebridge: ${String(error)}`),
         ...(this.ledger.unexplained > 0 ? [`${this.ledger.unexplained} button events or stale drops no ring explains (a ring shown twice?)`] : []),
       ];
+      const { sent, delivered, caughtUp, stale, afterExpiry, lost } = this.ledger.counts();
+      const lostRings = this.ledger.rings.filter(({ outcome }) => outcome === undefined || outcome === 'lost');
+      if (lostRings.length > 0) {
+        const when = ({ index, deviceId }: { index: number; deviceId: string }): string => `${this.timeline.when(this.rungAt.get(index) ?? endAt)} at ${deviceId}${this.ringsWhileDown.has(index) ? ' (Homebridge down)' : ''}`;
+        this.notes.push(`rings lost, rung ${lostRings.slice(0, 10).map(when).join('; ')}${lostRings.length > 10 ? '...' : ''}`);
+      }
+      const opening = this.expiredAt === undefined ? undefined : record.open.find(({ fromMs }) => fromMs >= this.expiredAt!);
       return {
         results: {
           simulatedDays: Math.round(((endAt - this.launchAt) / DAY_MS) * 100) / 100,
           refreshes: this.watch.refreshes.length,
-          alerts: this.ledger.counts(),
+          homebridgeRestarts: plugin.relaunches,
+          ringsDuringRestart: this.ringsWhileDown.size,
+          ringsDuringRestartDelivered: this.ringsWhileDownShown,
+          expiryToSensorMaxMinutes: opening === undefined ? null : Math.round((opening.fromMs - this.expiredAt!) / 6_000) / 10,
+          alerts: { sent, delivered, caughtUp, stale, late, afterExpiry, lost },
           outages: figures,
           resources: {
             handlesAfterLaunch: afterLaunch.handles,
@@ -163,18 +211,75 @@ class Week {
     }
   }
 
+  /**
+   * The rings of `status.json`'s outages that came too late to show, added up: read as the plugin's
+   * own reader reads the file. A `late` count is what a version of the plugin that counts them writes.
+   */
+  private async lateRings(log: PluginLog): Promise<number> {
+    const status = await openStatusFile(openDataFolder(this.storagePath, log.logger), log.logger).read();
+    const outages: readonly object[] = status?.outages ?? [];
+    return outages.reduce((sum, outage) => {
+      const { late } = outage as { late?: unknown };
+      return sum + (typeof late === 'number' ? late : 0);
+    }, 0);
+  }
+
+  /**
+   * The rings published while Homebridge was down, and shown once it is back: no other ring comes for
+   * minutes around a restart, so each press in those minutes is one of them (as many as rang at that
+   * doorbell, at most). Which ring a press shows, HomeKit does not say; the ledger counts by order.
+   */
+  private countShownAfterRestart(): void {
+    const waiting = [...this.ringsWhileDown].filter((index) => (this.rungAt.get(index) ?? 0) > this.time.now - HOMEBRIDGE_DOWN_MS).map((index) => this.ledger.rings[index].deviceId);
+    const before = new Map(this.presses);
+    this.timeline.at(this.time.now + CASE_CLEARANCE_MS - MINUTE_MS, undefined, () => {
+      for (const deviceId of new Set(waiting)) {
+        const pressed = (this.presses.get(deviceId) ?? 0) - (before.get(deviceId) ?? 0);
+        this.ringsWhileDownShown += Math.min(pressed, waiting.filter((each) => each === deviceId).length);
+      }
+    });
+  }
+
+  /** A ring of the plan is published now; one while Homebridge is down is counted apart. */
+  private ring(index: number): Promise<void> {
+    if (this.plugin.down) {
+      this.ringsWhileDown.add(index);
+    }
+    this.rungAt.set(index, this.time.now);
+    return this.delivery.ring(this.ledger.rings[index]);
+  }
+
   /** The events whose time the plan fixes; those around a refresh are planned once it is due. */
   private planFixedEvents(weekStart: number): void {
-    const { plan, timeline, cloud } = this;
+    const { plan, timeline, cloud, relayDowns } = this;
     const at = (offsetMs: number): number => weekStart + offsetMs;
-    plan.rings.forEach(({ atMs }, index) => timeline.at(at(atMs), undefined, () => this.delivery.ring(this.ledger.rings[index])));
+    plan.rings.forEach(({ atMs, afterKeepalive }, index) => afterKeepalive !== true && timeline.at(at(atMs), undefined, () => this.ring(index)));
     for (const { atMs, downMs } of plan.relayRestarts) {
-      timeline.at(at(atMs), `relay stopped for ${Math.round(downMs / 1000)} s`, () => cloud.relay.stop());
+      timeline.at(at(atMs), `relay stopped for ${Math.round(downMs / 1000)} s`, () => {
+        relayDowns.down(this.time.now);
+        return cloud.relay.stop();
+      });
       timeline.at(at(atMs + downMs), 'relay started again, its cache kept', () => cloud.relay.start());
     }
-    timeline.at(at(plan.homeCut.atMs), `home cut off from the relay for ${plan.homeCut.forMs / MINUTE_MS} minutes`, () => cloud.home.cutOff());
+    timeline.at(at(plan.homeCut.atMs), `home cut off from the relay for ${plan.homeCut.forMs / MINUTE_MS} minutes`, () => relayDowns.down(cloud.home.cutOff()));
     timeline.at(at(plan.homeCut.atMs + plan.homeCut.forMs), 'home reaches the relay again', () => cloud.home.restore());
-    timeline.at(at(plan.webPage.atMs), `a web page answers in the relay's place for ${plan.webPage.forMs / MINUTE_MS} minutes`, () => cloud.webPageInstead(true));
+    this.planHalfOpenCut(at(plan.halfOpenCut.atMs));
+    for (const { atMs, abrupt } of plan.homebridgeRestarts) {
+      timeline.at(at(atMs), abrupt ? `Homebridge killed: no shutdown, down for ${HOMEBRIDGE_DOWN_MS / 1000} s` : `Homebridge restarting: down for ${HOMEBRIDGE_DOWN_MS / 1000} s`, () =>
+        abrupt ? this.plugin.kill() : this.plugin.stop(),
+      );
+      timeline.at(at(atMs + HOMEBRIDGE_DOWN_MS), 'Homebridge launched again', () => {
+        const left = this.plugin.relaunch();
+        if (left > 0) {
+          this.failures.push(`${left} timers or sockets of the platform still held ${HOMEBRIDGE_DOWN_MS / 1000} s after its shutdown`);
+        }
+        this.countShownAfterRestart();
+      });
+    }
+    timeline.at(at(plan.webPage.atMs), `a web page answers in the relay's place for ${plan.webPage.forMs / MINUTE_MS} minutes`, () => {
+      relayDowns.down(this.time.now);
+      cloud.webPageInstead(true);
+    });
     timeline.at(at(plan.webPage.atMs + plan.webPage.forMs), 'the relay answers again', () => cloud.webPageInstead(false));
     const { forwardAtMs, backAtMs, jumpMs } = plan.hostClock;
     timeline.at(at(forwardAtMs), `host clock jumps ${jumpMs / MINUTE_MS} minutes forward`, () => this.time.jumpHostClock(jumpMs));
@@ -187,6 +292,25 @@ class Week {
     });
   }
 
+  /**
+   * The half-open cut: from `armAt`, the home is cut off right after the next keepalive reaches it (the
+   * relay's come every 45 s), so that the stream goes silent without closing; a ring 5 s after that
+   * keepalive, and the home back 2.5 minutes after it. The ring is always stale when it comes back.
+   */
+  private planHalfOpenCut(armAt: number): void {
+    const { plan, timeline, cloud } = this;
+    const ringIndex = plan.rings.findIndex(({ afterKeepalive }) => afterKeepalive === true);
+    const { forMs } = plan.halfOpenCut;
+    timeline.at(armAt, undefined, () =>
+      cloud.home.cutAfterKeepalive((keepaliveAt) => {
+        timeline.note(`home cut off right after a keepalive for ${forMs / 1000} s: the stream half-open`);
+        this.relayDowns.down(keepaliveAt);
+        timeline.at(keepaliveAt + HALF_OPEN_RING_AFTER_MS, undefined, () => this.ring(ringIndex));
+        timeline.at(keepaliveAt + forMs, 'home reaches the relay again', () => cloud.home.restore());
+      }),
+    );
+  }
+
   /** A refresh is due at `dueAt`: the session expiry and the service outage are placed around the first due late enough. */
   private planAroundRefresh(dueAt: number): void {
     const { sessionExpiry, serviceUnavailable } = this.plan;
@@ -196,6 +320,7 @@ class Week {
     if (!this.scheduledExpiry && dueAt - this.weekStart >= sessionExpiry.beforeRefreshAfterMs) {
       this.scheduledExpiry = true;
       this.timeline.at(dueAt - sessionExpiry.expiryLeadMs, 'session expires: 401 on every call with it', () => {
+        this.expiredAt = this.time.now;
         this.cloud.expireSession();
         this.watch.sessionExpired();
       });
@@ -211,7 +336,7 @@ class Week {
   private async playOut(weekStart: number): Promise<void> {
     const { plan, time, timeline, watch } = this;
     const daysEnd = weekStart + plan.days * DAY_MS;
-    const giveUpAt = daysEnd + DAY_MS;
+    const giveUpAt = daysEnd + GIVE_UP_AFTER_DAYS_MS;
     const endAt = (): number => Math.max(daysEnd, (watch.refreshes[plan.refreshes - 1] ?? giveUpAt) + TAIL_MS);
     while (time.now < Math.min(endAt(), giveUpAt)) {
       await time.runUntil(Math.min(timeline.nextAt(), time.now + LOOK_AGAIN_MS, endAt(), giveUpAt));

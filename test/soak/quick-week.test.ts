@@ -1,10 +1,12 @@
 /**
  * `npm run soak -- --quick`: two simulated days of the same week, the same code as the full run, in a
  * process of its own (it installs a fake clock over every timer of its process). It must keep every
- * rule of the week, write exactly the keys of soak-results.json, and say which seed replays it.
+ * rule of the week, write exactly the keys of soak-results.json, and say which seed replays it. Every
+ * case of the week is in it: Homebridge restarted and killed with rings meanwhile, the half-open cut,
+ * two rings caught up together, the expiry found by the doorbell list read.
  */
 import { expect, it } from '@jest/globals';
-import { OUTAGES_PER_WEEK, QUICK_WEEK } from '../../scripts/soak/week-plan.js';
+import { OUTAGES_PER_WEEK, planWeek, QUICK_WEEK } from '../../scripts/soak/week-plan.js';
 import { RESULT_KEYS, violations } from '../../scripts/soak/results.js';
 import { runQuickScript } from '../support/quick-script.js';
 
@@ -22,15 +24,23 @@ it(
 
     expect(Object.keys(results)).toEqual(RESULT_KEYS.top);
     expect(Object.keys(results.alerts)).toEqual(RESULT_KEYS.alerts);
+    expect(Object.keys(results).sort()).toEqual([...RESULT_KEYS.top].sort());
     expect(Object.keys(results.outages)).toEqual(RESULT_KEYS.outages);
     expect(Object.keys(results.resources)).toEqual(RESULT_KEYS.resources);
-    expect(violations(results, { minOutages: OUTAGES_PER_WEEK, refreshes: QUICK_WEEK.refreshes })).toEqual([]);
+    const { homebridgeRestarts } = planWeek({ ...QUICK_WEEK, doorbells: 2 }, SEED);
+    expect(violations(results, { minOutages: OUTAGES_PER_WEEK, refreshes: QUICK_WEEK.refreshes, homebridgeRestarts: homebridgeRestarts.length })).toEqual([]);
     expect(results.simulatedDays).toBeGreaterThanOrEqual(QUICK_WEEK.days);
     expect(results.alerts.sent).toBe(QUICK_WEEK.rings);
     // The session expires for two hours and more: the service does not send what rings meanwhile.
     expect(results.alerts.afterExpiry).toBeGreaterThan(0);
-    // Thirty minutes cut off from the relay: what rang early in the cut comes back too old.
+    // Thirty minutes cut off from the relay, and the half-open cut's ring: they come back too old, and count late.
     expect(results.alerts.stale).toBeGreaterThan(0);
+    expect(results.alerts.late).toBe(results.alerts.stale);
+    // Restarted and killed, with a ring at each doorbell while down: every one shown once it is back.
+    expect(results.homebridgeRestarts).toBe(2);
+    expect(results.ringsDuringRestart).toBe(4);
+    expect(results.ringsDuringRestartDelivered).toBe(results.ringsDuringRestart);
+    expect(results.expiryToSensorMaxMinutes).toBeLessThanOrEqual(16);
     expect(results.outages.maxOpenDelayS).toBeGreaterThanOrEqual(60);
     expect(results.resources.handlesAfterLaunch).toBeGreaterThan(0);
     expect(results.wallSeconds).toBeGreaterThan(0);

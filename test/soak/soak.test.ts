@@ -3,24 +3,42 @@
  * and week plan (`quick-week.test.ts` runs the whole soak).
  *
  * The checks: a week that keeps every rule passes, and each way a week can go wrong (a lost
- * ring, an outage that did not open the sensor, a false opening, a late close, a missing or doubled
- * warning or recovery, a leak, too few outages or refreshes, a key too many or too few) fails it.
+ * ring, a stale ring not counted late, a ring published while Homebridge was down and not shown once
+ * it was back, too few restarts, an expiry the sensor showed late or never, an outage that did not
+ * open the sensor, a false opening, a late close, a missing or doubled warning or recovery, a leak,
+ * too few outages or refreshes, a key too many or too few) fails it.
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { downPeriods, type SensorRecord, type Span } from '../../scripts/soak/alerts-sensor.js';
-import { outageFigures } from '../../scripts/soak/outages.js';
+import { datedFaults, outageFigures } from '../../scripts/soak/outages.js';
+import { RelayDowns } from '../../scripts/soak/relay-downs.js';
 import { RESULT_KEYS, violations, type SoakResults, type Targets } from '../../scripts/soak/results.js';
 import { RingLedger } from '../../scripts/soak/ring-ledger.js';
-import { DAY_MS, FULL_WEEK, planWeek, QUICK_WEEK, RING_SPACING_MS, type WeekPlan } from '../../scripts/soak/week-plan.js';
+import {
+  CUT_PAIR_BEFORE_END_MS,
+  DAY_MS,
+  FULL_WEEK,
+  HALF_OPEN_CUT_MS,
+  HALF_OPEN_RING_AFTER_MS,
+  HOMEBRIDGE_DOWN_MS,
+  planWeek,
+  QUICK_WEEK,
+  RING_SPACING_MS,
+  type WeekPlan,
+} from '../../scripts/soak/week-plan.js';
 
-const TARGETS: Targets = { minOutages: 3, refreshes: 14 };
+const TARGETS: Targets = { minOutages: 3, refreshes: 14, homebridgeRestarts: 2 };
 
 function goodWeek(): SoakResults {
   return {
     simulatedDays: 7.06,
     refreshes: 14,
-    alerts: { sent: 1_000, delivered: 985, caughtUp: 4, stale: 3, afterExpiry: 12, lost: 0 },
+    homebridgeRestarts: 2,
+    ringsDuringRestart: 4,
+    ringsDuringRestartDelivered: 4,
+    expiryToSensorMaxMinutes: 13.5,
+    alerts: { sent: 1_000, delivered: 985, caughtUp: 8, stale: 3, late: 3, afterExpiry: 12, lost: 0 },
     outages: { seen: 3, opened: 3, falseOpens: 0, maxOpenDelayS: 60, maxCloseDelayS: 0.5, warnings: 3, recoveries: 3 },
     resources: { handlesAfterLaunch: 18, handlesAfterWeek: 18, heapDeltaMiB: 0.7 },
     wallSeconds: 95,
@@ -47,6 +65,14 @@ describe('the soak\'s checks', () => {
 
   it.each<[string, (results: SoakResults) => void, RegExp]>([
     ['a lost ring', (r) => Object.assign(r.alerts, { delivered: 984, lost: 1 }), /1 rings lost/],
+    ['a stale ring not counted late', (r) => Object.assign(r.alerts, { late: 2 }), /3 rings dropped as stale but 2 counted late/],
+    ['a late ring counted twice', (r) => Object.assign(r.alerts, { late: 4 }), /3 rings dropped as stale but 4 counted late/],
+    ['a ring published while Homebridge was down and not shown', (r) => Object.assign(r, { ringsDuringRestartDelivered: 3 }), /3 of the 4 rings published while Homebridge was down/],
+    ['no ring published while Homebridge was down', (r) => Object.assign(r, { ringsDuringRestart: 0, ringsDuringRestartDelivered: 0 }), /no ring was published while Homebridge was down/],
+    ['too few Homebridge restarts', (r) => Object.assign(r, { homebridgeRestarts: 1 }), /1 Homebridge restarts, fewer than 2/],
+    ['an expiry the sensor showed after the next refresh', (r) => Object.assign(r, { expiryToSensorMaxMinutes: 121 }), /opened 121 minutes after the session expired \(at most 16\)/],
+    ['an expiry the sensor showed a little late', (r) => Object.assign(r, { expiryToSensorMaxMinutes: 16.1 }), /opened 16.1 minutes after/],
+    ['an expiry the sensor never showed', (r) => Object.assign(r, { expiryToSensorMaxMinutes: null }), /did not open after the session expired/],
     ['a ring in no count', (r) => Object.assign(r.alerts, { delivered: 984 }), /1000 rings sent but 999 accounted for/],
     ['more caught up than delivered', (r) => Object.assign(r.alerts, { caughtUp: 986 }), /caught up/],
     ['an outage that did not open the sensor', (r) => Object.assign(r.outages, { opened: 2, warnings: 2, recoveries: 2 }), /3 outages seen but 2 opened/],
@@ -122,6 +148,38 @@ describe('the soak\'s outage figures', () => {
     expect(figures).toMatchObject({ seen: 1, opened: 1, falseOpens: 0, maxOpenDelayS: 60 });
   });
 
+  it('dates a fault that began while the relay stream was down from a minute after it went down', () => {
+    // The stream went silent at 1,000 s (its last keepalive) and opened again at 1,152 s; the plugin
+    // found it silent at 1,100 s and set the fault then. Another doorbell's fault, with the stream up, stays as it was.
+    const relayDowns = [span(1_000, 1_152)];
+    const faults = [[span(1_100, 1_152)], [span(5_000, 5_100)]];
+
+    expect(datedFaults(faults, relayDowns)).toEqual([[span(1_060, 1_152)], [span(5_000, 5_100)]]);
+    // A fault set later than a minute after the stream went down dates from then; one set sooner stays.
+    expect(datedFaults([[span(1_030, 1_152)]], relayDowns)).toEqual([[span(1_030, 1_152)]]);
+  });
+
+  it('counts a half-open cut as an outage from the stream\'s last sign of life, and its sensor at 120 s as no false opening', () => {
+    const relayDowns = [span(1_000, 1_152)];
+    const faults = [[span(1_100, 1_152)], [span(1_100, 1_152)]];
+    const fixed = outageFigures({ faults, open: [span(1_120, 1_152)], warnings: 1, recoveries: 1 }, END_MS, relayDowns).figures;
+    expect(fixed).toEqual({ seen: 1, opened: 1, falseOpens: 0, maxOpenDelayS: 60, maxCloseDelayS: 0, warnings: 1, recoveries: 1 });
+
+    // Its minute counted from the moment the fault was set, the sensor would open at 1,160 s: after the stream was back.
+    const notOpened = outageFigures({ faults, open: [], warnings: 0, recoveries: 0 }, END_MS, relayDowns).figures;
+    expect(notOpened).toMatchObject({ seen: 1, opened: 0 });
+    // Without the stream's down moment, the 52 s fault is no outage and the opening a false one.
+    expect(outageFigures({ faults, open: [span(1_120, 1_152)], warnings: 1, recoveries: 1 }, END_MS).figures).toMatchObject({ seen: 0, falseOpens: 1 });
+  });
+
+  it('times the long cut\'s opening from a minute after the last keepalive, so a sensor that waits for the watchdog is late', () => {
+    const relayDowns = [span(1_000, 2_830)];
+    const faults = [[span(1_100, 2_830)]];
+    const late = outageFigures({ faults, open: [span(1_160, 2_830)], warnings: 1, recoveries: 1 }, END_MS, relayDowns).figures;
+
+    expect(late).toMatchObject({ seen: 1, opened: 1, maxOpenDelayS: 100 });
+  });
+
   it('reports a sensor that closed late, or not at all, and one that closed while a doorbell was still down', () => {
     const late = outageFigures(record([span(1_060, 1_611), span(9_060, 9_120)]), END_MS).figures;
     expect(late.maxCloseDelayS).toBe(10);
@@ -194,10 +252,35 @@ describe('the soak\'s ring ledger', () => {
 });
 
 /**
+ * When the relay stream was down, from the soak's side: from the first break (a later one before it
+ * is back changes nothing) to the stream's next opening or the platform's next launch.
+ */
+describe('the soak\'s record of the relay stream\'s breaks', () => {
+  it('keeps the first break until the stream opens or the platform launches again', () => {
+    const downs = new RelayDowns();
+    downs.down(1_000);
+    downs.down(1_100);
+    downs.up(1_152);
+    downs.up(1_200);
+    downs.down(5_000);
+    downs.up(5_030);
+    downs.down(9_000);
+
+    expect(downs.record()).toEqual([
+      { fromMs: 1_000, toMs: 1_152 },
+      { fromMs: 5_000, toMs: 5_030 },
+      { fromMs: 9_000, toMs: undefined },
+    ]);
+  });
+});
+
+/**
  * The soak's week plan: the same seed gives the same week, and every week keeps the contract's
- * shape: its rings at least 10 s apart at any one doorbell and inside the span, its relay restarts
- * back within 30 s and clear of the home's cut and of the web page, each fault once and where the
- * week says, the faults long enough to open the sensor apart from each other.
+ * shape: its rings at least 10 s apart at any one doorbell and inside the span, the planned cases'
+ * rings among them (one at each doorbell while Homebridge is down, two 10 s apart late in the long cut,
+ * the half-open cut's) with no other ring near a restart or the half-open cut, its relay restarts back
+ * within 30 s and clear of the cuts, the web page and Homebridge's restarts, each fault once and where
+ * the week says, the faults long enough to open the sensor apart from each other.
  */
 const HOUR_MS = 3_600_000;
 
@@ -229,6 +312,35 @@ function expectWellFormed(plan: WeekPlan, doorbells: number): void {
   expect(plan.hostClock.backAtMs).toBeLessThan(spanMs);
   expect(plan.diskFull.atMs + plan.diskFull.forMs).toBeLessThan(spanMs);
   expect(plan.signInAfterMs).toBe(10 * 60_000);
+
+  // Homebridge restarted, then killed, each for 30 s, with a ring at each doorbell (two at most) meanwhile and no other for minutes around.
+  expect(plan.homebridgeRestarts.map(({ abrupt }) => abrupt)).toEqual([false, true]);
+  for (const { atMs } of plan.homebridgeRestarts) {
+    const near = plan.rings.filter((ring) => ring.atMs > atMs - 5 * 60_000 && ring.atMs < atMs + HOMEBRIDGE_DOWN_MS + 5 * 60_000);
+    expect(near).toEqual(
+      Array.from({ length: Math.min(doorbells, 2) }, (_, doorbell) => ({ atMs: atMs + (doorbell + 1) * (HOMEBRIDGE_DOWN_MS / 3), doorbell })),
+    );
+    expect(Math.abs(atMs - middle(plan.homeCut))).toBeGreaterThan(HOUR_MS);
+    expect(atMs + HOMEBRIDGE_DOWN_MS).toBeLessThan(spanMs - 15 * 60_000);
+  }
+  // The half-open cut: 2.5 minutes, one ring after its keepalive and no other near it, clear of the long cut.
+  expect(plan.halfOpenCut.forMs).toBe(HALF_OPEN_CUT_MS);
+  const afterKeepalive = plan.rings.filter((ring) => ring.afterKeepalive === true);
+  expect(afterKeepalive).toEqual([{ atMs: plan.halfOpenCut.atMs + HALF_OPEN_RING_AFTER_MS, doorbell: afterKeepalive[0].doorbell, afterKeepalive: true }]);
+  const clearUntil = plan.halfOpenCut.atMs + 60_000 + HALF_OPEN_CUT_MS + 5 * 60_000;
+  expect(plan.rings.filter(({ atMs }) => atMs > plan.halfOpenCut.atMs - 5 * 60_000 && atMs < clearUntil)).toEqual(afterKeepalive);
+  expect(plan.halfOpenCut.atMs + HOUR_MS).toBeLessThan(plan.homeCut.atMs);
+  // Two rings 10 s apart at one doorbell, the later 20 s before the long cut ends.
+  const cutEnd = plan.homeCut.atMs + plan.homeCut.forMs;
+  const pair = plan.rings.filter(({ atMs }) => atMs === cutEnd - CUT_PAIR_BEFORE_END_MS || atMs === cutEnd - CUT_PAIR_BEFORE_END_MS - RING_SPACING_MS);
+  expect(pair).toHaveLength(2);
+  expect(pair[0].doorbell).toBe(pair[1].doorbell);
+  for (const { atMs } of plan.relayRestarts) {
+    expect(Math.abs(atMs - middle(plan.halfOpenCut))).toBeGreaterThan(plan.halfOpenCut.forMs / 2 + HOUR_MS);
+    for (const restart of plan.homebridgeRestarts) {
+      expect(Math.abs(atMs - (restart.atMs + HOMEBRIDGE_DOWN_MS / 2))).toBeGreaterThan(HOMEBRIDGE_DOWN_MS / 2 + HOUR_MS);
+    }
+  }
 }
 
 describe('the soak\'s week plan', () => {
