@@ -8,10 +8,12 @@ import type { SessionStore, StoredSession } from '../session/session-store.js';
 import { SignInError } from '../session/sign-in.js';
 import { describeDuration } from '../values/time.js';
 import type { ConnectionListener, ConnectStage, SessionLoss } from './progress.js';
+import { DoorbellListRead } from './doorbell-list-read.js';
 import { OwnSignIn } from './own-sign-in.js';
 import { EndpointNotOpen, type PushEndpoint } from './push-endpoint.js';
+import { RequestSlots } from './request-slots.js';
 import { Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
-import { Subscriptions, type SubscribedDoorbell } from './subscriptions.js';
+import { SUBSCRIPTION_CONCURRENCY, Subscriptions, type SubscribedDoorbell } from './subscriptions.js';
 
 export interface ConnectionSettings {
   credentials: Credentials;
@@ -35,7 +37,8 @@ export interface ConnectionOptions {
 /**
  * The cloud side, in the background and in this order: a session, the push endpoint, the push
  * registration, the motion subscriptions. What fails is retried on the schedule, what succeeded is
- * refreshed on it, and a failure only the user can fix stops everything until they have.
+ * refreshed on it, and a failure only the user can fix stops everything until they have. Between
+ * the runs the doorbell list is read, which finds a session the service no longer accepts.
  */
 export class Connection {
   private stopped = false;
@@ -47,6 +50,9 @@ export class Connection {
   private sessionAbort = new AbortController();
   private readonly schedule: Schedule;
   private readonly subscriptions: Subscriptions;
+  /** Every request to the doorbell service takes one: the runs' and the list reads' together stay within the bound. */
+  private readonly slots = new RequestSlots(SUBSCRIPTION_CONCURRENCY);
+  private readonly listRead: DoorbellListRead;
   /** The doorbell service with this session's token; gone when the session is. */
   private client: DoorbellClient | undefined;
   private accessToken: string | undefined;
@@ -61,8 +67,14 @@ export class Connection {
 
   constructor(private readonly options: ConnectionOptions) {
     const { settings, timing, listener, log } = options;
-    this.schedule = new Schedule(timing, (reason) => void this.run(reason), (nextRunAt) => listener.progressed?.({ nextRunAt, registeredAt: this.registeredAt }));
-    this.subscriptions = new Subscriptions(settings.doorbells, listener, log);
+    this.schedule = new Schedule(
+      timing,
+      (reason) => void this.run(reason),
+      (nextRunAt) => listener.progressed?.({ nextRunAt, registeredAt: this.registeredAt }),
+      () => this.readList(),
+    );
+    this.subscriptions = new Subscriptions(settings.doorbells, listener, log, this.slots);
+    this.listRead = new DoorbellListRead(this.slots, log);
     this.ownSignIn = new OwnSignIn(settings.credentials.account?.code);
   }
 
@@ -136,17 +148,50 @@ export class Connection {
     }
     const { signal } = this.sessionAbort;
     try {
-      if (await this.connect(signal)) {
+      const allSubscribed = await this.connect(signal);
+      // Called off while its last answers came in: whoever called it off has planned what comes next.
+      if (signal.aborted) {
+        return;
+      }
+      if (allSubscribed) {
         this.schedule.refreshLater();
       } else {
         this.retryLater('Some doorbells are not subscribed yet.');
       }
     } catch (error) {
       // Ended by shutdown, or by a new session whose own attempt has already been scheduled.
-      if (!signal.aborted) {
-        this.handleFailure(error);
+      if (signal.aborted) {
+        return;
       }
+      this.handleFailure(error);
     }
+    // After a launch, a new session and each refresh; a retry leaves the reads where they are. Nothing
+    // is read while waiting for the user (the schedule is paused then).
+    if (reason !== 'retry') {
+      this.schedule.readListNow();
+    }
+  }
+
+  /** One read of the doorbell list with the session in use, if there is one. */
+  private readList(): void {
+    const { client } = this;
+    if (client === undefined) {
+      return;
+    }
+    const { signal } = this.sessionAbort;
+    this.listRead.read(client, signal).then(
+      () => {
+        if (!this.listRead.offered) {
+          this.schedule.endListReads();
+        }
+      },
+      () => {
+        // The read rejects only for a refused session; a new session or shutdown has the last word.
+        if (!signal.aborted) {
+          void this.sessionRejected();
+        }
+      },
+    );
   }
 
   /** One attempt at the whole chain; resolves whether every doorbell is subscribed. */
@@ -162,7 +207,8 @@ export class Connection {
     });
     if (this.registeredAt === undefined) {
       this.stage = 'registration';
-      await this.client.registerPushDevice({ token: pushToken, ...settings.registration }, { signal });
+      const { client } = this;
+      await this.slots.run(() => client.registerPushDevice({ token: pushToken, ...settings.registration }, { signal }), signal);
       this.registeredAt = Date.now();
       log.info(`Registered for push notifications at ${endpoint.description}`);
     }
@@ -224,11 +270,14 @@ export class Connection {
 
   /**
    * The service refused the session (401, code 2010): it is not reused, here or after a restart. The
-   * advice is logged once that is on record.
+   * advice is logged once that is on record. The session's other requests are called off, so that a
+   * run and a list read refused at once say so once.
    */
   private async sessionRejected(): Promise<void> {
     const { settings, store, log } = this.options;
     const refused = this.accessToken;
+    this.sessionAbort.abort();
+    this.sessionAbort = new AbortController();
     this.stopUntilSignedIn(settings.credentials.doorbellAccessToken === undefined ? 'expired' : 'token-refused');
     if (settings.credentials.doorbellAccessToken !== undefined) {
       log.error(advice.tokenRejected);
