@@ -59,6 +59,8 @@ export class Connection {
   /** The session in use was never written (a full disk): no session.json is no sign-out for it. */
   private sessionUnsaved = false;
   private registeredAt: number | undefined;
+  /** The last token the service refused: session.json may hold it a moment longer. */
+  private refusedToken: string | undefined;
   /** The last attempt failed in opening the push endpoint: it runs again once the endpoint is up. */
   private waitingForEndpoint = false;
   /** How far the attempt under way has come, to say where it stopped. */
@@ -118,7 +120,8 @@ export class Connection {
       }
       return;
     }
-    if (session.invalidatedAt !== undefined || session.login.token === this.accessToken) {
+    // The refused session is still in the file until its refusal is written there: no new sign-in.
+    if (session.invalidatedAt !== undefined || session.login.token === this.accessToken || session.login.token === this.refusedToken) {
       return;
     }
     if (session.email !== account.email || session.accountServer !== account.serverUrl) {
@@ -276,6 +279,7 @@ export class Connection {
   private async sessionRejected(): Promise<void> {
     const { settings, store, log } = this.options;
     const refused = this.accessToken;
+    this.refusedToken = refused;
     this.sessionAbort.abort();
     this.sessionAbort = new AbortController();
     this.stopUntilSignedIn(settings.credentials.doorbellAccessToken === undefined ? 'expired' : 'token-refused');
