@@ -22,11 +22,18 @@ export class DoorbellListRead {
   constructor(
     private readonly slots: RequestSlots,
     private readonly log: Logger,
+    /** The service no longer accepts the session (or the configured token). */
+    private readonly sessionRefused: () => void,
+    /** The service does not offer the list: no read is due for the rest of the run. */
+    private readonly notOffered: () => void,
   ) {}
 
-  /** Reads the list once. Rejects only with the CloudError of a session the service no longer accepts. */
-  async read(client: DoorbellClient, signal: AbortSignal): Promise<void> {
-    if (!this.offered || this.reading) {
+  /**
+   * Reads the list once with the session in use, if there is one; what the answer means is told to the
+   * callbacks. A read called off (`signal`) means nothing.
+   */
+  async read(client: DoorbellClient | undefined, signal: AbortSignal): Promise<void> {
+    if (client === undefined || !this.offered || this.reading) {
       return;
     }
     this.reading = true;
@@ -37,12 +44,15 @@ export class DoorbellListRead {
       } else {
         this.offered = false;
         this.log.info('The doorbell service does not offer the doorbell list: an expired session is noticed at the next refresh instead.');
+        this.notOffered();
       }
     } catch (error) {
-      if (error instanceof CloudError && error.sessionInvalid && !signal.aborted) {
-        throw error;
+      if (signal.aborted) {
+        return;
       }
-      if (!signal.aborted) {
+      if (error instanceof CloudError && error.sessionInvalid) {
+        this.sessionRefused();
+      } else {
         this.log.debug(`Could not read the doorbell list (${errorMessage(error)}): it is read again at its next turn.`);
       }
     } finally {
