@@ -13,7 +13,7 @@ import type { RequestSlots } from './request-slots.js';
  */
 export class DoorbellListRead {
   /** False once the service answered that it does not offer the list: it is not asked again this run. */
-  offered = true;
+  private offered = true;
   /** The list as the last read found it; undefined before the first answer. */
   latest: DoorbellList | undefined;
   /** A read still under way when the next falls due is not doubled. */
