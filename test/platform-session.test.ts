@@ -58,6 +58,8 @@ describe('following the settings page', () => {
     await page.signIn();
     const platform = launchWithoutCode();
     await waitFor(() => allConfirmed(platform), 'the subscriptions');
+    // The doorbell list is read once the first run is over.
+    await waitFor(() => testbed.sim.requestsTo('devices').length === 1, 'the doorbell list read');
     const requests = testbed.sim.requests.length;
 
     await page.store.removeSession();

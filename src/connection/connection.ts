@@ -8,10 +8,13 @@ import type { SessionStore, StoredSession } from '../session/session-store.js';
 import { SignInError } from '../session/sign-in.js';
 import { describeDuration } from '../values/time.js';
 import type { ConnectionListener, ConnectStage, SessionLoss } from './progress.js';
+import { DoorbellListRead } from './doorbell-list-read.js';
 import { OwnSignIn } from './own-sign-in.js';
 import { EndpointNotOpen, type PushEndpoint } from './push-endpoint.js';
+import { RequestSlots } from './request-slots.js';
 import { Schedule, type RunReason, type ScheduleTiming } from './schedule.js';
-import { Subscriptions, type SubscribedDoorbell } from './subscriptions.js';
+import { recordRefusal, sessionFileNews, type SessionInUse } from './session-file.js';
+import { SUBSCRIPTION_CONCURRENCY, Subscriptions, type SubscribedDoorbell } from './subscriptions.js';
 
 export interface ConnectionSettings {
   credentials: Credentials;
@@ -35,7 +38,8 @@ export interface ConnectionOptions {
 /**
  * The cloud side, in the background and in this order: a session, the push endpoint, the push
  * registration, the motion subscriptions. What fails is retried on the schedule, what succeeded is
- * refreshed on it, and a failure only the user can fix stops everything until they have.
+ * refreshed on it, and a failure only the user can fix stops everything until they have. Between
+ * the runs the doorbell list is read, which finds a session the service no longer accepts.
  */
 export class Connection {
   private stopped = false;
@@ -47,11 +51,13 @@ export class Connection {
   private sessionAbort = new AbortController();
   private readonly schedule: Schedule;
   private readonly subscriptions: Subscriptions;
+  /** Every request to the doorbell service takes one: the runs' and the list reads' together stay within the bound. */
+  private readonly slots = new RequestSlots(SUBSCRIPTION_CONCURRENCY);
+  private readonly listRead: DoorbellListRead;
   /** The doorbell service with this session's token; gone when the session is. */
   private client: DoorbellClient | undefined;
-  private accessToken: string | undefined;
-  /** The session in use was never written (a full disk): no session.json is no sign-out for it. */
-  private sessionUnsaved = false;
+  /** The session in use (its token, whether it was saved) and the last one refused. */
+  private readonly inUse: SessionInUse = { token: undefined, unsaved: false, refused: undefined };
   private registeredAt: number | undefined;
   /** The last attempt failed in opening the push endpoint: it runs again once the endpoint is up. */
   private waitingForEndpoint = false;
@@ -61,8 +67,10 @@ export class Connection {
 
   constructor(private readonly options: ConnectionOptions) {
     const { settings, timing, listener, log } = options;
-    this.schedule = new Schedule(timing, (reason) => void this.run(reason), (nextRunAt) => listener.progressed?.({ nextRunAt, registeredAt: this.registeredAt }));
-    this.subscriptions = new Subscriptions(settings.doorbells, listener, log);
+    const planned = (nextRunAt: number | undefined) => listener.progressed?.({ nextRunAt, registeredAt: this.registeredAt });
+    this.schedule = new Schedule(timing, (reason) => void this.run(reason), planned, () => void this.listRead.read(this.client, this.sessionAbort.signal));
+    this.subscriptions = new Subscriptions(settings.doorbells, listener, log, this.slots);
+    this.listRead = new DoorbellListRead(this.slots, log, () => void this.sessionRejected(), () => this.schedule.endListReads());
     this.ownSignIn = new OwnSignIn(settings.credentials.account?.code);
   }
 
@@ -93,29 +101,22 @@ export class Connection {
    * sign-in with account.code, a session marked invalid) change nothing here.
    */
   followSessionFile(session: StoredSession | undefined): void {
-    const { credentials } = this.options.settings;
-    const { account } = credentials;
+    const { credentials, credentials: { account } } = this.options.settings;
     if (credentials.doorbellAccessToken !== undefined || account === undefined || this.stopped || this.ownSignIn.holdsBack(session)) {
       return;
     }
-    if (session === undefined) {
-      if (this.accessToken !== undefined && !this.sessionUnsaved) {
-        this.dropSession();
-        this.stopUntilSignedIn('signed-out');
-        this.options.log.warn(advice.signedOut);
-      }
-      return;
+    const news = sessionFileNews(session, account, this.inUse);
+    if (news.kind === 'signed-out') {
+      this.dropSession();
+      this.stopUntilSignedIn('signed-out');
+      this.options.log.warn(advice.signedOut);
+    } else if (news.kind === 'other-account') {
+      this.options.log.warn(advice.otherAccount(news.email, account.email));
+    } else if (news.kind === 'signed-in') {
+      this.options.log.info('Signed in on the settings page: registering for push notifications with the new session.');
+      this.dropSession();
+      this.schedule.runNow();
     }
-    if (session.invalidatedAt !== undefined || session.login.token === this.accessToken) {
-      return;
-    }
-    if (session.email !== account.email || session.accountServer !== account.serverUrl) {
-      this.options.log.warn(advice.otherAccount(session.email, account.email));
-      return;
-    }
-    this.options.log.info('Signed in on the settings page: registering for push notifications with the new session.');
-    this.dropSession();
-    this.schedule.runNow();
   }
 
   /** Forgets the session in use, its registration and subscriptions, and ends its requests. */
@@ -123,7 +124,7 @@ export class Connection {
     this.sessionAbort.abort();
     this.sessionAbort = new AbortController();
     this.client = undefined;
-    this.accessToken = undefined;
+    this.inUse.token = undefined;
     this.registeredAt = undefined;
     this.subscriptions.forgetConfirmed();
   }
@@ -135,17 +136,21 @@ export class Connection {
       this.subscriptions.forgetConfirmed();
     }
     const { signal } = this.sessionAbort;
-    try {
-      if (await this.connect(signal)) {
-        this.schedule.refreshLater();
-      } else {
-        this.retryLater('Some doorbells are not subscribed yet.');
-      }
-    } catch (error) {
-      // Ended by shutdown, or by a new session whose own attempt has already been scheduled.
-      if (!signal.aborted) {
-        this.handleFailure(error);
-      }
+    const outcome = await this.connect(signal).then((allSubscribed) => ({ allSubscribed }), (error: unknown) => ({ error }));
+    // Called off: by shutdown, a refused session, or a new session whose own run is planned already.
+    if (signal.aborted) {
+      return;
+    }
+    if ('error' in outcome) {
+      this.handleFailure(outcome.error);
+    } else if (outcome.allSubscribed) {
+      this.schedule.refreshLater();
+    } else {
+      this.retryLater('Some doorbells are not subscribed yet.');
+    }
+    // After a launch, a new session and each refresh (a retry leaves the reads be); never while paused for the user.
+    if (reason !== 'retry') {
+      this.schedule.readListNow();
     }
   }
 
@@ -153,7 +158,7 @@ export class Connection {
   private async connect(signal: AbortSignal): Promise<boolean> {
     const { settings, log, endpoint } = this.options;
     this.stage = 'session';
-    this.client ??= await this.signIn(signal);
+    const client = (this.client ??= await this.signIn(signal));
     // Shut down (or signed in anew) while signing in: opening the endpoint now would outlive its close.
     signal.throwIfAborted();
     this.stage = 'push-endpoint';
@@ -162,11 +167,11 @@ export class Connection {
     });
     if (this.registeredAt === undefined) {
       this.stage = 'registration';
-      await this.client.registerPushDevice({ token: pushToken, ...settings.registration }, { signal });
+      await this.slots.run(() => client.registerPushDevice({ token: pushToken, ...settings.registration }, { signal }), signal);
       this.registeredAt = Date.now();
       log.info(`Registered for push notifications at ${endpoint.description}`);
     }
-    return this.subscriptions.subscribePending(this.client, signal);
+    return this.subscriptions.subscribePending(client, signal);
   }
 
   private async signIn(signal: AbortSignal): Promise<DoorbellClient> {
@@ -176,8 +181,7 @@ export class Connection {
     log.addSecrets(accessToken);
     // A session that changed meanwhile (signed out, or in anew on the settings page) is not this attempt's to set.
     signal.throwIfAborted();
-    this.accessToken = accessToken;
-    this.sessionUnsaved = unsaved;
+    Object.assign(this.inUse, { token: accessToken, unsaved });
     this.options.listener.sessionInUse?.(signedInAt);
     return new DoorbellClient({ serverUrl: settings.doorbellServerUrl, accessToken, logger: log, retry, timeoutMs });
   }
@@ -215,7 +219,7 @@ export class Connection {
   /** Without a session nothing is held for it either: the relay stream closes until the next attempt. */
   private stopUntilSignedIn(why: SessionLoss): void {
     this.client = undefined;
-    this.accessToken = undefined;
+    this.inUse.token = undefined;
     this.waitingForEndpoint = false;
     this.schedule.pause();
     this.options.listener.sessionUnavailable(why);
@@ -224,23 +228,21 @@ export class Connection {
 
   /**
    * The service refused the session (401, code 2010): it is not reused, here or after a restart. The
-   * advice is logged once that is on record.
+   * advice is logged once that is on record. The session's other requests are called off, so that a
+   * run and a list read refused at once say so once.
    */
   private async sessionRejected(): Promise<void> {
     const { settings, store, log } = this.options;
-    const refused = this.accessToken;
+    const refused = this.inUse.token;
+    this.inUse.refused = refused;
+    this.sessionAbort.abort();
+    this.sessionAbort = new AbortController();
     this.stopUntilSignedIn(settings.credentials.doorbellAccessToken === undefined ? 'expired' : 'token-refused');
     if (settings.credentials.doorbellAccessToken !== undefined) {
       log.error(advice.tokenRejected);
       return;
     }
-    try {
-      if (refused !== undefined) {
-        await store.markSessionInvalid(refused);
-      }
-    } catch (storeError) {
-      log.warn(`Could not record the invalid session: ${errorMessage(storeError)}`);
-    }
+    await recordRefusal(store, refused, log);
     log.error(advice.sessionRejected);
   }
 }

@@ -2,8 +2,12 @@ import pMap from 'p-map';
 import type { DoorbellClient } from '../cloud/doorbell.js';
 import { CloudError } from '../cloud/errors.js';
 import { errorMessage, type Logger } from '../log.js';
+import type { RequestSlots } from './request-slots.js';
 
-/** Many doorbells are subscribed concurrently, a bounded number at once. */
+/**
+ * Many doorbells are subscribed concurrently, a bounded number at once: the requests in flight to the
+ * doorbell service in all, the doorbell list read's included (the connection's RequestSlots).
+ */
 export const SUBSCRIPTION_CONCURRENCY = 8;
 
 export interface SubscribedDoorbell {
@@ -30,6 +34,7 @@ export class Subscriptions {
     private readonly doorbells: readonly SubscribedDoorbell[],
     private readonly listener: SubscriptionListener,
     private readonly log: Logger,
+    private readonly slots: RequestSlots,
   ) {}
 
   /** The refresh subscribes every doorbell again. */
@@ -58,7 +63,7 @@ export class Subscriptions {
   /** Resolves the failure instead of rejecting, so one doorbell cannot stop the others. */
   private async subscribe(client: DoorbellClient, doorbell: SubscribedDoorbell, signal: AbortSignal): Promise<unknown> {
     try {
-      await client.subscribeToMotion(doorbell.deviceId, { signal });
+      await this.slots.run(() => client.subscribeToMotion(doorbell.deviceId, { signal }), signal);
     } catch (error) {
       if (!signal.aborted && !(error instanceof CloudError && error.sessionInvalid)) {
         this.listener.subscriptionFailed(doorbell.deviceId, error);

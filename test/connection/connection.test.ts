@@ -53,7 +53,7 @@ function frontDoorConnection({
     },
     ...parts,
     listener: { subscribed: () => undefined, subscriptionFailed: () => undefined, sessionUnavailable: () => undefined },
-    timing: { retry: { firstMs: 10_000, factor: 2, maxMs: 10_000, jitter: true }, refreshMs: 60_000 },
+    timing: { retry: { firstMs: 10_000, factor: 2, maxMs: 10_000, jitter: true }, refreshMs: 60_000, listReadMs: 60_000 },
   });
 }
 

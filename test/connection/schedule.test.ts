@@ -85,11 +85,40 @@ describe('Schedule', () => {
     expect(runs).toEqual(['start']);
   });
 
+  it('reads the list at once and then every 15 minutes, none while paused until the next start, none after the last', () => {
+    schedule.stop();
+    let reads = 0;
+    schedule = new Schedule(WHOLE_STEP, (reason) => runs.push(reason), undefined, () => (reads += 1));
+    schedule.readListNow();
+    jest.advanceTimersByTime(0);
+    expect(reads).toBe(1);
+    jest.advanceTimersByTime(15 * MINUTE - 1);
+    expect(reads).toBe(1);
+    jest.advanceTimersByTime(1);
+    expect(reads).toBe(2);
+
+    schedule.pause();
+    schedule.readListNow();
+    jest.advanceTimersByTime(HOUR);
+    expect(reads).toBe(2);
+    schedule.runNow();
+    schedule.readListNow();
+    jest.advanceTimersByTime(15 * MINUTE);
+    expect(reads).toBe(4);
+
+    schedule.endListReads();
+    schedule.readListNow();
+    jest.advanceTimersByTime(HOUR);
+    expect(reads).toBe(4);
+  });
+
   it('leaves no timer behind once stopped, and schedules nothing after', () => {
     schedule.retryLater();
+    schedule.readListNow();
     schedule.stop();
     schedule.refreshLater();
     schedule.runNow();
+    schedule.readListNow();
     expect(jest.getTimerCount()).toBe(0);
   });
 });

@@ -33,7 +33,7 @@ export function doorbellSettings(entry: Record<string, unknown>): DoorbellSettin
 
 /** Retries in milliseconds instead of minutes, so background recovery is observable in a test. */
 export const FAST: PlatformTiming = {
-  schedule: { retry: { firstMs: 40, factor: 2, maxMs: 160, jitter: true }, refreshMs: 60 * 60_000 },
+  schedule: { retry: { firstMs: 40, factor: 2, maxMs: 160, jitter: true }, refreshMs: 60 * 60_000, listReadMs: 15 * 60_000 },
   relay: {
     aliveMs: 2_000,
     reconnect: { firstMs: 20, factor: 2, maxMs: 200, jitter: true },
