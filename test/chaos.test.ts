@@ -20,7 +20,7 @@ const MINUTE_MS = 20;
 const TIMING: PlatformTiming = {
   ...FAST,
   schedule: { retry: { firstMs: MINUTE_MS, factor: 2, maxMs: 60 * MINUTE_MS, jitter: true }, refreshMs: 60 * 60 * MINUTE_MS },
-  retry: { backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true }, waitForRetryAfter: async () => undefined },
+  retry: { backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true }, wait: async () => undefined },
   // A stalled request is given up after this, and retried, as after 10 s in production.
   requestTimeoutMs: 100,
 };
