@@ -21,7 +21,7 @@ const TIMING: PlatformTiming = {
   ...FAST,
   // The list is read after the first run only: a read every 15 background minutes would blur where one run's attempts end.
   schedule: { retry: { firstMs: MINUTE_MS, factor: 2, maxMs: 60 * MINUTE_MS, jitter: true }, refreshMs: 60 * 60 * MINUTE_MS, listReadMs: SCHEDULE_TIMING.listReadMs },
-  retry: { backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true }, waitForRetryAfter: async () => undefined },
+  retry: { backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true }, wait: async () => undefined },
   // A stalled request is given up after this, and retried, as after 10 s in production.
   requestTimeoutMs: 100,
 };

@@ -4,7 +4,8 @@ import { axios } from './axios.js';
 import { CloudError } from './errors.js';
 import { readServiceAnswer } from './envelope.js';
 import type { CloudResponse } from './response.js';
-import { DEFAULT_RETRY_POLICY, honoursRetryAfter, parseRetryAfter, pRetryTimings, type RetryPolicy } from './retry-policy.js';
+import { DEFAULT_RETRY_POLICY, honoursRetryAfter, parseRetryAfter, type RetryPolicy } from './retry-policy.js';
+import { backoffDelay, honouringRetryAfter } from '../values/backoff.js';
 import { insecureUrlProblem } from '../values/secure-url.js';
 
 /** Where the cloud layer writes its one debug line per request. */
@@ -93,9 +94,11 @@ export class CloudHttp {
     try {
       return await pRetry(() => this.attempt(request), {
         retries: policy.retries,
-        ...pRetryTimings(policy.backoff),
+        // p-retry runs the attempts and counts the retries but waits nothing itself: waitIfRetrying waits
+        // the backoff every retry follows, whose jitter, unlike p-retry's own, still jitters a capped wait.
+        minTimeout: 0,
         signal: request.signal,
-        shouldRetry: ({ error }) => this.waitIfRetrying(error, request.signal),
+        shouldRetry: ({ error, retriesConsumed }) => this.waitIfRetrying(error, retriesConsumed, request.signal),
       });
     } catch (error) {
       // p-retry rejects with the signal's reason, whether it was waiting or an attempt was running.
@@ -107,20 +110,17 @@ export class CloudHttp {
   }
 
   /**
-   * Retries what the error says is retryable, after waiting out a Retry-After the server sent; the
-   * backoff (with its jitter) still follows, so clients told the same instant do not arrive together.
+   * Retries what the error says is retryable, after the backoff's wait for the `failures` before this
+   * one, or a Retry-After the server sent when that is longer.
    */
-  private async waitIfRetrying(error: Error, signal: AbortSignal | undefined): Promise<boolean> {
+  private async waitIfRetrying(error: Error, failures: number, signal: AbortSignal | undefined): Promise<boolean> {
     if (!(error instanceof CloudError) || !error.retryable) {
       return false;
     }
-    if (error.retryAfterMs === undefined) {
-      return true;
-    }
-    if (error.retryAfterMs > this.policy.maxRetryAfterMs) {
+    if (error.retryAfterMs !== undefined && error.retryAfterMs > this.policy.maxRetryAfterMs) {
       return false;
     }
-    await this.policy.waitForRetryAfter(error.retryAfterMs, signal);
+    await this.policy.wait(honouringRetryAfter(backoffDelay(this.policy.backoff, failures), error.retryAfterMs), signal);
     return true;
   }
 

@@ -1,5 +1,4 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Options as PRetryOptions } from 'p-retry';
 import type { Backoff } from '../values/backoff.js';
 
 /**
@@ -20,8 +19,8 @@ export interface RetryPolicy {
    * the caller's background schedule tries again.
    */
   maxRetryAfterMs: number;
-  /** Waits out a Retry-After; tests inject one that records the delay and returns at once. */
-  waitForRetryAfter: Wait;
+  /** Waits between two attempts, the backoff or a longer Retry-After; tests inject one that records the wait and returns at once. */
+  wait: Wait;
 }
 
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
@@ -29,24 +28,8 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   // Waits of 1 to 2 s, then 2 to 4, 4 to 8 and 8 to 16 s: the upper half of each step.
   backoff: Object.freeze({ firstMs: 2000, factor: 2, maxMs: 30_000, jitter: true }),
   maxRetryAfterMs: 60_000,
-  waitForRetryAfter: (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }),
+  wait: (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }),
 });
-
-/**
- * The backoff in p-retry's terms, for the waits p-retry makes itself. Its jitter multiplies the step by
- * a random 1 to 2, so it is given half of each step: each wait then lies in the upper half of the
- * step, as the backoff says. Unlike the backoff's rule, the cap is not jittered here: p-retry caps a
- * wait after its jitter, so once the steps pass the cap every wait is the cap itself. Within a call
- * that never happens: 4 retries wait at most 8 to 16 s, under a cap of 30 s.
- */
-export function pRetryTimings(backoff: Readonly<Backoff>): Pick<PRetryOptions, 'minTimeout' | 'maxTimeout' | 'factor' | 'randomize'> {
-  return {
-    minTimeout: backoff.jitter ? backoff.firstMs / 2 : backoff.firstMs,
-    maxTimeout: backoff.maxMs,
-    factor: backoff.factor,
-    randomize: backoff.jitter,
-  };
-}
 
 /** Failures that never reached an answer: asking again may well work. */
 const RETRYABLE_TRANSPORT_FAILURES: ReadonlySet<string> = new Set(['network', 'timeout']);

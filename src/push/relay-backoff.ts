@@ -1,4 +1,4 @@
-import { BackoffDelays } from '../values/backoff.js';
+import { BackoffDelays, honouringRetryAfter } from '../values/backoff.js';
 import type { RelayTiming } from './relay-timing.js';
 
 /** How one relay connection ended, as far as the wait before the next one is concerned. */
@@ -9,9 +9,8 @@ export type ConnectionEnd =
 
 /**
  * The wait before reconnecting to the relay: the `reconnect` backoff, started over after a stream that
- * lived `stableMs`. A refused token waits `refusedRetryMs`. A Retry-After (429, 503) is honoured up to
- * `maxRetryAfterMs`, but never shortens the backoff: a relay that says `Retry-After: 0` (or a date in
- * the past) while refusing must not be asked again at once, over and over.
+ * lived `stableMs`. A refused token waits `refusedRetryMs`. A Retry-After (429, 503) is honoured as
+ * every retry honours it (the larger of it and the backoff), cut to `maxRetryAfterMs`.
  */
 export class ReconnectDelays {
   private readonly backoff: BackoffDelays;
@@ -32,7 +31,7 @@ export class ReconnectDelays {
     }
     const backoffMs = this.backoff.next();
     if (end.kind === 'refused' && end.retryAfterMs !== undefined) {
-      return Math.max(backoffMs, Math.min(end.retryAfterMs, this.timing.maxRetryAfterMs));
+      return honouringRetryAfter(backoffMs, Math.min(end.retryAfterMs, this.timing.maxRetryAfterMs));
     }
     return backoffMs;
   }

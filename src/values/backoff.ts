@@ -1,13 +1,21 @@
 /**
- * How patiently something that failed is tried again, as data. The plugin waits in three places (a
- * cloud call's retries, the background retries of the connection, the relay's reconnects) and all
- * three follow this one rule, each with its own numbers.
+ * How patiently something that failed is tried again, as data. Three waits follow this one rule, each
+ * with its own numbers: a cloud call's retries within the call (cloud/http.ts: p-retry runs the
+ * attempts, the wait between them is backoffDelay), the background retries of the connection
+ * (connection/schedule.ts) and the relay's reconnects (push/relay-backoff.ts). Where a server says when
+ * to ask again (Retry-After), those waits take the larger of its wait and the backoff's
+ * (honouringRetryAfter).
+ *
+ * Two waits do not follow it, on purpose: the data folder's lock (proper-lockfile's own retries, 10 to
+ * 250 ms apart, as a write holds the lock for milliseconds; session/private-folder.ts) and the wait for
+ * Homebridge to register the Matter devices (a poll, not a failure: its pauses start over after each
+ * registration; matter/registration-wait.ts).
  *
  * The n-th failure in a row (counted from 0) has a step of `firstMs × factor^n`, at most `maxMs`.
  * With `jitter`, the wait is a random point in the upper half of its step ("equal jitter"): many homes
  * that failed together, in a cloud or relay outage, do not all come back at the same instant, while no
  * wait is shorter than half its step. The cap is jittered too, or the homes would fall back in step
- * there (a cloud call's own retries, which p-retry waits, never get that far: see pRetryTimings).
+ * there.
  */
 export interface Backoff {
   /** The first step, in milliseconds. */
@@ -57,4 +65,14 @@ export class BackoffDelays {
   reset(): void {
     this.failures = 0;
   }
+}
+
+/**
+ * The wait when the server said when to ask again (Retry-After): the larger of that and the backoff's
+ * own wait, not both one after the other. A server that asks for 10 s is asked again after 10 s; one
+ * that says 0 (or a date already past) while refusing still waits the backoff, so it is not asked
+ * again at once, over and over.
+ */
+export function honouringRetryAfter(backoffMs: number, retryAfterMs: number | undefined): number {
+  return retryAfterMs === undefined ? backoffMs : Math.max(backoffMs, retryAfterMs);
 }

@@ -31,19 +31,19 @@ export const REGISTRATION: PushRegistration = {
 
 /**
  * The clients' test doubles: a logger that records every debug line the cloud layer writes, and
- * backoff in milliseconds with Retry-After waits recorded instead of waited, so tests stay fast while
- * still showing which delay the server asked for.
+ * backoff in milliseconds with the waits between attempts recorded instead of waited, so tests stay
+ * fast while still showing how long each retry waited (the backoff, or a longer Retry-After).
  */
 function doubles() {
   const lines: string[] = [];
-  const retryAfterWaits: number[] = [];
+  const waits: number[] = [];
   const policy: Partial<RetryPolicy> = {
     backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true },
-    waitForRetryAfter: async (ms) => {
-      retryAfterWaits.push(ms);
+    wait: async (ms) => {
+      waits.push(ms);
     },
   };
-  return { logger: { lines, debug: (message: string) => lines.push(message) }, retry: { retryAfterWaits, policy } };
+  return { logger: { lines, debug: (message: string) => lines.push(message) }, retry: { waits, policy } };
 }
 
 /** A fresh simulator for every test, closed after it, and fresh test doubles for the clients. */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import pRetry from 'p-retry';
-import { DEFAULT_RETRY_POLICY, pRetryTimings } from '../../src/cloud/retry-policy.js';
-import { backoffStep, type Backoff } from '../../src/values/backoff.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/cloud/retry-policy.js';
+import type { Backoff } from '../../src/values/backoff.js';
 import { ACCOUNT, accountClient, cloudFailure, doorbellClient, loginParams, REGISTRATION, registeredDoorbellClient, signIn, useSimulator } from './cloud-helpers.js';
 
 describe('the retry policy', () => {
@@ -11,30 +10,33 @@ describe('the retry policy', () => {
     expect(DEFAULT_RETRY_POLICY).toMatchObject({ retries: 4, backoff: { firstMs: 2000, factor: 2, maxMs: 30_000, jitter: true }, maxRetryAfterMs: 60_000 });
   });
 
-  it('has p-retry wait within the upper half of each step of the backoff, and the cap itself, unjittered, past it', async () => {
-    const backoff: Backoff = { firstMs: 4, factor: 2, maxMs: 16, jitter: true };
-    const waits: number[][] = [];
-    for (let run = 0; run < 10; run += 1) {
-      const waited: number[] = [];
-      const failing = pRetry(
-        () => {
-          throw new Error('fails');
-        },
-        { retries: 6, ...pRetryTimings(backoff), onFailedAttempt: ({ retryDelay }) => void waited.push(retryDelay) },
-      );
-      await expect(failing).rejects.toThrow('fails');
-      waits.push(waited.slice(0, 6));
+  it('waits the backoff between attempts, each wait in the upper half of its step, the cap jittered too', async () => {
+    const backoff: Backoff = { firstMs: 100, factor: 2, maxMs: 200, jitter: true };
+    for (let call = 0; call < 3; call += 1) {
+      context.sim.injectFault('region', { status: 503, times: 5 });
+      await cloudFailure(accountClient(context, { retry: { ...context.retry.policy, backoff } }).resolveRegion(ACCOUNT.email), 'http');
     }
-    // Steps of 4, 8 and 16 ms: each wait in the upper half of its step.
-    const outside = waits.flatMap((run) => run.slice(0, 3).filter((waitMs, failure) => waitMs < backoffStep(backoff, failure) / 2 || waitMs > backoffStep(backoff, failure)));
+
+    // Steps of 100 and 200 ms, then the cap of 200: 4 waits a call, as 4 retries follow the first attempt.
+    const steps = [100, 200, 200, 200];
+    expect(context.retry.waits).toHaveLength(3 * steps.length);
+    const outside = context.retry.waits.filter((waitMs, index) => waitMs < steps[index % 4] / 2 || waitMs > steps[index % 4]);
     expect(outside).toEqual([]);
-    // Past the cap p-retry caps after its jitter: every wait is the cap, not a random point below it.
-    expect(new Set(waits.flatMap((run) => run.slice(3)))).toEqual(new Set([16]));
+    // At the cap the wait is still a random point in its upper half, not the cap itself every time.
+    const capped = context.retry.waits.filter((_, index) => index % 4 > 0);
+    expect(new Set(capped).size).toBeGreaterThan(1);
   });
 
-  it('never reaches the cap within a call, where p-retry would wait it unjittered', () => {
-    const { retries, backoff } = DEFAULT_RETRY_POLICY;
-    expect(backoff.firstMs * backoff.factor ** (retries - 1)).toBeLessThan(backoff.maxMs);
+  it('waits the larger of a Retry-After and the backoff, never one after the other', async () => {
+    const backoff: Backoff = { firstMs: 1500, factor: 1, maxMs: 1500, jitter: false };
+    context.sim.injectFault('region', { status: 429, retryAfter: '1' });
+    context.sim.injectFault('region', { status: 503, retryAfter: '2' });
+
+    await accountClient(context, { retry: { ...context.retry.policy, backoff } }).resolveRegion(ACCOUNT.email);
+
+    // Told 1 s, it waits the backoff's 1.5 s; told 2 s, the 2 s alone: the waits are all there is.
+    expect(context.retry.waits).toEqual([1500, 2000]);
+    expect(context.sim.requestsTo('region').map((request) => request.status)).toEqual([429, 503, 200]);
   });
 
   it('retries 503 twice, then succeeds, with a new x-mercy-ks on every attempt', async () => {
@@ -54,7 +56,7 @@ describe('the retry policy', () => {
 
     await accountClient(context).resolveRegion(ACCOUNT.email);
 
-    expect(context.retry.retryAfterWaits).toEqual([7000]);
+    expect(context.retry.waits).toEqual([7000]);
     expect(context.sim.requestsTo('region')).toHaveLength(2);
   });
 
@@ -63,7 +65,7 @@ describe('the retry policy', () => {
 
     await accountClient(context).resolveRegion(ACCOUNT.email);
 
-    const [waited] = context.retry.retryAfterWaits;
+    const [waited] = context.retry.waits;
     expect(waited).toBeGreaterThan(3000);
     expect(waited).toBeLessThanOrEqual(5000);
   });
@@ -74,7 +76,7 @@ describe('the retry policy', () => {
 
     await client.registerPushDevice(REGISTRATION);
 
-    expect(context.retry.retryAfterWaits).toEqual([2000]);
+    expect(context.retry.waits).toEqual([2000]);
     expect(context.sim.requestsTo('register')).toHaveLength(2);
   });
 
@@ -85,7 +87,7 @@ describe('the retry policy', () => {
 
     expect(error).toMatchObject({ status: 429, retryAfterMs: 3_600_000, retryable: true, serviceAnswered: false });
     expect(error.message).toContain('wait 3600 s');
-    expect(context.retry.retryAfterWaits).toEqual([]);
+    expect(context.retry.waits).toEqual([]);
     expect(context.sim.requestsTo('region')).toHaveLength(1);
   });
 

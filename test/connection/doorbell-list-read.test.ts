@@ -32,7 +32,7 @@ const CODE = '135790';
 const TIMING: ScheduleTiming = { retry: { firstMs: 2 * MINUTE, factor: 2, maxMs: 60 * MINUTE, jitter: true }, refreshMs: 20 * MINUTE, listReadMs: 15 * MINUTE, random: () => 1 };
 
 /** Retries within a call a millisecond apart: the fake clock is moved a millisecond a turn while a call runs. */
-const QUICK_RETRIES = { backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true }, waitForRetryAfter: async () => undefined };
+const QUICK_RETRIES = { backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true }, wait: async () => undefined };
 
 const FRONT_DOOR = [{ deviceId: '1234567', name: 'Front Door' }];
 

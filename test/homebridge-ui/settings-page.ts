@@ -14,7 +14,7 @@ import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
 
-export const FAST_RETRY = { backoff: { firstMs: 1, factor: 2, maxMs: 2, jitter: true }, waitForRetryAfter: async () => undefined };
+export const FAST_RETRY = { backoff: { firstMs: 1, factor: 2, maxMs: 2, jitter: true }, wait: async () => undefined };
 
 export interface SettingsPage {
   readonly storagePath: string;

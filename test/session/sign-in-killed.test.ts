@@ -29,7 +29,7 @@ const LOGIN_HANGS_MS = 10 * MINUTE;
 /** tsx compiles the sources first, which takes a while on a busy machine. */
 const LOGIN_SENT_WITHIN_MS = 40_000;
 const EXIT_WITHIN_MS = 10_000;
-const FAST_RETRY = { backoff: { firstMs: 1, factor: 2, maxMs: 2, jitter: true }, waitForRetryAfter: async () => undefined };
+const FAST_RETRY = { backoff: { firstMs: 1, factor: 2, maxMs: 2, jitter: true }, wait: async () => undefined };
 
 let storagePath: string;
 

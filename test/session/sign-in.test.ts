@@ -18,7 +18,7 @@ import { useSimulator } from '../support/each-test.js';
 
 const EMAIL = 'porch+light@example.com';
 const CODE = '012345';
-const FAST_RETRY = { backoff: { firstMs: 1, factor: 2, maxMs: 2, jitter: true }, waitForRetryAfter: async () => undefined };
+const FAST_RETRY = { backoff: { firstMs: 1, factor: 2, maxMs: 2, jitter: true }, wait: async () => undefined };
 
 let storagePath: string;
 let lines: TestLogger;

@@ -44,7 +44,7 @@ export const FAST: PlatformTiming = {
     staleMs: 120_000,
   },
   relayConnectWaitMs: 2_000,
-  retry: { backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true }, waitForRetryAfter: async () => undefined },
+  retry: { backoff: { firstMs: 1, factor: 2, maxMs: 4, jitter: true }, wait: async () => undefined },
 };
 
 export interface RunningPlatform {

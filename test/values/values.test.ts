@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { hasUserInfo, isListenAddress, isWebAddress, originOf } from '../../src/values/address.js';
-import { BackoffDelays, backoffDelay, type Backoff } from '../../src/values/backoff.js';
+import { BackoffDelays, backoffDelay, honouringRetryAfter, type Backoff } from '../../src/values/backoff.js';
 import { deviceIdText, isDeviceId } from '../../src/values/device-id.js';
 import { NODE_TOO_OLD_REASON, nodeVersionProblem } from '../../src/values/node-version.js';
 import { describeDuration } from '../../src/values/time.js';
@@ -197,5 +197,17 @@ describe('describeDuration', () => {
 
   it('leaves the sign to the sentence: a clock behind by 5 minutes is 5 minutes', () => {
     expect([describeDuration(-5 * MINUTE), describeDuration(-75_000)]).toEqual(['5 minutes', '1 minute']);
+  });
+});
+
+describe('honouringRetryAfter', () => {
+  it('waits the larger of a Retry-After and the backoff, never their sum', () => {
+    expect(honouringRetryAfter(1_500, 7_000)).toBe(7_000);
+    expect(honouringRetryAfter(1_500, 1_000)).toBe(1_500);
+    expect(honouringRetryAfter(1_500, 0)).toBe(1_500);
+  });
+
+  it('is the backoff when no Retry-After came', () => {
+    expect(honouringRetryAfter(1_500, undefined)).toBe(1_500);
   });
 });
