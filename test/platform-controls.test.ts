@@ -102,7 +102,7 @@ describe('the controls in the Home app', () => {
     ['package_delivery', 'Back Door Package', 'package'],
     ['package_pickup', 'Back Door Package', 'package'],
     ['animal', 'Back Door Animal', 'animal'],
-  ])('for a %s motion through the receiver, turns on the main sensor and %s, and no other', async (subtype, name, detection) => {
+  ])('for a motion of subtype %s through the receiver, turns on the main sensor and %s, and no other', async (subtype, name, detection) => {
     const platform = await launched();
     expect((await testbed.sim.deliverMotion(BACK, { subtype })).status).toBe(202);
 
