@@ -13,9 +13,9 @@ const MATTER_NAME_BYTES = 32;
 /**
  * The Matter devices a doorbell has: `motion`, an occupancy sensor, always; `button`, a generic
  * switch, while its button is on; an occupancy sensor per configured detection (`person`, `vehicle`,
- * `package`, `animal`, `other`). Each is a bridged device of its own, since a composed device's parts carry no name of
- * their own on Homebridge 2.1.0. And the bridge's one `alerts` device, the Doorbell Alerts contact
- * sensor, which belongs to no doorbell.
+ * `package`, `animal`, `other`). Each is a bridged device of its own, since a composed device's parts
+ * carry no name of their own on Homebridge 2.1.0. And the bridge's one `alerts` device, the Doorbell
+ * Alerts contact sensor, which belongs to no doorbell.
  */
 export type MatterRole = 'motion' | 'button' | 'alerts' | Detection;
 
