@@ -175,13 +175,13 @@ describe('parseConfig: valid blocks', () => {
     const block = withDoorbells(
       { deviceId: '1' },
       { deviceId: '2', motionSwitch: true, chimeSwitch: true, detections: ['vehicle', 'person'] },
-      { deviceId: '3', motionSwitch: false, chimeSwitch: false, detections: ['other'] },
+      { deviceId: '3', motionSwitch: false, chimeSwitch: false, detections: ['other', 'package', 'animal'] },
     );
     const result = parseConfig(block, LAN);
     expect(settingsOf(result).doorbells.map(({ motionSwitch, chimeSwitch, detections }) => ({ motionSwitch, chimeSwitch, detections }))).toEqual([
       { motionSwitch: false, chimeSwitch: false, detections: [] },
       { motionSwitch: true, chimeSwitch: true, detections: ['vehicle', 'person'] },
-      { motionSwitch: false, chimeSwitch: false, detections: ['other'] },
+      { motionSwitch: false, chimeSwitch: false, detections: ['other', 'package', 'animal'] },
     ]);
     expect(result).toMatchObject({ problems: [], warnings: [] });
   });
@@ -210,9 +210,9 @@ describe('parseConfig: valid blocks', () => {
   it.each([
     [{ motionSwitch: 'no' }, 'doorbells[1].motionSwitch must be true or false'],
     [{ chimeSwitch: 1 }, 'doorbells[1].chimeSwitch must be true or false'],
-    [{ detections: 'person' }, 'doorbells[1].detections must be a list of any of "person", "vehicle" and "other", like ["person"]'],
-    [{ detections: ['person', 'cat'] }, 'doorbells[1].detections[1] must be "person", "vehicle" or "other"'],
-    [{ detections: [{ person: true }] }, 'doorbells[1].detections[0] must be "person", "vehicle" or "other"'],
+    [{ detections: 'person' }, 'doorbells[1].detections must be a list of any of "person", "vehicle", "package", "animal" and "other", like ["person"]'],
+    [{ detections: ['person', 'cat'] }, 'doorbells[1].detections[1] must be "person", "vehicle", "package", "animal" or "other"'],
+    [{ detections: [{ person: true }] }, 'doorbells[1].detections[0] must be "person", "vehicle", "package", "animal" or "other"'],
   ])('leaves out a doorbell with %j, naming the key, and keeps the others', (entry, problem) => {
     const result = parseConfig(withDoorbells({ deviceId: '1' }, { deviceId: '2', ...entry }), LAN);
     expect(problemsOf(result)).toEqual([problem]);

@@ -1,9 +1,10 @@
 /**
  * The controls in the Home app on a real Homebridge, through a paired HomeKit controller: the
- * front door carries the Motion Alerts and Chime switches and a person and a vehicle sensor. The
- * controller turns Motion Alerts off and the front door's sensors stay off while the back door still
- * fires; it turns the Chime off and a ring presses only the programmable switch; a person fires the
- * person sensor, not the vehicle one; after a restart both switches read what they were left at.
+ * front door carries the Motion Alerts and Chime switches and a person, a vehicle, a package and an
+ * animal sensor. The controller turns Motion Alerts off and the front door's sensors stay off while the
+ * back door still fires; it turns the Chime off and a ring presses only the programmable switch; a
+ * person fires the person sensor, not the vehicle one; a package delivered fires the package sensor and
+ * an animal the animal one; after a restart both switches read what they were left at.
  */
 import { expect, it } from '@jest/globals';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
@@ -22,15 +23,20 @@ const SINGLE_PRESS = 0;
 const [FRONT, BACK] = DOORBELLS.map(({ deviceId }) => String(deviceId));
 const WITH_CONTROLS = DOORBELLS.map((doorbell, index) =>
   index === 0
-    ? { ...doorbell, motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle'] }
+    ? { ...doorbell, motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'package', 'animal'] }
     : index === 1
       ? { ...doorbell, detections: ['person'] }
       : doorbell,
 );
 
+/** The service's own payload of a motion at the doorbell that saw what `subtype` names. */
+function motionAt(deviceId: string, eventId: string, subtype: string): string {
+  return `{"android_config":{"category":"com.ring.pn.live-event.motion"},"data":{"device":{"id":${deviceId}},"event":{"ding":{"id":"${eventId}","subtype":"${subtype}"}}}}`;
+}
+
 /** The service's own payload of a person seen at the doorbell. */
 function personAt(deviceId: string, eventId: string): string {
-  return `{"android_config":{"category":"com.ring.pn.live-event.motion"},"data":{"device":{"id":${deviceId}},"event":{"ding":{"id":"${eventId}","subtype":"human"}}}}`;
+  return motionAt(deviceId, eventId, 'human');
 }
 
 /** What the controller reads and subscribes to on one doorbell. */
@@ -39,7 +45,7 @@ function frontDoor(accessory: HapAccessory) {
   const on = (name: string) => accessory.characteristic(HapService.Switch, HapCharacteristic.On, name);
   const press = (service: string) => accessory.characteristic(service, HapCharacteristic.ProgrammableSwitchEvent);
   return {
-    sensors: [motion('Front Door'), motion('Front Door Person'), motion('Front Door Vehicle')],
+    sensors: [motion('Front Door'), motion('Front Door Person'), motion('Front Door Vehicle'), motion('Front Door Package'), motion('Front Door Animal')],
     motionAlerts: on('Front Door Motion Alerts'),
     chime: on('Front Door Chime'),
     doorbellPress: press(HapService.Doorbell),
@@ -71,7 +77,7 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
       front = frontDoor(accessory);
       backMotion = (await controller.accessoryWithSerialNumber(BACK)).characteristic(HapService.MotionSensor, HapCharacteristic.MotionDetected, 'Back Door');
 
-      expect(accessory.namesOf(HapService.MotionSensor)).toEqual(['Front Door', 'Front Door Person', 'Front Door Vehicle']);
+      expect(accessory.namesOf(HapService.MotionSensor)).toEqual(['Front Door', 'Front Door Person', 'Front Door Vehicle', 'Front Door Package', 'Front Door Animal']);
       expect(accessory.namesOf(HapService.Switch).sort()).toEqual(['Front Door Chime', 'Front Door Motion Alerts']);
       expect(accessory.services.filter(({ primary }) => primary === true).map((service) => service.characteristics.find(({ type }) => type === HapCharacteristic.Name)?.value)).toEqual([
         'Front Door',
@@ -86,11 +92,25 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
 
   it('fires the person sensor and the main one for a person, and not the vehicle sensor', async () => {
     const controller = await setup().controller();
-    const [main, person, vehicle] = front.sensors;
+    const [main, person, vehicle, parcel, animal] = front.sensors;
 
     expect(await setup().simulator.deliverMotion(FRONT, { rawBody: personAt(FRONT, 'person-1') })).toMatchObject({ status: 202 });
     await controller.nextEvent(changeOf(person, true), EVENT_TIMEOUT_MS);
-    expect(await controller.read(main, person, vehicle)).toEqual([true, true, false]);
+    expect(await controller.read(main, person, vehicle, parcel, animal)).toEqual([true, true, false, false, false]);
+  });
+
+  it('fires the package sensor for a package delivered and the animal sensor for an animal, never the vehicle sensor', async () => {
+    const controller = await setup().controller();
+    const [, , vehicle, parcel, animal] = front.sensors;
+
+    expect(await setup().simulator.deliverMotion(FRONT, { rawBody: motionAt(FRONT, 'package-1', 'package_delivery') })).toMatchObject({ status: 202 });
+    await controller.nextEvent(changeOf(parcel, true), EVENT_TIMEOUT_MS);
+    // Only sensors no alert has turned on are read: those that were on may have timed out since.
+    expect(await controller.read(vehicle, animal)).toEqual([false, false]);
+
+    expect(await setup().simulator.deliverMotion(FRONT, { rawBody: motionAt(FRONT, 'animal-1', 'animal') })).toMatchObject({ status: 202 });
+    await controller.nextEvent(changeOf(animal, true), EVENT_TIMEOUT_MS);
+    expect(await controller.read(vehicle)).toEqual([false]);
   });
 
   it('with Motion Alerts turned off by the controller: the front door\'s sensors off at once and after a motion, the back door still firing', async () => {
@@ -99,13 +119,13 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
 
     await controller.write(front.motionAlerts, false);
     await controller.nextEvent(changeOf(main, false), EVENT_TIMEOUT_MS);
-    expect(await controller.read(...front.sensors)).toEqual([false, false, false]);
+    expect(await controller.read(...front.sensors)).toEqual([false, false, false, false, false]);
 
     expect(await setup().simulator.deliverMotion(FRONT, { rawBody: personAt(FRONT, 'person-2') })).toMatchObject({ status: 202 });
     expect(await setup().simulator.deliverMotion(BACK, { rawBody: personAt(BACK, 'person-3') })).toMatchObject({ status: 202 });
     await controller.nextEvent(changeOf(backMotion, true), EVENT_TIMEOUT_MS);
     await expect(controller.nextEvent((event) => front.sensors.some((sensor) => isOf(sensor)(event)), QUIET_MS)).rejects.toThrow('No matching HAP event');
-    expect(await controller.read(...front.sensors, front.motionAlerts)).toEqual([false, false, false, false]);
+    expect(await controller.read(...front.sensors, front.motionAlerts)).toEqual([false, false, false, false, false, false]);
   });
 
   it('with the Chime turned off by the controller, a ring fires the programmable switch and not the Doorbell service', async () => {
