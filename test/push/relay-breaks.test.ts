@@ -3,12 +3,12 @@
  * `since=` so that nothing published meanwhile is lost, a silent stream dropped, and the fault shown
  * only while the stream has been down too long.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { ReconnectDelays } from '../../src/push/relay-backoff.js';
 import { CATCH_UP_SLACK_S } from '../../src/push/relay-catch-up.js';
 import { RELAY_TIMING } from '../../src/push/relay-timing.js';
 import { delay, waitFor } from '../support/platform-harness.js';
-import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
+import { connected, fakeTimeouts, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
 
 const sinceOf = (request: { rawQuery: string } | undefined) => new URLSearchParams(request?.rawQuery).get('since');
 
@@ -126,9 +126,23 @@ describe('breaks', () => {
   });
 
   it('keeps a stream whose keepalives arrive well within the alive timeout', async () => {
-    const run = subscribe();
+    // The watchdog runs on a fake clock, moved on only after a keepalive has arrived: a busy machine
+    // that stalls past the alive timeout would otherwise fire it between two keepalives.
+    fakeTimeouts();
+    let clockReads = 0;
+    // The subscription reads its monotonic clock as each event arrives.
+    const run = subscribe({
+      monotonicNow: () => {
+        clockReads += 1;
+        return jest.now();
+      },
+    });
     await connected(run);
-    await delay(1_500);
+    for (let keepalive = 0; keepalive < 5; keepalive += 1) {
+      const readsBefore = clockReads;
+      await waitFor(() => clockReads > readsBefore, 'a keepalive');
+      jest.advanceTimersByTime(TIMING.aliveMs - 100);
+    }
 
     expect(subscribeRequests(run.topic)).toHaveLength(1);
     expect(lines(run, 'debug').filter((line) => line.includes('nothing arrived'))).toEqual([]);
