@@ -49,20 +49,18 @@ describe('rings, at most one press every 5 s per doorbell', () => {
   it('50 forged rings in a second through the receiver press once, in HomeKit and over Matter, and count 49 floods', async () => {
     const matter = new FakeMatter();
     try {
-      const platform = testbed.launch({ timing: QUICK_STATUS, prepare: (api) => matter.install(api) });
+      // The rings' clock stands still: all 50 come within the 5 s however long a busy machine takes to send them.
+      const platform = testbed.launch({ timing: { ...QUICK_STATUS, monotonicNow: () => 1_000 }, prepare: (api) => matter.install(api) });
       await waitFor(() => allConfirmed(platform), 'subscriptions');
       await matterDevicesReady(matter);
       const presses = recordPresses(accessoryOf(platform, FRONT));
 
-      const startedAt = performance.now();
       const statuses: number[] = [];
       for (let ring = 0; ring < 50; ring += 1) {
         statuses.push(await forgeRing(FRONT, `forged-${ring}`));
         await delay(10);
       }
 
-      // Well within the 5 s, or a second press would be right.
-      expect(performance.now() - startedAt).toBeLessThan(3_000);
       expect(statuses).toEqual(Array.from({ length: 50 }, () => 202));
       expect(presses).toEqual({ doorbell: [SINGLE_PRESS], switch: [SINGLE_PRESS] });
       await waitFor(() => matter.switchEvents.length >= 2, 'the press over Matter');

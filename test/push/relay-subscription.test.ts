@@ -4,13 +4,15 @@
  */
 import { describe, expect, it, jest } from '@jest/globals';
 import { listen } from '../../simulator/servers.js';
-import { delay, waitFor } from '../support/platform-harness.js';
+import { waitFor } from '../support/platform-harness.js';
 import { connected, fakeTimeouts, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
 
 const messageLine = (fields: Record<string, unknown>) => JSON.stringify({ event: 'message', topic: 't', ...fields });
 
 describe('the stream', () => {
   it('subscribes to <relay>/<topic>/json without since, uncompressed, and says it is connected, without the topic', async () => {
+    // No watchdog fires on a fake clock that stands still: a busy machine cannot drop the stream between the steps.
+    fakeTimeouts();
     const run = subscribe();
     await connected(run);
 
@@ -45,6 +47,8 @@ describe('the stream', () => {
   });
 
   it('ignores open, keepalive and unknown events, and counts bad lines and bad notifications without ending the stream', async () => {
+    // No watchdog fires on a fake clock that stands still: a busy machine cannot drop the stream between the steps.
+    fakeTimeouts();
     const run = subscribe();
     await connected(run);
     const now = Math.floor(Date.now() / 1000);
@@ -181,6 +185,8 @@ describe('refusals', () => {
   });
 
   it('honours Retry-After on 429', async () => {
+    // No watchdog fires on a fake clock that stands still: a busy machine cannot drop the stream between the steps.
+    fakeTimeouts();
     relay.refuseSubscriptions({ status: 429, retryAfter: '1' });
     const started = performance.now();
     const run = subscribe();
@@ -235,31 +241,37 @@ describe('stop', () => {
     await run.subscription.stop();
 
     await waitFor(() => relay.subscriberCount(run.topic) === 0, 'the relay to see the stream end');
-    const started = performance.now();
-    await expect(run.subscription.whenConnected(5_000)).resolves.toBe(false);
-    expect(performance.now() - started).toBeLessThan(100);
+    // At once: no wait is left pending, so no timer is kept alive for it.
+    const waiting = run.subscription.whenConnected(5_000);
+    expect(run.subscription.pendingWaits).toBe(0);
+    await expect(waiting).resolves.toBe(false);
   });
 
   it('ends a wait for the stream when it stops', async () => {
+    // The wait's own timeout runs on a fake clock that stands still: only the stop can end it.
+    fakeTimeouts();
     relay.refuseSubscriptions({ status: 503, times: 1_000 });
     const run = subscribe();
     const waiting = run.subscription.whenConnected(5_000);
-    const started = performance.now();
 
     await run.subscription.stop();
 
+    expect(run.subscription.pendingWaits).toBe(0);
     await expect(waiting).resolves.toBe(false);
-    expect(performance.now() - started).toBeLessThan(1_000);
     relay.refuseSubscriptions({ status: 503, times: 0 });
   });
 
   it('stops while reconnecting, without another attempt and without reporting the stream down later', async () => {
+    // The fault delay runs on a fake clock, moved on only after the stop; the wait before the next
+    // attempt is long enough that no busy machine reaches its end before the stop, which must cut it
+    // short for stop() to resolve.
+    fakeTimeouts();
     relay.refuseSubscriptions({ status: 503, times: 1_000 });
-    const run = subscribe({ timing: { reconnect: { firstMs: 600, factor: 2, maxMs: 600, jitter: true } } });
-    await waitFor(() => subscribeRequests(run.topic).length === 1, 'the first attempt');
+    const run = subscribe({ monotonicNow: () => jest.now(), timing: { reconnect: { firstMs: 60_000, factor: 2, maxMs: 60_000, jitter: true } } });
+    await waitFor(() => lines(run, 'debug').some((line) => line.startsWith('Push relay: HTTP 503; reconnecting')), 'the first attempt refused');
 
     await run.subscription.stop();
-    await delay(TIMING.faultAfterMs + 450);
+    jest.advanceTimersByTime(TIMING.faultAfterMs * 10);
 
     expect(subscribeRequests(run.topic)).toHaveLength(1);
     expect(run.down).toEqual([]);
