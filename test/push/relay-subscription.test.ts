@@ -125,7 +125,7 @@ describe('an address that answers, but not as an ntfy relay', () => {
     const empty = await listen('127.0.0.1', 0, (_request, response) => response.writeHead(200, { 'Content-Type': 'application/json' }).end());
     try {
       const run = subscribe({ relayUrl: empty.url });
-      await waitFor(() => run.down.length === 1, 'the fault', 2_000);
+      await waitFor(() => run.down.length === 1, 'the fault');
       await waitFor(() => lines(run, 'debug').length >= 3, 'more attempts');
       await run.subscription.stop();
 
@@ -139,28 +139,45 @@ describe('an address that answers, but not as an ntfy relay', () => {
   });
 
   it('drops a server that trickles bytes but no event once the alive timeout has passed, and says it is no relay', async () => {
+    // The watchdog runs on a fake clock, moved on once the answer has arrived: on a busy machine it
+    // could otherwise fire before the first byte did. That byte is written with the headers, in the
+    // same turn of this process, so it arrives with them.
+    fakeTimeouts();
     relay.impersonate('trickle');
-    const started = performance.now();
-    const run = subscribe();
-    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the second attempt', 2_000);
+    let clockReads = 0;
+    const run = subscribe({
+      monotonicNow: () => {
+        clockReads += 1;
+        return jest.now();
+      },
+    });
+    // Read once as it starts, and again as the answer opens.
+    await waitFor(() => clockReads >= 2, 'the answer');
+    jest.advanceTimersByTime(TIMING.aliveMs - 1);
+    expect(notARelay(run)).toEqual([]);
+    jest.advanceTimersByTime(1);
+    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the second attempt');
 
-    expect(performance.now() - started).toBeGreaterThanOrEqual(TIMING.aliveMs);
     expect(notARelay(run)).toHaveLength(1);
     expect(run.down).toEqual([true]);
     expect(lines(run, 'info')).toEqual([]);
   });
 
   it('drops a stream that sends only lines that are no event, however often, once the alive timeout has passed', async () => {
-    // Keepalives too rare to keep it: only the injected lines could.
+    // Keepalives too rare to keep it: only the injected lines could. The watchdog runs on a fake
+    // clock, moved on only once each batch of lines has been read, so a busy machine cannot let the
+    // alive timeout pass with fewer lines than the test sends.
+    fakeTimeouts();
     await useRelay({ keepaliveMs: 60_000 });
     const run = subscribe();
     await connected(run);
-    const junk = setInterval(() => relay.injectLine(run.topic, '<p>not an event</p>'), 20);
-    try {
-      await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reopened stream', 2_000);
-    } finally {
-      clearInterval(junk);
+    for (let batch = 1; batch <= 4; batch += 1) {
+      relay.injectLine(run.topic, '<p>not an event</p>');
+      relay.injectLine(run.topic, '<p>not an event</p>');
+      await waitFor(() => run.subscription.counts.badLines === 2 * batch, 'the lines read');
+      jest.advanceTimersByTime(TIMING.aliveMs / 4);
     }
+    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reopened stream');
 
     expect(lines(run, 'debug')).toContainEqual(expect.stringMatching(/^Push relay: nothing arrived for 0 s; reconnecting/));
     expect(run.subscription.counts.badLines).toBeGreaterThan(5);
