@@ -49,7 +49,7 @@ describe('rings, at most one press every 5 s per doorbell', () => {
   it('50 forged rings in a second through the receiver press once, in HomeKit and over Matter, and count 49 floods', async () => {
     const matter = new FakeMatter();
     try {
-      // The rings' clock stands still: all 50 come within the 5 s however long a busy machine takes to send them.
+      // The rings' clock stands still: all 50 come within the 5 s however slow the machine is.
       const platform = testbed.launch({ timing: { ...QUICK_STATUS, monotonicNow: () => 1_000 }, prepare: (api) => matter.install(api) });
       await waitFor(() => allConfirmed(platform), 'subscriptions');
       await matterDevicesReady(matter);
@@ -58,7 +58,6 @@ describe('rings, at most one press every 5 s per doorbell', () => {
       const statuses: number[] = [];
       for (let ring = 0; ring < 50; ring += 1) {
         statuses.push(await forgeRing(FRONT, `forged-${ring}`));
-        await delay(10);
       }
 
       expect(statuses).toEqual(Array.from({ length: 50 }, () => 202));
