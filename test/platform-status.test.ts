@@ -103,10 +103,10 @@ describe('status.json', () => {
     // Another process holds the data folder's lock, as the settings page does while it writes.
     const release = await lockfile.lock(dataFolderPath(testbed.storagePath), { lockfilePath: join(dataFolderPath(testbed.storagePath), '.lock'), realpath: false });
     try {
-      const sentAt = performance.now();
+      // Awaited, not timed: the lock stays held until the end of this block, so an alert that waited
+      // for its write would not show here at all, however fast the machine.
       expect((await testbed.sim.deliverMotion(FRONT)).status).toBe(202);
-      await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit', 1_000);
-      expect(performance.now() - sentAt).toBeLessThan(1_000);
+      await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit');
       // A write planned for the motion is waiting for the lock: the file still shows none.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       expect((await readStatus())?.doorbells[0]?.lastMotionAt).toBeNull();
@@ -122,7 +122,7 @@ describe('status.json', () => {
     const platform = testbed.launch({ timing: { ...FAST, statusSink: disk.wrap } });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     expect((await testbed.sim.deliverMotion(FRONT)).status).toBe(202);
-    await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit', 1_000);
+    await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit');
     await waitFor(() => disk.refused >= 2, 'writes refused', STATUS_WRITTEN_MS);
 
     expect(await readStatus()).toBeUndefined();
