@@ -131,6 +131,13 @@ export class MatterDoorbells {
       if (removed.length > 0) {
         await this.matter.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [...removed]);
         this.log.info(`Removed ${removed.map(({ displayName }) => displayName).join(', ')} from Matter: no longer configured`);
+        // Homebridge answers before it has removed them, and works on each call apart: registering now
+        // would have it change the bridge's device list from two calls at once, and one of them gives up
+        // on the lock ("Failed to notify controllers of parts list change"). So the registration waits
+        // until Homebridge answers for none of them.
+        if (!(await wait.until(() => this.allGone(removed), this.endpoints[0]?.name ?? removed[0].displayName))) {
+          return;
+        }
       }
       if (this.endpoints.length > 0) {
         await this.matter.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, this.endpoints.map(({ definition }) => definition));
@@ -157,6 +164,21 @@ export class MatterDoorbells {
         this.log.warn(`Matter: the doorbells could not be published: ${errorMessage(error)}`);
       }
     }
+  }
+
+  /** Whether Homebridge answers for none of `accessories`: it has removed them, or never had them. */
+  private async allGone(accessories: readonly MatterAccessory[]): Promise<boolean> {
+    const states = await Promise.all(
+      accessories.map(async ({ UUID }) => {
+        try {
+          return await this.matter.getAccessoryState(UUID, 'bridgedDeviceBasicInformation');
+        } catch {
+          // A read that fails tells nothing to wait for: the registration goes ahead.
+          return undefined;
+        }
+      }),
+    );
+    return states.every((state) => state === undefined);
   }
 }
 

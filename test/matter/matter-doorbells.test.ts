@@ -9,6 +9,7 @@ import type { DoorbellSettings } from '../../src/config/parse-config.js';
 import { ALERTS_CONTEXT, hasOtherFeatures, matterAccessory } from '../../src/matter/matter-devices.js';
 import { MatterDoorbells } from '../../src/matter/matter-doorbells.js';
 import { Pauses } from '../../src/matter/pauses.js';
+import { PLATFORM_NAME, PLUGIN_NAME } from '../../src/settings.js';
 import { MATTER_TIMING, type MatterTiming } from '../../src/matter/registration-wait.js';
 import { FakeMatter, type FakeMatterOptions } from '../support/fake-matter.js';
 import { createTestApi, createTestLogger, type TestLogger } from '../support/homebridge-api.js';
@@ -162,6 +163,23 @@ describe('a doorbell removed from the config', () => {
 
     expect(run.matter.calls.filter(({ method }) => method === 'unregistered').map(({ uuid }) => uuid)).toEqual(cached.map(({ UUID }) => UUID));
     expect(linesAt(run.log, 'info')).toContain('Removed Door 2, Door 2 Doorbell, Door 2 Person from Matter: no longer configured');
+  });
+
+  it('registers the others only once Homebridge has removed them, so that two calls never change its device list at once', async () => {
+    // Homebridge 2.4 brought them back from its cache, and removes them after it has answered.
+    const run = start({ removeAfterMs: 50 });
+    const [kept, removed] = doorbells(2);
+    const cached = (['motion', 'button'] as const).map((role) => matterAccessory(run.api, run.api.matter!, { deviceId: removed.deviceId, doorbellName: removed.name, role }));
+    await run.api.matter!.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, cached);
+    await pollUntil(() => run.matter.registered.size, (size) => size === cached.length, 1_000, 'the cached devices back', 10);
+    cached.forEach((accessory) => run.devices.restore(accessory));
+    const callsBefore = run.matter.calls.length;
+
+    run.devices.publish([kept], { complete: true });
+    await allShown(run, 5);
+
+    const changes = run.matter.calls.slice(callsBefore).filter(({ method }) => method === 'unregistered' || method === 'registerPlatformAccessories');
+    expect(changes.map(({ method }) => method)).toEqual(['unregistered', 'unregistered', 'registerPlatformAccessories']);
   });
 });
 
