@@ -181,6 +181,28 @@ describe('a doorbell removed from the config', () => {
     const changes = run.matter.calls.slice(callsBefore).filter(({ method }) => method === 'unregistered' || method === 'registerPlatformAccessories');
     expect(changes.map(({ method }) => method)).toEqual(['unregistered', 'unregistered', 'registerPlatformAccessories']);
   });
+
+  it('registers the others all the same when Homebridge has not removed them after 10 s', async () => {
+    jest.useFakeTimers();
+    try {
+      const run = start({ removeAfterMs: Infinity });
+      const [kept, removed] = doorbells(2);
+      const cached = matterAccessory(run.api, run.api.matter!, { deviceId: removed.deviceId, doorbellName: removed.name, role: 'motion' });
+      await run.api.matter!.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [cached]);
+      await jest.advanceTimersByTimeAsync(0);
+      run.devices.restore(cached);
+
+      run.devices.publish([kept], { complete: true });
+      await jest.advanceTimersByTimeAsync(9_000);
+      expect(run.matter.countOf('registerPlatformAccessories')).toBe(1);
+      await jest.advanceTimersByTimeAsync(3_000);
+
+      expect(run.matter.countOf('registerPlatformAccessories')).toBe(2);
+      expect(shownCount(run)).toBe(5);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });
 
 describe('timing', () => {

@@ -31,7 +31,7 @@ export interface FakeMatterOptions {
   eachAfterMs?: number;
   /** Registers this many devices and stops, as Homebridge does at its device limit. */
   limit?: number;
-  /** Removes unregistered devices this long after answering, as Homebridge 2.4 does; at once without it. */
+  /** Removes unregistered devices this long after answering, as Homebridge 2.4 does; at once without it; never with Infinity. */
   removeAfterMs?: number;
 }
 
@@ -116,7 +116,7 @@ export class FakeMatter {
           });
         if (this.options.removeAfterMs === undefined) {
           remove();
-        } else {
+        } else if (Number.isFinite(this.options.removeAfterMs)) {
           this.later(remove, this.options.removeAfterMs);
         }
         return Promise.resolve();
