@@ -22,8 +22,8 @@ import { FAST_RETRY } from './settings-page.js';
 const CYCLES = 200;
 /**
  * Twice in every this many cycles the plugin is given time to take up the page's session, which the
- * service then refuses: once the page signs out as the refusal is sent, once it first reads the
- * account without a free descriptor.
+ * service refuses (it ended it as it issued it): once the page signs out as the refusal is sent, once
+ * it first reads the account without a free descriptor.
  */
 const TAKEN_UP_EVERY = 24;
 /** The whole run: about 20 s on a quiet machine, over 40 s on a busy one; this leaves room beyond that. */
