@@ -1,4 +1,4 @@
-import { CONTROL_SUBTYPES, CONTROLS } from '../values/controls.js';
+import { CONTROL_SUBTYPES, CONTROLS, type MinutesSetting } from '../values/controls.js';
 import { isJsonObject } from '../values/json.js';
 import { PLATFORM_NAME } from '../settings.js';
 import type { SchemaBlock, SchemaDoorbell } from './config-schema.js';
@@ -21,9 +21,10 @@ export type { PushSettings, RelaySettings } from './push-settings.js';
 /**
  * A doorbell entry with every default filled in: its own name (`Doorbell <deviceId>` by default) and
  * motion timeout (the platform's by default), each detection once; every other setting as the schema
- * declares it, so a new one reaches the accessory without a word here.
+ * declares it, so a new one reaches the accessory without a word here. A switch's minutes have no
+ * default: absent, the switch stays off until turned on.
  */
-export type DoorbellSettings = Required<SchemaDoorbell>;
+export type DoorbellSettings = Required<Omit<SchemaDoorbell, MinutesSetting>> & Pick<SchemaDoorbell, MinutesSetting>;
 
 /** The settings every stage after the check uses: addresses without trailing slashes, every default in. */
 export type PlatformSettings = Pick<SchemaBlock, 'account' | 'doorbellServerUrl' | 'doorbellAccessToken' | 'alertsSensor'> & {
