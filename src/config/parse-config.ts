@@ -2,7 +2,7 @@ import { CONTROL_SUBTYPES, CONTROLS, type MinutesSetting } from '../values/contr
 import { isJsonObject } from '../values/json.js';
 import { PLATFORM_NAME } from '../settings.js';
 import type { SchemaBlock, SchemaDoorbell } from './config-schema.js';
-import { type SettingPath, controlWithoutButton, mustBe, repeatsDetection } from './messages.js';
+import { type SettingPath, controlWithoutButton, minutesWithoutSwitch, mustBe, repeatsDetection } from './messages.js';
 import { toPushSettings, withoutTrailingSlashes, type Environment, type PushSettings } from './push-settings.js';
 import { checkBlock, withoutUnknownSettings } from './schema-check.js';
 
@@ -76,7 +76,10 @@ export function parseConfig(raw: unknown, environment: Environment = {}): Config
   return { status: 'ok', settings: toSettings(config, doorbells, environment), problems: messages, warnings: [...warnings, ...ignored] };
 }
 
-/** Settings of a usable doorbell entry that change nothing: a detection listed twice, a switch that needs the button (the Chime) without it. */
+/**
+ * Settings of a usable doorbell entry that change nothing: a detection listed twice, a switch that
+ * needs the button (the Chime) without it, a switch's minutes without the switch.
+ */
 function doorbellWarnings(doorbell: SchemaDoorbell, at: SettingPath): string[] {
   const { detections, button } = doorbell;
   const repeats = detections.flatMap((detection, index) => {
@@ -84,7 +87,12 @@ function doorbellWarnings(doorbell: SchemaDoorbell, at: SettingPath): string[] {
     return first === index ? [] : [repeatsDetection([...at, 'detections', index], [...at, 'detections', first]).message];
   });
   const unused = button ? [] : CONTROL_SUBTYPES.map((control) => CONTROLS[control]).filter((row) => row.needsButton && doorbell[row.setting]);
-  return [...repeats, ...unused.map((row) => controlWithoutButton([...at, row.setting], row.suffix).message)];
+  const idleMinutes = CONTROL_SUBTYPES.map((control) => CONTROLS[control]).filter((row) => doorbell[row.minutesSetting] !== undefined && !doorbell[row.setting]);
+  return [
+    ...repeats,
+    ...unused.map((row) => controlWithoutButton([...at, row.setting], row.suffix).message),
+    ...idleMinutes.map((row) => minutesWithoutSwitch([...at, row.minutesSetting], [...at, row.setting], row.suffix).message),
+  ];
 }
 
 function withoutHomebridgeKeys(raw: Record<string, unknown>): Record<string, unknown> {
