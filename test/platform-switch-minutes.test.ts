@@ -76,7 +76,7 @@ describe('a switch off for a while', () => {
    */
   async function frontStatus(what: string, holds: (doorbell: DoorbellStatus) => boolean): Promise<DoorbellStatus> {
     let front: DoorbellStatus | undefined;
-    for (let step = 0; step < 150; step += 1) {
+    for (let step = 0; step < 300; step += 1) {
       const status: DeliveryStatus | undefined = await testbed.readStatus();
       front = status?.doorbells.find(({ deviceId }) => deviceId === FRONT);
       if (front !== undefined && holds(front)) {
