@@ -227,6 +227,23 @@ describe('a switch off for a while', () => {
     });
   });
 
+  it('never stays off longer than its minutes after a launch with the clock far behind (a machine without a clock battery)', async () => {
+    const first = launchedAtTwo();
+    await onFakeClock(async () => {
+      await turn(first, FRONT, 'chime', false);
+      await testbed.stop(first);
+      jest.setSystemTime(TWO_PM - 24 * 60 * MINUTE);
+
+      const second = testbed.launch({ doorbells: WITH_MINUTES, cached: first.test.registered });
+      const launchedAt = performance.now();
+      expect(await isOn(second, FRONT, 'chime')).toBe(false);
+      await advance(launchedAt + 30 * MINUTE - 1 - performance.now());
+      expect(await isOn(second, FRONT, 'chime')).toBe(false);
+      await advance(1);
+      expect(await isOn(second, FRONT, 'chime')).toBe(true);
+    });
+  });
+
   it('is on at launch when its time ran out while Homebridge was down', async () => {
     const first = launchedAtTwo();
     await onFakeClock(async () => {
