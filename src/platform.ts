@@ -172,6 +172,11 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       timing: this.timing.status,
       sink: this.timing.statusSink,
     });
+    const { board } = this.status;
+    this.accessories.forEach((accessory, deviceId) => {
+      board.switchesChanged(deviceId, accessory.offUntil);
+      accessory.onChange((change) => change.type === 'control' && board.switchesChanged(deviceId, accessory.offUntil));
+    });
     this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log), this.status.board, new RelayMarkStore(folder, this.log));
     const connection = new Connection({
       settings: {

@@ -52,8 +52,8 @@ describe('status.json', () => {
       // The session's own time of sign-in, as session.json holds it: how the settings page tells it is the one it signed in.
       signedInAt: (await new SessionStore(openDataFolder(testbed.storagePath, createTestLogger('UI')), createTestLogger('UI')).readSession())?.loggedInAt,
       doorbells: [
-        { deviceId: FRONT, name: 'Front Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
-        { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null },
+        { deviceId: FRONT, name: 'Front Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null, motionAlertsOffUntil: null, chimeOffUntil: null },
+        { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null, motionAlertsOffUntil: null, chimeOffUntil: null },
       ],
       dropped: { invalid: 0, duplicate: 0, unconfigured: 0, stale: 0, flood: 0 },
       alerts: { flowing: true, since: expect.any(String), reason: null },

@@ -1,5 +1,6 @@
 import { CloudError } from '../cloud/errors.js';
 import type { ConnectionProgress, SessionLoss } from '../connection/progress.js';
+import { CONTROL_SUBTYPES, offUntilKey, type OffUntilKey } from '../values/controls.js';
 import type { DeliveryStatus, DoorbellStatus, DropCause, DroppedCounts, SessionState } from './delivery-status.js';
 
 export interface BoardDoorbell {
@@ -13,6 +14,8 @@ interface DoorbellRecord {
   failure?: string;
   lastMotionAt?: number;
   lastRingAt?: number;
+  /** When each switch off for a while turns itself on again. */
+  offUntil?: Partial<Record<OffUntilKey, number>>;
 }
 
 /** Why no doorbell can be subscribed while the session stands so; none while it is usable or coming. */
@@ -118,6 +121,11 @@ export class StatusBoard {
     this.update(deviceId, (record) => ({ ...record, lastMotionAt: this.now() }));
   }
 
+  /** A switch of the doorbell turned, or its minutes off began or ended: when each turns itself on again. */
+  switchesChanged(deviceId: string, offUntil: Partial<Record<OffUntilKey, number>>): void {
+    this.update(deviceId, (record) => ({ ...record, offUntil }));
+  }
+
   ring(deviceId: string): void {
     this.update(deviceId, (record) => ({ ...record, lastRingAt: this.now() }));
   }
@@ -160,6 +168,7 @@ export class StatusBoard {
       fault: this.faultOf(record),
       lastMotionAt: isoTime(record.lastMotionAt),
       lastRingAt: isoTime(record.lastRingAt),
+      ...Object.fromEntries(CONTROL_SUBTYPES.map((control) => [offUntilKey(control), isoTime(record.offUntil?.[offUntilKey(control)])])),
     };
   }
 

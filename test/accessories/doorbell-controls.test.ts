@@ -360,11 +360,11 @@ describe('changes, as seen from outside HomeKit', () => {
     expect(changes).toEqual([
       { type: 'motion', sensor: 'main', detected: true, since: ACCEPTED_AT },
       { type: 'motion', sensor: 'person', detected: true, since: ACCEPTED_AT },
-      { type: 'control', control: 'chime', on: false },
+      { type: 'control', control: 'chime', on: false, how: 'turned' },
       { type: 'ring', outcome: 'silent' },
       { type: 'motion', sensor: 'main', detected: false, since: expect.any(Number) },
       { type: 'motion', sensor: 'person', detected: false, since: expect.any(Number) },
-      { type: 'control', control: 'motion-alerts', on: false },
+      { type: 'control', control: 'motion-alerts', on: false, how: 'turned' },
     ]);
     // Turned off by the switch: since then, not since the alert.
     const offSince = changes.flatMap((change) => (change.type === 'motion' && !change.detected ? [change.since] : []));

@@ -4,9 +4,12 @@
  * animal sensor. The controller turns Motion Alerts off and the front door's sensors stay off while the
  * back door still fires; it turns the Chime off and a ring presses only the programmable switch; a
  * person fires the person sensor, not the vehicle one; a package delivered fires the package sensor and
- * an animal the animal one; after a restart both switches read what they were left at.
+ * an animal the animal one. After a restart, Motion Alerts (no minutes set) reads what it was left at,
+ * and the Chime, whose 30 minutes off ran out while Homebridge was down, is on again.
  */
 import { expect, it } from '@jest/globals';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { changeOf, HapCharacteristic, HapService, type CharacteristicEvent, type CharacteristicRef, type HapAccessory } from './support/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
@@ -23,7 +26,7 @@ const SINGLE_PRESS = 0;
 const [FRONT, BACK] = DOORBELLS.map(({ deviceId }) => String(deviceId));
 const WITH_CONTROLS = DOORBELLS.map((doorbell, index) =>
   index === 0
-    ? { ...doorbell, motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'package', 'animal'] }
+    ? { ...doorbell, motionSwitch: true, chimeSwitch: true, chimeSwitchMinutes: 30, detections: ['person', 'vehicle', 'package', 'animal'] }
     : index === 1
       ? { ...doorbell, detections: ['person'] }
       : doorbell,
@@ -56,6 +59,22 @@ function frontDoor(accessory: HapAccessory) {
 /** HAP-NodeJS warns of a name it rejects, or of a characteristic a service does not declare. */
 function expectNoHapWarning(lines: readonly string[]): void {
   expect(lines.filter((line) => /HAP-NodeJS WARNING|generated a warning/i.test(line))).toEqual([]);
+}
+
+/**
+ * Homebridge down for `minutes`, as its accessory cache sees it: every switch's kept end of its time
+ * off comes that much sooner. The plugin reads the cache Homebridge wrote at shutdown, as after a
+ * real wait, without the test waiting half an hour.
+ */
+async function downFor(storagePath: string, minutes: number): Promise<void> {
+  const file = join(storagePath, 'accessories', 'cachedAccessories');
+  const cached = JSON.parse(await readFile(file, 'utf8')) as Array<{ context: Record<string, unknown> }>;
+  for (const { context } of cached) {
+    for (const key of Object.keys(context).filter((name) => name.endsWith('OffUntil'))) {
+      context[key] = (context[key] as number) - minutes * 60_000;
+    }
+  }
+  await writeFile(file, JSON.stringify(cached));
 }
 
 function isOf(characteristic: CharacteristicRef): (event: CharacteristicEvent) => boolean {
@@ -132,6 +151,7 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
     const controller = await setup().controller();
     // HAP lets a controller write a bool as 0 or 1.
     await controller.write(front.chime, 0);
+    await setup().homebridge.waitForLine(/The chime at Front Door turned off until \d\d:\d\d/, EVENT_TIMEOUT_MS);
 
     expect(await setup().simulator.deliverMotion(FRONT, { kind: 'ding', id: 'ring-silent' })).toMatchObject({ status: 202 });
     const first = await controller.nextEvent((event) => isOf(front.doorbellPress)(event) || isOf(front.switchPress)(event), EVENT_TIMEOUT_MS);
@@ -140,14 +160,16 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   });
 
   it(
-    'after a restart, both switches read what they were left at, and motion alerts stay off until turned on',
+    'after a restart, motion alerts stay off until turned on, and the Chime whose time ran out meanwhile is on again',
     async () => {
       await setup().stop();
+      await downFor(setup().sandbox.storagePath, 31);
       await setup().start();
       await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
       const controller = await setup().controller();
 
-      expect(await controller.read(front.motionAlerts, front.chime)).toEqual([false, false]);
+      expect(await controller.read(front.motionAlerts, front.chime)).toEqual([false, true]);
+      await setup().homebridge.waitForLine(/Front Door Chime is on again/, EVENT_TIMEOUT_MS);
       expectNoHapWarning(setup().homebridge.lines);
       expect(await setup().simulator.deliverMotion(FRONT, { id: 'after-restart' })).toMatchObject({ status: 202 });
       expect(await controller.read(front.sensors[0])).toEqual([false]);
