@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { Agent, request } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { MIN_RING_INTERVAL_MS } from '../../src/accessories/doorbell-accessory.js';
-import { MAX_BODY_BYTES } from '../../src/push/receiver.js';
+import { MAX_BODY_BYTES } from '../../src/push/intake.js';
 import { changesOf, recordHapChanges, type HapChange } from '../support/hap-changes.js';
 import { FAST, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
