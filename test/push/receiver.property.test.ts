@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { MIN_RING_INTERVAL_MS } from '../../src/accessories/doorbell-accessory.js';
 import { MAX_BODY_BYTES } from '../../src/push/intake.js';
 import { changesOf, recordHapChanges, type HapChange } from '../support/hap-changes.js';
-import { FAST, waitFor } from '../support/platform-harness.js';
+import { FAST, waitFor } from '../../scripts/lib/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
 import { SHAPE_NAMES, SHAPES } from '../support/notification-payloads.js';
 import { propertyRuns } from '../support/property-runs.js';

@@ -9,7 +9,7 @@ import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay, RelayOptions } from '../../simulator/relay/index.js';
 import { RelaySubscription } from '../../src/push/relay-subscription.js';
 import type { RelayTiming } from '../../src/push/relay-timing.js';
-import { createTestLogger } from '../support/homebridge-api.js';
+import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
 
 export const TIMING: RelayTiming = {
   aliveMs: 400,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { listen } from '../../simulator/servers.js';
-import { delay, waitFor } from '../support/platform-harness.js';
+import { delay, waitFor } from '../../scripts/lib/platform-harness.js';
 import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
 
 const messageLine = (fields: Record<string, unknown>) => JSON.stringify({ event: 'message', topic: 't', ...fields });
