@@ -1,6 +1,6 @@
 /**
  * The plugin doing its job on real Homebridge 2 and 1 against the strict simulator: it signs in,
- * registers and subscribes three doorbells, publishes them as MotionSensors, turns a delivered
+ * registers and subscribes three doorbells, reads the account's doorbell list once they are, publishes them as MotionSensors, turns a delivered
  * notification into a MotionDetected event at a paired controller, and after a restart carries on
  * from its stored session.
  */
@@ -10,6 +10,7 @@ import { describeWithBuiltPlugin } from './support/built-plugin.js';
 import { changeOf } from '../../scripts/lib/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from '../../scripts/lib/homebridge-versions.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 import { DOORBELLS, MOTION_TIMEOUT_S, SERIAL_NUMBERS } from './support/plugin-config.js';
 import { expectNoPortInUse, expectStoppedInTime, itEndsCleanly, NO_FAULT, usePluginSetup, type DoorbellSensor } from './support/plugin-setup.js';
 
@@ -31,6 +32,15 @@ const RESTART_TIMEOUT_MS = STOP_TIMEOUT_MS + START_TIMEOUT_MS + SUBSCRIBED_TIMEO
 
 const REGISTRATION = 'doorbell PATCH /clients_api/device';
 const SUBSCRIPTIONS = SERIAL_NUMBERS.map((deviceId) => `doorbell POST /clients_api/doorbots/${deviceId}/motions_subscribe`);
+/** Read once the first subscriptions are done, never before: it must not delay them. */
+const LIST_READ = 'doorbell GET /clients_api/ring_devices';
+
+/** The requests the simulator saw, in order, once the doorbell list has been read after the subscriptions. */
+async function requestsWithListRead(simulator: { requests: readonly RecordedRequest[] }): Promise<string[]> {
+  const lines = await pollUntil(() => requestLines(simulator.requests), (seen) => seen.includes(LIST_READ), SUBSCRIBED_TIMEOUT_MS, 'the doorbell list read', 50);
+  expect(lines.indexOf(LIST_READ)).toBeGreaterThan(Math.max(...SUBSCRIPTIONS.map((line) => lines.indexOf(line))));
+  return lines;
+}
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   const setup = usePluginSetup(runtime);
@@ -39,14 +49,14 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   const raisedAt = new Map<string, number>();
 
   it(
-    'signs in once at the regional address, registers once and subscribes each doorbell once, every request valid',
+    'signs in once at the regional address, registers once, subscribes each doorbell once, then reads the doorbell list, every request valid',
     async () => {
       await setup().start();
       await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
 
       const { simulator } = setup();
-      expect(requestLines(simulator.requests).sort()).toEqual(
-        ['account POST /api/v1/getUrlByEmail', 'region POST /api/v4/auth/email/login/code', REGISTRATION, ...SUBSCRIPTIONS].sort(),
+      expect((await requestsWithListRead(simulator)).sort()).toEqual(
+        ['account POST /api/v1/getUrlByEmail', 'region POST /api/v4/auth/email/login/code', REGISTRATION, ...SUBSCRIPTIONS, LIST_READ].sort(),
       );
       expect(simulator.requestsTo('region')[0]?.rawQuery).toContain('email=e2e%2Bmotion%40example.com');
       expect(simulator.invalidRequests()).toEqual([]);
@@ -121,7 +131,7 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
       const homebridge = await setup().start();
       await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
 
-      expect(requestLines(simulator.requests).sort()).toEqual([REGISTRATION, ...SUBSCRIPTIONS].sort());
+      expect((await requestsWithListRead(simulator)).sort()).toEqual([REGISTRATION, ...SUBSCRIPTIONS, LIST_READ].sort());
       expect(simulator.pushToken).toBe(pushToken);
       expectNoPortInUse(homebridge);
     },
