@@ -8,7 +8,7 @@ import { temporaryStorage } from '../lib/platform-harness.js';
 import { runBurst, type BurstFigure } from './burst.js';
 import { BenchHomebridge } from './homebridge.js';
 import { homekitLatency } from './homekit.js';
-import { characteristicProbe, inProcessRings, launchInProcess, startBenchCloud, stopInProcess, whenAllConfirmed } from './in-process.js';
+import { characteristicProbe, inProcessRings, launchInProcess, relayTimeAlwaysDue, startBenchCloud, stopInProcess, whenAllConfirmed } from './in-process.js';
 import { NotificationSender, pathLatency, type PathLatency } from './latency.js';
 import { doorbellIds, STARTUP_SIZES, type BenchSettings } from './settings.js';
 import { startFresh, startupFigure, stopStarted, timeCloudStartup, warmRestart, type Started, type StartupFigure, type WarmRestartFigure } from './startup.js';
@@ -30,7 +30,7 @@ export interface RelayPhase {
 export async function relayPhase(settings: BenchSettings): Promise<RelayPhase> {
   const largest = Math.max(...STARTUP_SIZES);
   const sim = await startBenchCloud(doorbellIds(largest));
-  const relay = await startRelay();
+  const relay = await startRelay({ now: relayTimeAlwaysDue() });
   const cloud = { sim, relay };
   const running: Started[] = [];
   try {
