@@ -1,5 +1,5 @@
 import { isDeviceIdText } from './field-checks.js';
-import type { DeviceListName, SimulatedDevice } from './types.js';
+import type { DeviceHealth, DeviceListName, SimulatedDevice } from './types.js';
 
 /**
  * The account's device list as the doorbell service answers `GET /clients_api/ring_devices`: one
@@ -42,6 +42,34 @@ export function checkDevices(devices: readonly SimulatedDevice[]): void {
   }
 }
 
+/** The device list holds no doorbell with this id. */
+export class DeviceNotListed extends Error {
+  constructor(readonly deviceId: string) {
+    super(`the device list holds no doorbell ${deviceId}`);
+  }
+}
+
+/**
+ * Changes what the list says of doorbell `id`'s health (a key given as undefined is left as it was);
+ * false when the list has no such doorbell.
+ */
+export function setDeviceHealth(devices: SimulatedDevice[], id: string, health: DeviceHealth): boolean {
+  const index = devices.findIndex((device) => 'id' in device && device.id === id);
+  const device = devices[index];
+  if (device === undefined || !('id' in device)) {
+    return false;
+  }
+  const changed: SimulatedDevice = { ...device };
+  if (health.battery_life !== undefined) {
+    changed.battery_life = health.battery_life;
+  }
+  if (health.connection !== undefined) {
+    changed.connection = health.connection;
+  }
+  devices[index] = changed;
+  return true;
+}
+
 /** Each of `doorbells` as one of the account's own doorbells. */
 export function devicesOf(doorbells: readonly string[]): SimulatedDevice[] {
   return doorbells.map((id) => ({ list: 'doorbots', id, description: `Doorbell ${id}`, kind: 'lpd_v2' }));
@@ -64,7 +92,8 @@ function entryText(device: SimulatedDevice): string {
     ...(device.kind === undefined ? [] : [`"kind":${JSON.stringify(device.kind)}`]),
     // Keys a client does not read, nested ones included.
     `"device_id":${JSON.stringify(`dev-${device.id}`)}`,
-    '"alerts":{"connection":"online","battery":"ok"}',
+    ...(device.battery_life === undefined ? [] : [`"battery_life":${JSON.stringify(device.battery_life)}`]),
+    `"alerts":{"connection":${JSON.stringify(device.connection ?? 'online')},"battery":"ok"}`,
     '"features":{"motions_enabled":true}',
   ];
   return `{${fields.join(',')}}`;

@@ -151,7 +151,15 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     this.alerts.launch(settings, complete);
     this.accessories.forEach((accessory, deviceId) => {
       this.matter?.follow(accessory, deviceId);
-      accessory.onChange((change) => change.type === 'fault' && this.alerts.faultChanged(deviceId, change.faulted));
+      // Kept offline from the last run: why it is down, before its fault is first counted.
+      this.alerts.doorbellOffline(deviceId, accessory.health.online === false);
+      accessory.onChange((change) => {
+        if (change.type === 'fault') {
+          this.alerts.faultChanged(deviceId, change.faulted);
+        } else if (change.type === 'online') {
+          this.alerts.doorbellOffline(deviceId, !change.online);
+        }
+      });
     });
     if (!complete) {
       this.accessories.showUnavailable();
@@ -172,6 +180,11 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       timing: this.timing.status,
       sink: this.timing.statusSink,
     });
+    const { board } = this.status;
+    this.accessories.forEach((accessory, deviceId) => {
+      board.doorbellHealth(deviceId, accessory.health);
+      accessory.onChange((change) => (change.type === 'battery' || change.type === 'online') && board.doorbellHealth(deviceId, accessory.health));
+    });
     this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log), this.status.board, new RelayMarkStore(folder, this.log));
     const connection = new Connection({
       settings: {
@@ -190,6 +203,8 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
           sessionUnavailable: () => this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
           // A refresh that cannot register leaves no doorbell subscribed, until a retry gets through.
           connectFailed: (stage) => stage === 'registration' && this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
+          // What the doorbell service says of each doorbell: its battery, whether it reaches it.
+          doorbellListRead: (list) => this.accessories.listRead(list),
         }),
       ),
       timing: this.timing.schedule,

@@ -70,7 +70,13 @@ export class Connection {
     const planned = (nextRunAt: number | undefined) => listener.progressed?.({ nextRunAt, registeredAt: this.registeredAt });
     this.schedule = new Schedule(timing, (reason) => void this.run(reason), planned, () => void this.listRead.read(this.client, this.sessionAbort.signal));
     this.subscriptions = new Subscriptions(settings.doorbells, listener, log, this.slots);
-    this.listRead = new DoorbellListRead(this.slots, log, () => void this.sessionRejected(), () => this.schedule.endListReads());
+    this.listRead = new DoorbellListRead(
+      this.slots,
+      log,
+      () => void this.sessionRejected(),
+      () => this.schedule.endListReads(),
+      (list) => listener.doorbellListRead?.(list),
+    );
     this.ownSignIn = new OwnSignIn(settings.credentials.account?.code);
   }
 
