@@ -13,14 +13,16 @@ const LISTS: readonly DeviceListName[] = ['doorbots', 'authorized_doorbots', 'st
  * One entry of every kind a client meets: the account's own doorbell, one shared with it, a camera
  * whose id is above 2^53 (a JS number would make it ...992), a chime (not a doorbell), and entries a
  * client must skip among the good ones: an id that is not a number, one past the int64 range, none.
+ * Their health reads every way the service writes it: a battery as a number, as a decimal string,
+ * and null (wired); a doorbell the service cannot reach.
  */
 export const SAMPLE_DEVICES: readonly SimulatedDevice[] = [
-  { list: 'doorbots', id: '1234567', description: 'Front Door', kind: 'lpd_v2' },
+  { list: 'doorbots', id: '1234567', description: 'Front Door', kind: 'lpd_v2', battery_life: 15 },
   { list: 'doorbots', rawEntry: '{"id":"front-gate","description":"Front Gate","kind":"lpd_v2"}' },
   { list: 'doorbots', rawEntry: '{"id":9223372036854775808,"description":"Out of range","kind":"lpd_v2"}' },
-  { list: 'authorized_doorbots', id: '7654321', description: "Neighbour's Door", kind: 'doorbell_v3' },
+  { list: 'authorized_doorbots', id: '7654321', description: "Neighbour's Door", kind: 'doorbell_v3', battery_life: '87.6', connection: 'offline' },
   { list: 'authorized_doorbots', rawEntry: '{"description":"No id"}' },
-  { list: 'stickup_cams', id: '9007199254740993', description: 'Garage', kind: 'stickup_cam_v4' },
+  { list: 'stickup_cams', id: '9007199254740993', description: 'Garage', kind: 'stickup_cam_v4', battery_life: null },
   { list: 'chimes', id: '5550001', description: 'Hallway Chime', kind: 'chime_pro' },
 ];
 

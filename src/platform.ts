@@ -157,7 +157,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
         if (change.type === 'fault') {
           this.alerts.faultChanged(deviceId, change.faulted);
         } else if (change.type === 'online') {
-          this.alerts.doorbellOffline(deviceId, !change.online);
+          this.alerts.doorbellOffline(deviceId, change.online === false);
         }
       });
     });

@@ -1,11 +1,10 @@
 import type { API, PlatformAccessory } from 'homebridge';
-import type { DoorbellList } from '../cloud/doorbell-list.js';
 import type { DoorbellSettings } from '../config/parse-config.js';
 import type { Logger } from '../log.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
 import { CONTROLS } from '../values/controls.js';
 import { batteryIsLow } from './battery.js';
-import { accessoryUuid, DoorbellAccessory } from './doorbell-accessory.js';
+import { accessoryUuid, DoorbellAccessory, type ListEntry } from './doorbell-accessory.js';
 import { cleanName, HOMEKIT_NAME_LENGTH } from './names.js';
 
 /**
@@ -105,7 +104,7 @@ export class DoorbellAccessories {
    * doorbell the list leaves out is named once a run, and not faulted: a list may leave out what a
    * subscription still serves.
    */
-  listRead(list: DoorbellList | undefined): void {
+  listRead(list: ListedDoorbells | undefined): void {
     if (list !== undefined) {
       const entries = new Map(list.doorbells.map((doorbell) => [doorbell.deviceId, doorbell]));
       this.byDeviceId.forEach((accessory, deviceId) => {
@@ -132,9 +131,9 @@ export class DoorbellAccessories {
         } else if (!low && wasLow) {
           this.log.info(`${accessory.name}'s battery is no longer low (${change.level} %)`);
         }
-      } else if (change.type === 'online' && !change.online) {
+      } else if (change.type === 'online' && change.online === false) {
         this.log.warn(`${accessory.name} is offline in the doorbell service (check its Wi-Fi or power)`);
-      } else if (change.type === 'online' && change.wasOffline) {
+      } else if (change.type === 'online' && change.online === true && change.wasOffline) {
         this.log.info(`${accessory.name} is online again in the doorbell service`);
       }
     });
@@ -153,6 +152,11 @@ export class DoorbellAccessories {
   dispose(): void {
     this.byDeviceId.forEach((accessory) => accessory.dispose());
   }
+}
+
+/** What the account's doorbell list holds, as far as the accessories read it. */
+export interface ListedDoorbells {
+  doorbells: ReadonlyArray<ListEntry & { deviceId: string }>;
 }
 
 /** The most of a configured name a log line quotes. */

@@ -59,7 +59,7 @@ export type DoorbellChange =
   | { type: 'ring'; outcome: 'chimed' | 'silent' }
   | { type: 'fault'; faulted: boolean }
   | { type: 'battery'; level: number | undefined; previous: number | undefined }
-  | { type: 'online'; online: boolean; wasOffline: boolean };
+  | { type: 'online'; online: boolean | undefined; wasOffline: boolean };
 
 /**
  * What the doorbell service last said of the doorbell: its battery level (a whole percentage; null
@@ -96,11 +96,14 @@ export class DoorbellAccessory {
   private deliveryDown = false;
   /** When the last ring that reached HomeKit arrived, and its relay time. */
   private lastPress: RingTimes = { at: -Infinity, relayTime: undefined };
-  /**
-   * The first doorbell list read of the run is over (answered, failed, or not offered): until then a
-   * doorbell kept offline from the last run cannot be told back, so it is not confirmed either.
-   */
+  /** The first doorbell list read of the run is over: answered, failed, or not offered. */
   private listSettled = false;
+  /**
+   * Offline as the last run left it, and no read of this run has said so yet. It stands until the first
+   * read is over, so an outage outlives a restart; a first read that tells nothing of it ends it,
+   * since a list that fails faults nothing.
+   */
+  private offlineKept = false;
   /** What the last list read said of its connection; undefined until one said. */
   private online: boolean | undefined;
   /** Since when the service has said it cannot reach the doorbell (ms since the epoch); kept in the context. */
@@ -162,10 +165,18 @@ export class DoorbellAccessory {
     }
   }
 
-  /** A doorbell list read of this run is over, whatever it found. */
+  /** A doorbell list read of this run is over, whatever it found (its entry, if any, came first). */
   listRead(): void {
-    if (!this.listSettled) {
-      this.listSettled = true;
+    if (this.listSettled) {
+      return;
+    }
+    this.listSettled = true;
+    if (this.offlineKept) {
+      this.offlineKept = false;
+      this.offlineSince = undefined;
+      this.online = undefined;
+      delete this.accessory.context.offlineSince;
+      this.notify({ type: 'online', online: undefined, wasOffline: true });
       this.showFault();
     }
   }
@@ -256,6 +267,7 @@ export class DoorbellAccessory {
     if (typeof offlineSince === 'number' && Number.isFinite(offlineSince)) {
       this.online = false;
       this.offlineSince = offlineSince;
+      this.offlineKept = true;
     }
   }
 
@@ -282,6 +294,8 @@ export class DoorbellAccessory {
   }
 
   private setOnline(online: boolean): void {
+    // Said again by this run's read, or told otherwise: no longer only what the last run knew.
+    this.offlineKept = false;
     if (this.online === online) {
       return;
     }
@@ -355,7 +369,7 @@ export class DoorbellAccessory {
   /** A fault until alerts are confirmed, and while they cannot arrive (the doorbell offline included). */
   private statusFault(): number {
     const { StatusFault } = this.api.hap.Characteristic;
-    const flowing = this.confirmed && this.listSettled && !this.deliveryDown && this.offlineSince === undefined;
+    const flowing = this.confirmed && !this.deliveryDown && this.offlineSince === undefined;
     return flowing ? StatusFault.NO_FAULT : StatusFault.GENERAL_FAULT;
   }
 }

@@ -154,8 +154,9 @@ export class Connection {
     } else {
       this.retryLater('Some doorbells are not subscribed yet.');
     }
-    // After a launch, a new session and each refresh (a retry leaves the reads be); never while paused for the user.
-    if (reason !== 'retry') {
+    // After a launch, a new session and each refresh (a retry leaves the reads be, unless none has
+    // been made yet: a doorbell kept offline from the last run waits for one); never while paused for the user.
+    if (reason !== 'retry' || !this.listRead.settled) {
       this.schedule.readListNow();
     }
   }

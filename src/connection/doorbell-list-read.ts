@@ -16,6 +16,8 @@ export class DoorbellListRead {
   private offered = true;
   /** The list as the last read found it; undefined before the first answer. */
   latest: DoorbellList | undefined;
+  /** Some read of this run is over (answered, failed, or not offered). */
+  settled = false;
   /** A read still under way when the next falls due is not doubled. */
   private reading = false;
 
@@ -55,6 +57,7 @@ export class DoorbellListRead {
         return;
       }
       // Told before the session's loss, whose faults then come last.
+      this.settled = true;
       this.onRead(undefined);
       if (error instanceof CloudError && error.sessionInvalid) {
         this.sessionRefused();
@@ -65,6 +68,7 @@ export class DoorbellListRead {
     } finally {
       this.reading = false;
     }
+    this.settled = true;
     this.onRead(found);
   }
 }
