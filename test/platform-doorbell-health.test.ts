@@ -261,17 +261,23 @@ describe("a doorbell's battery and connection, from the doorbell list", () => {
     ['is cut off', () => testbed.sim.injectFault('devices', { reset: true, times: 1_000 })],
     ['is not offered (404)', () => testbed.sim.setDeviceListMode('not-offered')],
   ])(
-    'faults nothing when the list %s',
+    'faults nothing and keeps the last level when the list %s',
     (_what, fail) =>
       onFakeClock(async () => {
+        testbed.sim.setDoorbellHealth(FRONT, { battery_life: 40 });
+        const first = launchOnFakeClock();
+        await until(() => batteryOf(first, FRONT)?.level === 40, 'the battery');
+        await testbed.stop(first);
         fail();
-        const platform = launchOnFakeClock();
-        await until(() => testbed.sim.requestsTo('devices').length >= 1, 'the read');
+
+        const platform = launchOnFakeClock(first.test.registered);
+        await until(() => testbed.sim.requestsTo('devices').length >= 2, 'the read');
         await minutesPass(2);
         await until(() => allConfirmed(platform), 'the doorbells confirmed');
         await minutesPass(1);
         expect(alertsState(platform)).toBe(CLOSED);
         expect(stopped(platform)).toEqual([]);
+        expect(batteryOf(platform, FRONT)?.level).toBe(40);
       })(),
   );
 
