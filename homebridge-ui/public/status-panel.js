@@ -174,11 +174,27 @@ function describeRegistration({ registeredAt, nextRefreshAt, session }) {
   return `Not registered for alerts yet${nextRefreshAt ? `; next try ${timeOf(nextRefreshAt)}` : ''}.`;
 }
 
-function describeDoorbell({ name, deviceId, fault, lastMotionAt, lastRingAt }) {
+function describeDoorbell(doorbell) {
+  const { name, deviceId, fault, lastMotionAt, lastRingAt } = doorbell;
   const state = fault ?? 'subscribed';
   const motion = lastMotionAt ? `last motion ${timeOf(lastMotionAt)}` : 'no motion yet';
   const ring = lastRingAt ? `last ring ${timeOf(lastRingAt)}` : 'no ring yet';
-  return { text: `${name} (${deviceId}): ${state}; ${motion}, ${ring}.`, tone: fault === null ? undefined : 'danger' };
+  return { text: `${name} (${deviceId}): ${state}; ${motion}, ${ring}${describeHealth(doorbell)}.`, tone: fault === null ? undefined : 'danger' };
+}
+
+/** A battery doorbell at 20 % or less reads low, as the Home app shows it. */
+const LOW_BATTERY_PERCENT = 20;
+
+/** What the doorbell service says of the doorbell: `; battery 15 % (low); offline since 10:02`, or nothing. Absent from an older plugin's status. */
+function describeHealth({ battery, online, offlineSince }) {
+  const parts = [];
+  if (typeof battery === 'number') {
+    parts.push(`battery ${battery} %${battery <= LOW_BATTERY_PERCENT ? ' (low)' : ''}`);
+  }
+  if (online === false) {
+    parts.push(offlineSince ? `offline since ${timeOf(offlineSince)}` : 'offline');
+  }
+  return parts.map((part) => `; ${part}`).join('');
 }
 
 /** `lines`: texts, or `{ text, tone }` for a line in a Bootstrap text colour. */
