@@ -11,7 +11,7 @@ import { demoDir, readDemoInfo, type DemoDoorbell, type DemoInfo } from './lib/d
 import { parseCommandLine } from '../simulator/cli.js';
 
 const USAGE = [
-  'usage: npm run motion -- <deviceId> [--kind motion|ding] [--detection person|vehicle|other] [--id EVENT_ID] [--dir PATH]',
+  'usage: npm run motion -- <deviceId> [--kind motion|ding] [--detection person|vehicle|package|animal|other] [--id EVENT_ID] [--dir PATH]',
   '  --kind       motion (default) drives the motion sensor; ding rings: it presses the doorbell button (once in 5 s at most)',
   '  --detection  what the motion saw, as the doorbell service reports it: also turns on that sensor',
   '  --id         the event id; the plugin drops a repeated id within 10 minutes as a duplicate',

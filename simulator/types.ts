@@ -133,7 +133,7 @@ export interface SimulatorOptions {
 export interface MotionOptions {
   id?: string;
   kind?: string;
-  /** What the motion saw, as the service names it (`human`, `vehicle`, `other_motion`), sent beside `kind`. */
+  /** What the motion saw, as the service names it (`human`, `vehicle`, `package_delivery`, `animal`...), sent beside `kind`: any string is passed on. */
   subtype?: string;
   rawBody?: string;
 }

@@ -182,6 +182,8 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     });
     const { board } = this.status;
     this.accessories.forEach((accessory, deviceId) => {
+      board.switchesChanged(deviceId, accessory.offUntil);
+      accessory.onChange((change) => change.type === 'control' && board.switchesChanged(deviceId, accessory.offUntil));
       board.doorbellHealth(deviceId, accessory.health);
       accessory.onChange((change) => (change.type === 'battery' || change.type === 'online') && board.doorbellHealth(deviceId, accessory.health));
     });

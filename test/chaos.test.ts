@@ -13,6 +13,7 @@ import type { PlatformTiming } from '../src/platform.js';
 import { FAST, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
+import { runUntil } from './support/fake-clock.js';
 
 /** One background minute, in real milliseconds. */
 const MINUTE_MS = 20;
@@ -84,21 +85,6 @@ async function withSeed(seed: number, run: () => Promise<void>): Promise<void> {
   } catch (error) {
     (error as Error).message = `chaos seed ${seed} (CHAOS_SEED=${seed} replays it):\n${(error as Error).message}`;
     throw error;
-  }
-}
-
-/**
- * Lets real I/O run until `condition` holds, moving the fake clock on by `stepMs` each turn (so the
- * millisecond backoffs within a run elapse) or not at all; rejects after `timeoutMs` of real time.
- */
-async function runUntil(condition: () => boolean, what: string, stepMs: number, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`Gave up waiting for ${what}`);
-    }
-    await jest.advanceTimersByTimeAsync(stepMs);
-    await sleep(1);
   }
 }
 

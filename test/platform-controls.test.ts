@@ -16,10 +16,10 @@ import { SHAPE_NAMES, SHAPES } from './support/notification-payloads.js';
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 const { Characteristic, Service: S } = hap;
 const SINGLE_PRESS = Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS;
-const SENSORS = [undefined, 'person', 'vehicle', 'other'] as const;
+const SENSORS = [undefined, 'person', 'vehicle', 'package', 'animal', 'other'] as const;
 
 /** Both doorbells with every control: the front door's alerts are the ones switched. */
-const WITH_CONTROLS = DOORBELLS.map((doorbell) => ({ ...doorbell, motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'other'] }));
+const WITH_CONTROLS = DOORBELLS.map((doorbell) => ({ ...doorbell, motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'package', 'animal', 'other'] }));
 
 function serviceOf(platform: RunningPlatform, deviceId: string, type: typeof S.Switch | typeof S.MotionSensor, subtype?: string): Service {
   const service = accessoryOf(platform, deviceId).services.find((candidate) => candidate.UUID === type.UUID && candidate.subtype === subtype);
@@ -29,7 +29,7 @@ function serviceOf(platform: RunningPlatform, deviceId: string, type: typeof S.S
   return service;
 }
 
-/** MotionDetected of the main sensor and the person, vehicle and other sensors, in that order. */
+/** MotionDetected of the main sensor and the person, vehicle, package, animal and other sensors, in that order. */
 function motionOf(platform: RunningPlatform, deviceId: string): unknown[] {
   return SENSORS.map((subtype) => serviceOf(platform, deviceId, S.MotionSensor, subtype).getCharacteristic(Characteristic.MotionDetected).value);
 }
@@ -51,18 +51,18 @@ describe('the controls in the Home app', () => {
   it('with Motion Alerts off, leaves every sensor of that doorbell off while the other doorbell fires, and rings still press', async () => {
     const platform = await launched();
     await testbed.sim.deliverMotion(FRONT, { subtype: 'human' });
-    expect(motionOf(platform, FRONT)).toEqual([true, true, false, false]);
+    expect(motionOf(platform, FRONT)).toEqual([true, true, false, false, false, false]);
 
     await turn(platform, FRONT, 'motion-alerts', false);
-    expect(motionOf(platform, FRONT)).toEqual([false, false, false, false]);
+    expect(motionOf(platform, FRONT)).toEqual([false, false, false, false, false, false]);
     const presses = recordPresses(accessoryOf(platform, FRONT));
 
     expect((await testbed.sim.deliverMotion(FRONT, { subtype: 'human' })).status).toBe(202);
     expect((await testbed.sim.deliverMotion(BACK, { subtype: 'human' })).status).toBe(202);
     expect((await testbed.sim.deliverMotion(FRONT, { kind: 'ding' })).status).toBe(202);
 
-    expect(motionOf(platform, FRONT)).toEqual([false, false, false, false]);
-    expect(motionOf(platform, BACK)).toEqual([true, true, false, false]);
+    expect(motionOf(platform, FRONT)).toEqual([false, false, false, false, false, false]);
+    expect(motionOf(platform, BACK)).toEqual([true, true, false, false, false, false]);
     expect(presses).toEqual({ doorbell: [SINGLE_PRESS], switch: [SINGLE_PRESS] });
     expect(platform.log.lines).toContainEqual({ level: 'info', message: 'Motion alerts at Front Door turned off' });
     expect(platform.log.lines).toContainEqual({ level: 'debug', message: 'Ignored motion at Front Door: its Motion Alerts switch is off' });
@@ -94,8 +94,24 @@ describe('the controls in the Home app', () => {
     const platform = await launched();
     const body = SHAPES[shape]({ deviceId: BACK, kind: 'motion', subtype: '"vehicle"' });
     expect((await testbed.sim.deliverMotion(BACK, { rawBody: body })).status).toBe(202);
-    expect(motionOf(platform, BACK)).toEqual([true, false, true, false]);
-    expect(motionOf(platform, FRONT)).toEqual([false, false, false, false]);
+    expect(motionOf(platform, BACK)).toEqual([true, false, true, false, false, false]);
+    expect(motionOf(platform, FRONT)).toEqual([false, false, false, false, false, false]);
+  });
+
+  it.each([
+    ['package_delivery', 'Back Door Package', 'package'],
+    ['package_pickup', 'Back Door Package', 'package'],
+    ['animal', 'Back Door Animal', 'animal'],
+  ])('for a motion of subtype %s through the receiver, turns on the main sensor and %s, and no other', async (subtype, name, detection) => {
+    const platform = await launched();
+    expect((await testbed.sim.deliverMotion(BACK, { subtype })).status).toBe(202);
+
+    const on = accessoryOf(platform, BACK)
+      .services.filter((service) => service.UUID === S.MotionSensor.UUID && service.getCharacteristic(Characteristic.MotionDetected).value === true)
+      .map((service) => service.getCharacteristic(Characteristic.Name).value);
+    expect(on).toEqual(['Back Door', name]);
+    expect(motionOf(platform, FRONT)).toEqual([false, false, false, false, false, false]);
+    expect(logged(platform, `Motion at Back Door (${detection})`)).toBe(true);
   });
 
   it('keeps a switch turned off across a restart, and a doorbell without the option loses the switch, not its accessory', async () => {
@@ -114,7 +130,7 @@ describe('the controls in the Home app', () => {
     await testbed.sim.deliverMotion(FRONT);
     const backPresses = recordPresses(accessoryOf(second, BACK));
     await testbed.sim.deliverMotion(BACK, { kind: 'ding' });
-    expect(motionOf(second, FRONT)).toEqual([false, false, false, false]);
+    expect(motionOf(second, FRONT)).toEqual([false, false, false, false, false, false]);
     expect(backPresses).toEqual({ doorbell: [SINGLE_PRESS], switch: [SINGLE_PRESS] });
   });
 
@@ -143,12 +159,12 @@ describe('the controls in the Home app', () => {
     const first = testbed.launch({ doorbells: WITH_CONTROLS, overrides: { motionTimeout: 600 } });
     await waitFor(() => allConfirmed(first), 'subscriptions');
     await testbed.sim.deliverMotion(FRONT, { subtype: 'other_motion' });
-    expect(motionOf(first, FRONT)).toEqual([true, false, false, true]);
+    expect(motionOf(first, FRONT)).toEqual([true, false, false, false, false, true]);
     await testbed.stop(first);
 
     const second = testbed.launch({ doorbells: WITH_CONTROLS, overrides: { doorbellServerUrl: 'not a url' }, cached: first.test.registered });
     const faultOf = (subtype?: string) => serviceOf(second, FRONT, S.MotionSensor, subtype).getCharacteristic(Characteristic.StatusFault).value;
-    expect(motionOf(second, FRONT)).toEqual([false, false, false, false]);
-    expect(SENSORS.map(faultOf)).toEqual([1, 1, 1, 1]);
+    expect(motionOf(second, FRONT)).toEqual([false, false, false, false, false, false]);
+    expect(SENSORS.map(faultOf)).toEqual([1, 1, 1, 1, 1, 1]);
   });
 });

@@ -21,6 +21,7 @@ import { SHAPES } from './support/notification-payloads.js';
 import { DOORBELLS, FAST, sensorValue } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
+import { runUntil } from './support/fake-clock.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 
@@ -31,25 +32,6 @@ const KEEPALIVE_MS = 45_000;
 const { CONTACT_DETECTED: CLOSED, CONTACT_NOT_DETECTED: OPEN } = hap.Characteristic.ContactSensorState;
 
 const testbed = usePlatformTestbed();
-
-/** Real time, which the fake clock leaves alone: how long a wait may take on a busy machine. */
-const realMs = () => Number(process.hrtime.bigint()) / 1e6;
-
-/**
- * Moves the fake clock on by `stepMs` at a time (a millisecond by default: a timer set to 0 ms while
- * timers fire is due a millisecond later), letting real I/O run between steps, until `condition` holds.
- * Rejects after 15 s of real time.
- */
-async function runUntil(condition: () => boolean | Promise<boolean>, what: string, stepMs = 1): Promise<void> {
-  const deadline = realMs() + 15_000;
-  while (!(await condition())) {
-    if (realMs() > deadline) {
-      throw new Error(`Gave up waiting for ${what}`);
-    }
-    await jest.advanceTimersByTimeAsync(stepMs);
-    await sleep(1);
-  }
-}
 
 /** Moves the fake clock to `at` (ms since the epoch), a second at a time. */
 async function runTo(at: number): Promise<void> {

@@ -117,9 +117,13 @@ describe('relay mode', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(FAST.relay.faultAfterMs);
     await waitFor(() => openedStreams() >= 5, 'more answers from the page');
     expect(DOORBELLS.every(({ deviceId }) => sensorValue(platform.test, deviceId, 'StatusFault') === 1)).toBe(true);
-    expect(warnings('not as an ntfy relay')).toEqual([
+    expect(warnings('not as an ntfy relay (')).toEqual([
       expect.objectContaining({ message: expect.stringMatching(new RegExp(`^push\\.relayUrl ${relay().url} answered, but not as an ntfy relay \\(`)) }),
-      expect.objectContaining({ message: expect.stringMatching(/^Push relay unreachable for 0 s \(answered, but not as an ntfy relay\)/) }),
+    ]);
+    // The reason the fault names is the page's only when the page answered within faultAfterMs, which a
+    // busy machine may not do: test/push/relay-subscription.test.ts checks it on a fake clock.
+    expect(warnings('Push relay unreachable')).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/^Push relay unreachable for \d+ s \((answered, but not as an ntfy relay|not connected yet)\)/) }),
     ]);
     expect(logged(platform, 'push relay connected')).toBe(false);
     expect(testbed.sim.requestsTo('register')).toEqual([]);

@@ -53,8 +53,8 @@ describe('status.json', () => {
       // The session's own time of sign-in, as session.json holds it: how the settings page tells it is the one it signed in.
       signedInAt: (await new SessionStore(openDataFolder(testbed.storagePath, createTestLogger('UI')), createTestLogger('UI')).readSession())?.loggedInAt,
       doorbells: [
-        { deviceId: FRONT, name: 'Front Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null, battery: null, online: true, offlineSince: null },
-        { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null, battery: null, online: true, offlineSince: null },
+        { deviceId: FRONT, name: 'Front Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null, motionAlertsOffUntil: null, chimeOffUntil: null, battery: null, online: true, offlineSince: null },
+        { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null, motionAlertsOffUntil: null, chimeOffUntil: null, battery: null, online: true, offlineSince: null },
       ],
       dropped: { invalid: 0, duplicate: 0, unconfigured: 0, stale: 0, flood: 0 },
       alerts: { flowing: true, since: expect.any(String), reason: null },
@@ -104,10 +104,10 @@ describe('status.json', () => {
     // Another process holds the data folder's lock, as the settings page does while it writes.
     const release = await lockfile.lock(dataFolderPath(testbed.storagePath), { lockfilePath: join(dataFolderPath(testbed.storagePath), '.lock'), realpath: false });
     try {
-      const sentAt = performance.now();
+      // Awaited, not timed: the lock stays held until the end of this block, so an alert that waited
+      // for its write would not show here at all, however fast the machine.
       expect((await testbed.sim.deliverMotion(FRONT)).status).toBe(202);
-      await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit', 1_000);
-      expect(performance.now() - sentAt).toBeLessThan(1_000);
+      await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit');
       // A write planned for the motion is waiting for the lock: the file still shows none.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       expect((await readStatus())?.doorbells[0]?.lastMotionAt).toBeNull();
@@ -123,7 +123,7 @@ describe('status.json', () => {
     const platform = testbed.launch({ timing: { ...FAST, statusSink: disk.wrap } });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
     expect((await testbed.sim.deliverMotion(FRONT)).status).toBe(202);
-    await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit', 1_000);
+    await waitFor(() => sensorValue(platform.test, FRONT, 'MotionDetected') === true, 'the motion in HomeKit');
     await waitFor(() => disk.refused >= 2, 'writes refused', STATUS_WRITTEN_MS);
 
     expect(await readStatus()).toBeUndefined();

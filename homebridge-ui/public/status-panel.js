@@ -174,12 +174,19 @@ function describeRegistration({ registeredAt, nextRefreshAt, session }) {
   return `Not registered for alerts yet${nextRefreshAt ? `; next try ${timeOf(nextRefreshAt)}` : ''}.`;
 }
 
+/** A switch off for a while, by its field in status.json, in the words of a doorbell's line. */
+const OFF_FOR_A_WHILE = { motionAlertsOffUntil: 'motion alerts', chimeOffUntil: 'chime' };
+
 function describeDoorbell(doorbell) {
   const { name, deviceId, fault, lastMotionAt, lastRingAt } = doorbell;
   const state = fault ?? 'subscribed';
   const motion = lastMotionAt ? `last motion ${timeOf(lastMotionAt)}` : 'no motion yet';
   const ring = lastRingAt ? `last ring ${timeOf(lastRingAt)}` : 'no ring yet';
-  return { text: `${name} (${deviceId}): ${state}; ${motion}, ${ring}${describeHealth(doorbell)}.`, tone: fault === null ? undefined : 'danger' };
+  const silenced = Object.entries(OFF_FOR_A_WHILE)
+    .filter(([field]) => isTime(doorbell[field]))
+    .map(([field, what]) => `; ${what} off until ${timeOf(doorbell[field])}`)
+    .join('');
+  return { text: `${name} (${deviceId}): ${state}; ${motion}, ${ring}${silenced}${describeHealth(doorbell)}.`, tone: fault === null ? undefined : 'danger' };
 }
 
 /** A battery doorbell at 20 % or less reads low, as the Home app shows it. */

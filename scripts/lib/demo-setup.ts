@@ -30,13 +30,14 @@ export function demoDevices(): SimulatedDevice[] {
 }
 
 /** The first demo doorbell carries every control, so each can be tried from the Home app; the second shows the defaults. */
-const DEMO_CONTROLS = { motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'other'] };
+const DEMO_CONTROLS = { motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'package', 'animal', 'other'] };
 
 /** The banner's word on the controls, under the line on how to trigger motion. */
 export function demoControlsNote([first]: readonly DemoDoorbell[]): string[] {
   return [
-    `  Add --detection person (or vehicle, other) for what the motion saw. In the Home app, ${first.name} has`,
-    '  Motion Alerts and Chime switches and Person, Vehicle and Other Motion sensors to try them with.',
+    '  Add --detection person (or vehicle, package, animal, other) for what the motion saw. In the Home app,',
+    `  ${first.name} has Motion Alerts and Chime switches and Person, Vehicle, Package, Animal and Other Motion`,
+    '  sensors to try them with.',
     `  ${first.name} also shows its battery; the simulator's control API (see CONTRIBUTING.md) makes it low or offline.`,
   ];
 }

@@ -54,6 +54,7 @@ export class DoorbellAccessories {
       }
       this.cached.delete(uuid);
       const published = new DoorbellAccessory(this.api, accessory, doorbell);
+      published.onAgainAtLaunch.forEach((control) => this.log.info(`${published.name} ${CONTROLS[control].suffix} is on again`));
       this.logControlChanges(published);
       this.logHealthChanges(published);
       this.byDeviceId.set(doorbell.deviceId, published);
@@ -142,8 +143,14 @@ export class DoorbellAccessories {
   /** A switch turned in the Home app, by hand or by an automation, is worth a line: it changes what alerts do. */
   private logControlChanges(accessory: DoorbellAccessory): void {
     accessory.onChange((change) => {
-      if (change.type === 'control') {
-        this.log.info(`${CONTROLS[change.control].inLog} at ${accessory.name} turned ${change.on ? 'on' : 'off'}`);
+      if (change.type !== 'control') {
+        return;
+      }
+      if (change.how === 'on-again') {
+        this.log.info(`${accessory.name} ${CONTROLS[change.control].suffix} is on again`);
+      } else {
+        const until = change.offUntil === undefined ? '' : ` until ${clockTime(change.offUntil)}`;
+        this.log.info(`${CONTROLS[change.control].inLog} at ${accessory.name} turned ${change.on ? 'on' : 'off'}${until}`);
       }
     });
   }
@@ -157,6 +164,15 @@ export class DoorbellAccessories {
 /** What the account's doorbell list holds, as far as the accessories read it. */
 export interface ListedDoorbells {
   doorbells: ReadonlyArray<ListEntry & { deviceId: string }>;
+}
+
+/**
+ * "14:30" on the host's clock: when a switch off for a while turns on again. Minutes cut, not rounded,
+ * so the switch is never on before the time the line gives.
+ */
+function clockTime(ms: number): string {
+  const date = new Date(ms);
+  return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
 }
 
 /** The most of a configured name a log line quotes. */

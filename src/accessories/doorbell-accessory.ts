@@ -1,9 +1,9 @@
 import type { API, PlatformAccessory, Service } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
-import { CONTROL_SUBTYPES, CONTROLS, type Control, type Silenced } from '../values/controls.js';
+import { CONTROL_SUBTYPES, CONTROLS, offUntilKey, type Control, type OffUntilKey, type Silenced } from '../values/controls.js';
 import { DETECTION_SUFFIXES, DETECTIONS, type Detection } from '../values/detection.js';
 import { batteryLevel, BatteryPart } from './battery.js';
-import { ControlSwitch } from './control-switch.js';
+import { ControlSwitch, type SwitchTurn } from './control-switch.js';
 import { DoorbellButton } from './doorbell-button.js';
 import { MotionSensor } from './motion-sensor.js';
 import { cleanName } from './names.js';
@@ -55,7 +55,7 @@ function tooSoon(ring: RingTimes, lastPress: RingTimes): boolean {
  */
 export type DoorbellChange =
   | { type: 'motion'; sensor: 'main' | Detection; detected: boolean; since: number }
-  | { type: 'control'; control: Control; on: boolean }
+  | { type: 'control'; control: Control; on: boolean; how: SwitchTurn; offUntil: number | undefined }
   | { type: 'ring'; outcome: 'chimed' | 'silent' }
   | { type: 'fault'; faulted: boolean }
   | { type: 'battery'; level: number | undefined; previous: number | undefined }
@@ -196,6 +196,19 @@ export class DoorbellAccessory {
     return this.allows('chime');
   }
 
+  /**
+   * When each switch off for a while turns itself on again (ms since the epoch), by the key
+   * status.json gives it; undefined for a switch that is on, off until turned on, or not there.
+   */
+  get offUntil(): Record<OffUntilKey, number | undefined> {
+    return Object.fromEntries(CONTROL_SUBTYPES.map((control) => [offUntilKey(control), this.switches.get(control)?.offUntil])) as Record<OffUntilKey, number | undefined>;
+  }
+
+  /** The switches whose time off ran out while Homebridge was down, so they were turned on at launch. */
+  get onAgainAtLaunch(): Control[] {
+    return [...this.switches].filter(([, attached]) => attached.onAgainAtLaunch).map(([control]) => control);
+  }
+
   onChange(listener: (change: DoorbellChange) => void): void {
     this.listeners.push(listener);
   }
@@ -254,6 +267,7 @@ export class DoorbellAccessory {
 
   dispose(): void {
     this.sensors().forEach((sensor) => sensor.dispose());
+    this.switches.forEach((attached) => attached.dispose());
   }
 
   /** The battery level and the offline state the last run knew, so they show from launch. */
@@ -331,11 +345,12 @@ export class DoorbellAccessory {
       ControlSwitch.detach(this.api, this.accessory, control);
       return;
     }
-    const attached = ControlSwitch.attach(this.api, this.accessory, control, settings, (on) => {
+    const minutes = settings[CONTROLS[control].minutesSetting];
+    const attached = ControlSwitch.attach(this.api, this.accessory, control, { ...settings, minutes }, (on, how) => {
       if (!on) {
         this.silenceNow(CONTROLS[control].silences);
       }
-      this.notify({ type: 'control', control, on });
+      this.notify({ type: 'control', control, on, how, offUntil: attached.offUntil });
     });
     this.switches.set(control, attached);
   }

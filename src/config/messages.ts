@@ -149,6 +149,11 @@ export function repeatsDetection(path: SettingPath, firstPath: SettingPath): Pro
   return { path, message: `${settingName(path)} repeats ${settingName(firstPath)}: each detection gets one motion sensor, so it is ignored` };
 }
 
+/** A warning: minutes for a switch the doorbell does not have. `switchPath`: the setting that adds it. */
+export function minutesWithoutSwitch(path: SettingPath, switchPath: SettingPath, suffix: string): Problem {
+  return { path, message: `${settingName(path)} is ignored: without ${settingName(switchPath)} true there is no ${suffix} switch to turn on again` };
+}
+
 /** A warning: the doorbell works, without the switch. `suffix`: the switch's name after the doorbell's. */
 export function controlWithoutButton(path: SettingPath, suffix: string): Problem {
   const doorbell = settingName(path.slice(0, -1));

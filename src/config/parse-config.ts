@@ -1,8 +1,8 @@
-import { CONTROL_SUBTYPES, CONTROLS } from '../values/controls.js';
+import { CONTROL_SUBTYPES, CONTROLS, type MinutesSetting } from '../values/controls.js';
 import { isJsonObject } from '../values/json.js';
 import { PLATFORM_NAME } from '../settings.js';
 import type { SchemaBlock, SchemaDoorbell } from './config-schema.js';
-import { type SettingPath, controlWithoutButton, mustBe, repeatsDetection } from './messages.js';
+import { type SettingPath, controlWithoutButton, minutesWithoutSwitch, mustBe, repeatsDetection } from './messages.js';
 import { toPushSettings, withoutTrailingSlashes, type Environment, type PushSettings } from './push-settings.js';
 import { checkBlock, withoutUnknownSettings } from './schema-check.js';
 
@@ -21,9 +21,10 @@ export type { PushSettings, RelaySettings } from './push-settings.js';
 /**
  * A doorbell entry with every default filled in: its own name (`Doorbell <deviceId>` by default) and
  * motion timeout (the platform's by default), each detection once; every other setting as the schema
- * declares it, so a new one reaches the accessory without a word here.
+ * declares it, so a new one reaches the accessory without a word here. A switch's minutes have no
+ * default: absent, the switch stays off until turned on.
  */
-export type DoorbellSettings = Required<SchemaDoorbell>;
+export type DoorbellSettings = Required<Omit<SchemaDoorbell, MinutesSetting>> & Pick<SchemaDoorbell, MinutesSetting>;
 
 /** The settings every stage after the check uses: addresses without trailing slashes, every default in. */
 export type PlatformSettings = Pick<SchemaBlock, 'account' | 'doorbellServerUrl' | 'doorbellAccessToken' | 'alertsSensor'> & {
@@ -75,7 +76,10 @@ export function parseConfig(raw: unknown, environment: Environment = {}): Config
   return { status: 'ok', settings: toSettings(config, doorbells, environment), problems: messages, warnings: [...warnings, ...ignored] };
 }
 
-/** Settings of a usable doorbell entry that change nothing: a detection listed twice, a switch that needs the button (the Chime) without it. */
+/**
+ * Settings of a usable doorbell entry that change nothing: a detection listed twice, a switch that
+ * needs the button (the Chime) without it, a switch's minutes without the switch.
+ */
 function doorbellWarnings(doorbell: SchemaDoorbell, at: SettingPath): string[] {
   const { detections, button } = doorbell;
   const repeats = detections.flatMap((detection, index) => {
@@ -83,7 +87,12 @@ function doorbellWarnings(doorbell: SchemaDoorbell, at: SettingPath): string[] {
     return first === index ? [] : [repeatsDetection([...at, 'detections', index], [...at, 'detections', first]).message];
   });
   const unused = button ? [] : CONTROL_SUBTYPES.map((control) => CONTROLS[control]).filter((row) => row.needsButton && doorbell[row.setting]);
-  return [...repeats, ...unused.map((row) => controlWithoutButton([...at, row.setting], row.suffix).message)];
+  const idleMinutes = CONTROL_SUBTYPES.map((control) => CONTROLS[control]).filter((row) => doorbell[row.minutesSetting] !== undefined && !doorbell[row.setting]);
+  return [
+    ...repeats,
+    ...unused.map((row) => controlWithoutButton([...at, row.setting], row.suffix).message),
+    ...idleMinutes.map((row) => minutesWithoutSwitch([...at, row.minutesSetting], [...at, row.setting], row.suffix).message),
+  ];
 }
 
 function withoutHomebridgeKeys(raw: Record<string, unknown>): Record<string, unknown> {

@@ -13,9 +13,9 @@ const MATTER_NAME_BYTES = 32;
 /**
  * The Matter devices a doorbell has: `motion`, an occupancy sensor, always; `button`, a generic
  * switch, while its button is on; an occupancy sensor per configured detection (`person`, `vehicle`,
- * `other`). Each is a bridged device of its own, since a composed device's parts carry no name of
- * their own on Homebridge 2.1.0. And the bridge's one `alerts` device, the Doorbell Alerts contact
- * sensor, which belongs to no doorbell.
+ * `package`, `animal`, `other`). Each is a bridged device of its own, since a composed device's parts
+ * carry no name of their own on Homebridge 2.1.0. And the bridge's one `alerts` device, the Doorbell
+ * Alerts contact sensor, which belongs to no doorbell.
  */
 export type MatterRole = 'motion' | 'button' | 'alerts' | Detection;
 
@@ -35,15 +35,18 @@ export interface MatterContext {
 /** The Doorbell Alerts sensor's context: its id, as its serial number, and its name stand for a doorbell's. */
 export const ALERTS_CONTEXT: Readonly<MatterContext> = { deviceId: 'alerts', role: 'alerts', doorbellName: ALERTS_SENSOR_NAME };
 
-/** As in HomeKit: the detections' sensors are named as the HomeKit accessory's are. */
-const SUFFIXES: Readonly<Record<MatterRole, string>> = {
-  motion: '',
-  alerts: '',
-  button: ' Doorbell',
-  person: ` ${DETECTION_SUFFIXES.person}`,
-  vehicle: ` ${DETECTION_SUFFIXES.vehicle}`,
-  other: ` ${DETECTION_SUFFIXES.other}`,
-};
+/** What follows the doorbell's name: the detections' sensors are named as the HomeKit accessory's are. */
+function suffixOf(role: MatterRole): string {
+  switch (role) {
+    case 'motion':
+    case 'alerts':
+      return '';
+    case 'button':
+      return ' Doorbell';
+    default:
+      return ` ${DETECTION_SUFFIXES[role]}`;
+  }
+}
 
 /** A momentary switch rests at position 0 and is pressed at position 1. */
 const SWITCH_POSITIONS = 2;
@@ -61,7 +64,7 @@ export function matterAccessory(api: API, matter: MatterAPI, context: MatterCont
   const { deviceId, role, doorbellName } = context;
   return {
     UUID: matterUuid(api, deviceId, role),
-    displayName: cleanName(doorbellName, deviceId, SUFFIXES[role], MATTER_NAME_BYTES, 'utf8'),
+    displayName: cleanName(doorbellName, deviceId, suffixOf(role), MATTER_NAME_BYTES, 'utf8'),
     deviceType: deviceTypeOf(matter, role),
     serialNumber: deviceId,
     manufacturer: 'Doorbell Motion',

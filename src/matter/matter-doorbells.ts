@@ -131,6 +131,14 @@ export class MatterDoorbells {
       if (removed.length > 0) {
         await this.matter.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [...removed]);
         this.log.info(`Removed ${removed.map(({ displayName }) => displayName).join(', ')} from Matter: no longer configured`);
+        // Homebridge answers before it has removed them, and works on each call apart: registering now
+        // would have it change the bridge's device list from two calls at once, and one of them gives up
+        // on the lock ("Failed to notify controllers of parts list change"). So the registration waits
+        // until Homebridge answers for none of them, and then a moment more: it forgets a device before
+        // it tells the controllers, and says nothing when that is done.
+        if (!(await this.untilRemoved(removed))) {
+          return;
+        }
       }
       if (this.endpoints.length > 0) {
         await this.matter.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, this.endpoints.map(({ definition }) => definition));
@@ -158,7 +166,51 @@ export class MatterDoorbells {
       }
     }
   }
+
+  /**
+   * Resolves true REMOVAL_SETTLE_MS after Homebridge answers for none of `removed` (asked at once and
+   * then after growing pauses), or once it has had REMOVAL_WAIT_MS to remove them (it logged why it
+   * could not): the registration goes ahead all the same. False when the plugin stopped meanwhile.
+   */
+  private async untilRemoved(removed: readonly MatterAccessory[]): Promise<boolean> {
+    const started = performance.now();
+    for (let pause = this.timing.firstCheckMs; !(await this.allGone(removed)); pause = Math.min(pause * 2, this.timing.longestCheckMs)) {
+      if (performance.now() - started >= REMOVAL_WAIT_MS) {
+        this.log.debug(`Matter: Homebridge still has ${removed.map(({ displayName }) => displayName).join(', ')}; registering the others all the same`);
+        return !this.pauses.disposed;
+      }
+      if (!(await this.pauses.pause(pause))) {
+        return false;
+      }
+    }
+    return this.pauses.pause(REMOVAL_SETTLE_MS);
+  }
+
+  /** Whether Homebridge answers for none of `accessories`: it has removed them, or never had them. */
+  private async allGone(accessories: readonly MatterAccessory[]): Promise<boolean> {
+    const states = await Promise.all(
+      accessories.map(async ({ UUID }) => {
+        try {
+          return await this.matter.getAccessoryState(UUID, 'bridgedDeviceBasicInformation');
+        } catch {
+          // A read that fails tells nothing to wait for: the registration goes ahead.
+          return undefined;
+        }
+      }),
+    );
+    return states.every((state) => state === undefined);
+  }
 }
+
+/** Homebridge removes a device in milliseconds; one still there after this is not waited for any longer. */
+const REMOVAL_WAIT_MS = 10_000;
+
+/**
+ * After Homebridge has forgotten the removed devices, how long its word to the controllers is given
+ * (milliseconds of work, which it retries for about 200 ms when another change holds the lock), so
+ * that the registration never contends with it. Only a launch that removed devices waits for it.
+ */
+const REMOVAL_SETTLE_MS = 1_000;
 
 /**
  * How Homebridge refuses a registration when `api.matter` is there only because another bridge of the

@@ -10,7 +10,7 @@ export interface DoorbellNotification {
   kind: string;
   /** The event id, used to drop redeliveries. An integer id is kept as its exact decimal text. */
   id?: string;
-  /** What a motion saw (a person, a vehicle, other motion); absent for plain motion and other kinds. */
+  /** What a motion saw (a person, a vehicle, a package, an animal, other motion); absent for plain motion and other kinds. */
   detection?: Detection;
   /**
    * When the relay received it, by the relay's clock, in unix seconds: the `time` of the relay message
@@ -28,6 +28,10 @@ const DEVICE_ID_KEYS = ['device_id', 'doorbot_id'];
 export const DETECTION_OF_SUBTYPE: ReadonlyMap<string, Detection | undefined> = new Map([
   ['human', 'person'],
   ['vehicle', 'vehicle'],
+  // A parcel left at the door and one taken away are both a package at the door.
+  ['package_delivery', 'package'],
+  ['package_pickup', 'package'],
+  ['animal', 'animal'],
   ['other_motion', 'other'],
   ['motion', undefined],
 ]);
@@ -107,7 +111,7 @@ function notificationOf(deviceIdValue: unknown, kind: unknown, idValue: unknown,
   return { ok: true, notification: { deviceId, kind, ...(id === undefined ? {} : { id }), ...(detection === undefined ? {} : { detection }) } };
 }
 
-/** Absent, not a string or unknown (`package`, say): not a motion's subtype, so plain motion beside `kind: "motion"`. */
+/** Absent, not a string or unknown (`package` without `_delivery`, say): not a motion's subtype, so plain motion beside `kind: "motion"`. */
 function isMotionSubtype(subtype: unknown): subtype is string {
   return typeof subtype === 'string' && DETECTION_OF_SUBTYPE.has(subtype);
 }

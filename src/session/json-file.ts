@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errorCode, type Logger } from '../log.js';
 import { describeFileError, FileReadError } from './file-errors.js';
@@ -8,23 +7,24 @@ import { GROUP_AND_OTHER_BITS, type PrivateFolder } from './private-folder.js';
 
 const PRIVATE_FILE_MODE = 0o600;
 
-/** The version of a file that is not there. */
-const MISSING = 'missing';
-
 export type ShapeGuard<T> = (value: unknown) => value is T;
 
-/** What was read, and which version of the file it came from; no text when the file is missing. */
+/** What was read last, and what it parsed to; no text when the file was missing. */
 interface Snapshot<T> {
-  version: string;
   text: string | undefined;
   value: T | undefined;
 }
 
 /**
- * One JSON file of a PrivateFolder, which another process may change at any time. A read costs one
- * stat while the file is unchanged, and reads it again as soon as it changed. Every change is a
- * read-modify-write under the folder's lock of what the file holds at that moment, never of what an
- * earlier read kept, written atomically.
+ * One JSON file of a PrivateFolder, which another process may change at any time. Every read reads
+ * the file's text, never only its status: a file replaced within one tick of a coarse clock, by a
+ * file of the same size on an inode the removed one freed, has the very inode, size and modification
+ * time of the one before it (seen on ext4 under load), and on a network share the server's clock
+ * stamps the time. Taking such a file for unchanged would miss a sign-in on the settings page until
+ * a restart; the files are a kilobyte or two, so reading one whole costs next to nothing. Only
+ * parsing is saved: the same text keeps the value it parsed to. Every change is a read-modify-write
+ * under the folder's lock of what the file holds at that moment, never of what an earlier read kept,
+ * written atomically.
  *
  * Only a missing file is absent. A file that could not be read (too many open files, permission, an
  * I/O error) throws a FileReadError and is tried again at the next read: taken for absent, it would
@@ -50,10 +50,6 @@ export class JsonFile<T> {
   /** The content; undefined when the file is missing or broken. Throws a FileReadError when it cannot be read. */
   async read(): Promise<T | undefined> {
     await this.folder.check();
-    const version = await versionAt(this.path);
-    if (this.snapshot?.version === version) {
-      return this.snapshot.value;
-    }
     return this.readAgain();
   }
 
@@ -63,8 +59,6 @@ export class JsonFile<T> {
    */
   update(change: (current: T | undefined) => T | undefined): Promise<T | undefined> {
     return this.folder.whileLocked(async () => {
-      // Read from the file itself: a file replaced within one tick of a coarse clock, by a file of
-      // the same size on a reused inode, has the version of the one before it.
       const current = await this.readAgain();
       const next = change(current);
       if (next !== current) {
@@ -90,36 +84,36 @@ export class JsonFile<T> {
   }
 
   /**
-   * Reads the file whatever its version. The same text keeps the same value, the very object: whoever
-   * compares what two reads returned sees a change only when the content changed.
+   * Reads the file. The same text keeps the same value, the very object: whoever compares what two
+   * reads returned sees a change only when the content changed.
    */
   private async readAgain(): Promise<T | undefined> {
-    const { version, text } = await this.load();
+    const text = await this.load();
     const kept = this.snapshot;
     const value = kept !== undefined && kept.text === text ? kept.value : text === undefined ? undefined : this.parse(text);
-    this.snapshot = { version, text, value };
+    this.snapshot = { text, value };
     return value;
   }
 
   /**
-   * The text and the version it has, both from one open file: a file replaced meanwhile is read whole
-   * under its own version. A file whose mode lets others in is tightened to 0600, if it can be.
+   * The text, from one open file: a file replaced meanwhile is read whole, the old or the new. A file
+   * whose mode lets others in is tightened to 0600, if it can be.
    */
-  private async load(): Promise<Omit<Snapshot<T>, 'value'>> {
+  private async load(): Promise<string | undefined> {
     let handle: FileHandle;
     try {
       handle = await open(this.path, 'r');
     } catch (error) {
       if (errorCode(error) === 'ENOENT') {
-        return { version: MISSING, text: undefined };
+        return undefined;
       }
       throw new FileReadError(this.path, error);
     }
     try {
-      const stats = await handle.stat();
+      const { mode } = await handle.stat();
       const text = await handle.readFile('utf8');
-      await this.tighten(handle, stats.mode);
-      return { version: versionOf(stats), text };
+      await this.tighten(handle, mode);
+      return text;
     } catch (error) {
       throw new FileReadError(this.path, error);
     } finally {
@@ -157,29 +151,6 @@ export class JsonFile<T> {
       }
     }
   }
-}
-
-/**
- * The version of what is at `path` now: MISSING when there is nothing; a FileReadError when the stat
- * itself fails for another reason.
- */
-async function versionAt(path: string): Promise<string> {
-  try {
-    return versionOf(await stat(path));
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') {
-      return MISSING;
-    }
-    throw new FileReadError(path, error);
-  }
-}
-
-/**
- * Changes with every write: an atomic write replaces the file, so the inode changes too, and an edit
- * in place changes the modification time. Not the ctime: tightening the mode changes that.
- */
-function versionOf({ ino, size, mtimeMs }: Stats): string {
-  return `${ino}:${size}:${mtimeMs}`;
 }
 
 /**

@@ -2,21 +2,21 @@ import { errorMessage, type Logger } from '../log.js';
 import type { SessionStore, StoredSession } from './session-store.js';
 
 /**
- * How often session.json is looked at: one stat a second costs nothing, and a sign-in on the settings
- * page is followed well within the 5 s a user waits for it.
+ * How often session.json is looked at: reading a small file once a second costs nothing, and a
+ * sign-in on the settings page is followed well within the 5 s a user waits for it.
  */
 const POLL_INTERVAL_MS = 1_000;
 
 /**
  * Tells its listener what session.json holds after every change on disk, whoever made it: the
- * Homebridge UI's plugin server signing in or out, or this process. It polls the file's status rather
- * than waiting for file system events: one file needs nothing more, and polling also works where events
- * never come (a Homebridge in Docker on a bind mount, a network share). The store replaces the file by a
- * rename, so a poll never sees half a write.
+ * Homebridge UI's plugin server signing in or out, or this process. It reads the file at each poll
+ * rather than waiting for file system events: one file needs nothing more, and polling also works
+ * where events never come (a Homebridge in Docker on a bind mount, a network share). The store
+ * replaces the file by a rename, so a poll never sees half a write.
  *
  * A missing file is reported at every poll, not only when it went missing: a session written and
  * removed between two polls (this process signs in with a code, the settings page signs out a moment
- * later) leaves the file's status unchanged, yet the listener may be holding that session. The listener
+ * later) leaves the file as it was, yet the listener may be holding that session. The listener
  * ignores a report that changes nothing for it.
  */
 export class SessionWatcher {
@@ -66,7 +66,7 @@ export class SessionWatcher {
     }
     this.polling = true;
     try {
-      // One stat while the file is unchanged: the store reads it again only when it changed.
+      // The same object while the file's text is unchanged: the store parses it again only when it changed.
       const session = await this.store.readSession();
       if ((session !== this.last || session === undefined) && !this.stopped) {
         this.last = session;

@@ -4,6 +4,7 @@ import { errorCode, type Logger } from '../log.js';
 import { DATA_FILES } from '../session/data-folder.js';
 import { JsonFile } from '../session/json-file.js';
 import type { PrivateFolder } from '../session/private-folder.js';
+import { CONTROL_SUBTYPES, offUntilKey, type OffUntilKey } from '../values/controls.js';
 import { isDeviceId } from '../values/device-id.js';
 import { isJsonObject } from '../values/json.js';
 import { isTimestamp } from '../values/time.js';
@@ -20,7 +21,11 @@ import { isTimestamp } from '../values/time.js';
  */
 export type SessionState = 'signing-in' | 'signed-in' | 'token' | SessionLoss;
 
-export interface DoorbellStatus {
+/**
+ * A doorbell, and when each of its switches off for a while turns itself on again (`chimeOffUntil`):
+ * null while it is on, off until turned on, or not there; absent in a file of an older version.
+ */
+export interface DoorbellStatus extends Partial<Record<OffUntilKey, string | null>> {
   deviceId: string;
   name: string;
   /** The motion subscription is confirmed with the session in use. */
@@ -129,7 +134,8 @@ function isDoorbellStatus(value: unknown): value is DoorbellStatus {
     isTimeOrNull(value.lastRingAt) &&
     absentOr(value.battery, (battery) => battery === null || (Number.isInteger(battery) && (battery as number) >= 0 && (battery as number) <= 100)) &&
     absentOr(value.online, (online) => online === null || typeof online === 'boolean') &&
-    absentOr(value.offlineSince, isTimeOrNull)
+    absentOr(value.offlineSince, isTimeOrNull) &&
+    CONTROL_SUBTYPES.every((control) => absentOr(value[offUntilKey(control)], isTimeOrNull))
   );
 }
 

@@ -1,5 +1,6 @@
 import { CloudError } from '../cloud/errors.js';
 import type { ConnectionProgress, SessionLoss } from '../connection/progress.js';
+import { CONTROL_SUBTYPES, offUntilKey, type OffUntilKey } from '../values/controls.js';
 import type { DeliveryStatus, DoorbellStatus, DropCause, DroppedCounts, SessionState } from './delivery-status.js';
 
 export interface BoardDoorbell {
@@ -17,6 +18,8 @@ interface DoorbellRecord {
   battery?: number | null;
   online?: boolean | null;
   offlineSince?: number;
+  /** When each switch off for a while turns itself on again. */
+  offUntil?: Partial<Record<OffUntilKey, number>>;
 }
 
 /** Why a subscribed doorbell's alerts cannot arrive while the doorbell service cannot reach it. */
@@ -130,6 +133,11 @@ export class StatusBoard {
     this.update(deviceId, (record) => ({ ...record, lastMotionAt: this.now() }));
   }
 
+  /** A switch of the doorbell turned, or its minutes off began or ended: when each turns itself on again. */
+  switchesChanged(deviceId: string, offUntil: Partial<Record<OffUntilKey, number>>): void {
+    this.update(deviceId, (record) => ({ ...record, offUntil }));
+  }
+
   ring(deviceId: string): void {
     this.update(deviceId, (record) => ({ ...record, lastRingAt: this.now() }));
   }
@@ -175,6 +183,7 @@ export class StatusBoard {
       battery: record.battery ?? null,
       online: record.online ?? null,
       offlineSince: isoTime(record.offlineSince),
+      ...Object.fromEntries(CONTROL_SUBTYPES.map((control) => [offUntilKey(control), isoTime(record.offUntil?.[offUntilKey(control)])])),
     };
   }
 

@@ -2,6 +2,11 @@
 interface ControlRow {
   /** The doorbell's setting in config.schema.json that adds the switch. */
   setting: string;
+  /**
+   * The doorbell's setting that makes the switch, turned off, turn itself on again after that many
+   * minutes; without it the switch stays off until turned on.
+   */
+  minutesSetting: string;
   /** What the switch is called after the doorbell's name: `Front Door Motion Alerts`. */
   suffix: string;
   /**
@@ -24,8 +29,8 @@ interface ControlRow {
  * cached accessory, so it never changes either.
  */
 export const CONTROLS = {
-  'motion-alerts': { setting: 'motionSwitch', suffix: 'Motion Alerts', contextKey: 'motionAlerts', inLog: 'Motion alerts', silences: 'motion', needsButton: false },
-  chime: { setting: 'chimeSwitch', suffix: 'Chime', contextKey: 'chime', inLog: 'The chime', silences: 'chime', needsButton: true },
+  'motion-alerts': { setting: 'motionSwitch', minutesSetting: 'motionSwitchMinutes', suffix: 'Motion Alerts', contextKey: 'motionAlerts', inLog: 'Motion alerts', silences: 'motion', needsButton: false },
+  chime: { setting: 'chimeSwitch', minutesSetting: 'chimeSwitchMinutes', suffix: 'Chime', contextKey: 'chime', inLog: 'The chime', silences: 'chime', needsButton: true },
 } as const satisfies Readonly<Record<string, ControlRow>>;
 
 /** A switch, by its service subtype. */
@@ -36,3 +41,18 @@ export type Silenced = (typeof CONTROLS)[Control]['silences'];
 
 /** Every switch, in the table's order. */
 export const CONTROL_SUBTYPES = Object.keys(CONTROLS) as Control[];
+
+/** The setting of some switch's minutes off. */
+export type MinutesSetting = (typeof CONTROLS)[Control]['minutesSetting'];
+
+/** Where a switch off for a while keeps when it turns on again: `chimeOffUntil`. */
+export type OffUntilKey = `${(typeof CONTROLS)[Control]['contextKey']}OffUntil`;
+
+/**
+ * The key, beside the switch's state in the accessory's context, of the moment it turns itself on
+ * again (ms since the epoch); status.json's doorbells carry that moment under the same name. Never
+ * renamed, for the same reason as the state's.
+ */
+export function offUntilKey(control: Control): OffUntilKey {
+  return `${CONTROLS[control].contextKey}OffUntil`;
+}

@@ -245,18 +245,17 @@ describe('the doorbell button', () => {
     }
   });
 
-  it('fires SINGLE_PRESS on both at a ring, within milliseconds, and leaves motion alone', async () => {
+  it('fires SINGLE_PRESS on both at a ring, before the ring call returns, and leaves motion alone', async () => {
     const accessory = newAccessory();
     const doorbell = create(accessory);
     doorbell.setConfirmed(true);
     const presses = recordPresses(accessory);
 
-    const started = performance.now();
+    // Within milliseconds, whatever the machine's speed: pressed in the call itself, with no timer
+    // (the clock is fake and stands still) and no await in between.
     expect(doorbell.rang()).toBe('chimed');
-    const elapsedMs = performance.now() - started;
 
     expect(presses).toEqual([[C.ProgrammableSwitchEvent.SINGLE_PRESS], [C.ProgrammableSwitchEvent.SINGLE_PRESS]]);
-    expect(elapsedMs).toBeLessThan(20);
     await expectState(accessory, false, C.StatusFault.NO_FAULT);
   });
 

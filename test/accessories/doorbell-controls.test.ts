@@ -19,7 +19,10 @@ const { Characteristic: C, Service: S } = api.hap;
 const SINGLE_PRESS = C.ProgrammableSwitchEvent.SINGLE_PRESS;
 
 const PLAIN = doorbellSettings({ deviceId: '1234567', name: 'Front Door', motionTimeout: 30 });
-const ALL: DoorbellSettings = { ...PLAIN, motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'other'] };
+const ALL: DoorbellSettings = { ...PLAIN, motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'package', 'animal', 'other'] };
+
+/** The main sensor, then each detection's, in the order the accessory adds them. */
+const SENSORS = [undefined, 'person', 'vehicle', 'package', 'animal', 'other'];
 
 function newAccessory(): PlatformAccessory {
   return new api.platformAccessory(PLAIN.name, accessoryUuid(api, PLAIN.deviceId));
@@ -81,17 +84,19 @@ describe('the services', () => {
     expect(subtypesOf(accessory, S.MotionSensor)).toEqual([undefined]);
   });
 
-  it('adds two switches and three detection sensors by subtype, named after the doorbell, the main sensor staying primary', () => {
+  it('adds two switches and five detection sensors by subtype, named after the doorbell, the main sensor staying primary', () => {
     const accessory = newAccessory();
     create(accessory);
 
     expect(subtypesOf(accessory, S.Switch)).toEqual(['motion-alerts', 'chime']);
-    expect(subtypesOf(accessory, S.MotionSensor)).toEqual([undefined, 'person', 'vehicle', 'other']);
+    expect(subtypesOf(accessory, S.MotionSensor)).toEqual(SENSORS);
     expect(namesOf(serviceOf(accessory, S.Switch, 'motion-alerts'))).toEqual(['Front Door Motion Alerts', 'Front Door Motion Alerts']);
     expect(namesOf(serviceOf(accessory, S.Switch, 'chime'))).toEqual(['Front Door Chime', 'Front Door Chime']);
-    expect(['person', 'vehicle', 'other'].map((subtype) => namesOf(serviceOf(accessory, S.MotionSensor, subtype)))).toEqual([
+    expect(['person', 'vehicle', 'package', 'animal', 'other'].map((subtype) => namesOf(serviceOf(accessory, S.MotionSensor, subtype)))).toEqual([
       ['Front Door Person', 'Front Door Person'],
       ['Front Door Vehicle', 'Front Door Vehicle'],
+      ['Front Door Package', 'Front Door Package'],
+      ['Front Door Animal', 'Front Door Animal'],
       ['Front Door Other Motion', 'Front Door Other Motion'],
     ]);
     expect(accessory.services.filter((service) => service.isPrimaryService)).toEqual([serviceOf(accessory, S.MotionSensor)]);
@@ -102,7 +107,7 @@ describe('the services', () => {
     create(accessory);
     expect(await readBoth(switchOf(accessory, 'motion-alerts'))).toEqual([true, true]);
     expect(await readBoth(switchOf(accessory, 'chime'))).toEqual([true, true]);
-    for (const subtype of [undefined, 'person', 'vehicle', 'other']) {
+    for (const subtype of SENSORS) {
       expect(await readBoth(motionOf(accessory, subtype))).toEqual([false, false]);
     }
   });
@@ -136,9 +141,17 @@ describe('the services', () => {
     const long = newAccessory();
     const longName = `${'Very Long Front Door Name '.repeat(4)}(Main)`;
     create(long, { ...ALL, name: longName });
-    const SUFFIXES: Record<string, string> = { person: ' Person', vehicle: ' Vehicle', other: ' Other Motion', 'motion-alerts': ' Motion Alerts', chime: ' Chime' };
+    const SUFFIXES: Record<string, string> = {
+      person: ' Person',
+      vehicle: ' Vehicle',
+      package: ' Package',
+      animal: ' Animal',
+      other: ' Other Motion',
+      'motion-alerts': ' Motion Alerts',
+      chime: ' Chime',
+    };
     const named = long.services.filter(({ subtype }) => subtype !== undefined);
-    expect(named).toHaveLength(5);
+    expect(named.map(({ subtype }) => subtype)).toEqual(['person', 'vehicle', 'package', 'animal', 'other', 'motion-alerts', 'chime']);
     for (const service of named) {
       const name = service.getCharacteristic(C.Name).value as string;
       const suffix = SUFFIXES[service.subtype as string];
@@ -154,7 +167,7 @@ describe('the services', () => {
     create(restored);
 
     expect(subtypesOf(restored, S.Switch)).toEqual(['motion-alerts', 'chime']);
-    expect(subtypesOf(restored, S.MotionSensor)).toEqual([undefined, 'person', 'vehicle', 'other']);
+    expect(subtypesOf(restored, S.MotionSensor)).toEqual(SENSORS);
     expect(namesOf(serviceOf(restored, S.Switch, 'chime'))).toEqual(['Front Door Chime', 'Nursery Chime']);
 
     const renamed = reloadFromCache(restored);
@@ -191,7 +204,7 @@ describe('the Motion Alerts switch', () => {
 
     await write(accessory, 'motion-alerts', false);
 
-    for (const subtype of [undefined, 'person', 'vehicle', 'other']) {
+    for (const subtype of SENSORS) {
       expect(await readBoth(motionOf(accessory, subtype))).toEqual([false, false]);
     }
     expect(jest.getTimerCount()).toBe(timersBefore);
@@ -265,19 +278,44 @@ describe('the detection sensors', () => {
   it('turn on only for their own detection, for motionTimeout, while the main sensor turns on for every motion', () => {
     const accessory = newAccessory();
     const doorbell = create(accessory);
-    const state = () => [undefined, 'person', 'vehicle', 'other'].map((subtype) => motionOf(accessory, subtype).value);
+    const state = () => SENSORS.map((subtype) => motionOf(accessory, subtype).value);
 
     doorbell.motionDetected('person');
-    expect(state()).toEqual([true, true, false, false]);
+    expect(state()).toEqual([true, true, false, false, false, false]);
     jest.advanceTimersByTime(10_000);
     doorbell.motionDetected();
-    expect(state()).toEqual([true, true, false, false]);
+    expect(state()).toEqual([true, true, false, false, false, false]);
     jest.advanceTimersByTime(20_000);
-    expect(state()).toEqual([true, false, false, false]);
+    expect(state()).toEqual([true, false, false, false, false, false]);
     doorbell.motionDetected('other');
-    expect(state()).toEqual([true, false, false, true]);
+    expect(state()).toEqual([true, false, false, false, false, true]);
     jest.advanceTimersByTime(30_000);
-    expect(state()).toEqual([false, false, false, false]);
+    expect(state()).toEqual([false, false, false, false, false, false]);
+  });
+
+  it.each(['package', 'animal'] as const)('turn the %s sensor on beside the main one, and no other, for motionTimeout', (detection) => {
+    const accessory = newAccessory();
+    const doorbell = create(accessory);
+    const on = () => SENSORS.filter((subtype) => motionOf(accessory, subtype).value === true);
+
+    expect(doorbell.motionDetected(detection)).toBe(true);
+    expect(on()).toEqual([undefined, detection]);
+    jest.advanceTimersByTime(30_000);
+    expect(on()).toEqual([]);
+  });
+
+  it('leave the package and animal sensors off while the Motion Alerts switch is off, and turn them off when it goes off', async () => {
+    const accessory = newAccessory();
+    const doorbell = create(accessory);
+    const state = () => [motionOf(accessory).value, motionOf(accessory, 'package').value, motionOf(accessory, 'animal').value];
+    doorbell.motionDetected('package');
+    doorbell.motionDetected('animal');
+    expect(state()).toEqual([true, true, true]);
+
+    await write(accessory, 'motion-alerts', false);
+    expect(state()).toEqual([false, false, false]);
+    expect([doorbell.motionDetected('package'), doorbell.motionDetected('animal')]).toEqual([false, false]);
+    expect(state()).toEqual([false, false, false]);
   });
 
   it('leave a detection without a sensor of its own to the main sensor', () => {
@@ -290,13 +328,13 @@ describe('the detection sensors', () => {
   it('show the same fault as the main sensor', async () => {
     const accessory = newAccessory();
     const doorbell = create(accessory);
-    const faults = () => Promise.all([undefined, 'person', 'vehicle', 'other'].map((subtype) => serviceOf(accessory, S.MotionSensor, subtype).getCharacteristic(C.StatusFault).handleGetRequest()));
+    const faults = () => Promise.all(SENSORS.map((subtype) => serviceOf(accessory, S.MotionSensor, subtype).getCharacteristic(C.StatusFault).handleGetRequest()));
 
-    expect(await faults()).toEqual([1, 1, 1, 1]);
+    expect(await faults()).toEqual([1, 1, 1, 1, 1, 1]);
     doorbell.setConfirmed(true);
-    expect(await faults()).toEqual([0, 0, 0, 0]);
+    expect(await faults()).toEqual([0, 0, 0, 0, 0, 0]);
     doorbell.setDeliveryDown(true);
-    expect(await faults()).toEqual([1, 1, 1, 1]);
+    expect(await faults()).toEqual([1, 1, 1, 1, 1, 1]);
   });
 });
 
@@ -322,11 +360,11 @@ describe('changes, as seen from outside HomeKit', () => {
     expect(changes).toEqual([
       { type: 'motion', sensor: 'main', detected: true, since: ACCEPTED_AT },
       { type: 'motion', sensor: 'person', detected: true, since: ACCEPTED_AT },
-      { type: 'control', control: 'chime', on: false },
+      { type: 'control', control: 'chime', on: false, how: 'turned' },
       { type: 'ring', outcome: 'silent' },
       { type: 'motion', sensor: 'main', detected: false, since: expect.any(Number) },
       { type: 'motion', sensor: 'person', detected: false, since: expect.any(Number) },
-      { type: 'control', control: 'motion-alerts', on: false },
+      { type: 'control', control: 'motion-alerts', on: false, how: 'turned' },
     ]);
     // Turned off by the switch: since then, not since the alert.
     const offSince = changes.flatMap((change) => (change.type === 'motion' && !change.detected ? [change.since] : []));

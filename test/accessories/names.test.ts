@@ -5,7 +5,7 @@ import { hap } from '../support/hap.js';
 import { propertyRuns } from '../support/property-runs.js';
 
 /** The suffixes the plugin's services use, and the two limits: HomeKit's in code units, Matter's in bytes. */
-const SUFFIXES = ['', ' Motion Alerts', ' Chime', ' Doorbell', ' Person', ' Vehicle', ' Other Motion'];
+const SUFFIXES = ['', ' Motion Alerts', ' Chime', ' Doorbell', ' Person', ' Vehicle', ' Package', ' Animal', ' Other Motion'];
 const LIMITS: ReadonlyArray<readonly [number, NameUnit]> = [
   [HOMEKIT_NAME_LENGTH, 'utf16'],
   [32, 'utf8'],

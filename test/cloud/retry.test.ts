@@ -189,7 +189,8 @@ describe('aborting', () => {
     setTimeout(() => controller.abort(), 100);
     const error = await cloudFailure(pending, 'aborted');
 
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Before the delayed answer would have come, however busy the machine.
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(error).toMatchObject({ retryable: false, serviceAnswered: false });
     expect(context.logger.lines).toEqual([expect.stringMatching(/^POST \/api\/v1\/getUrlByEmail aborted [0-9]+ ms$/)]);
   });
@@ -216,7 +217,8 @@ describe('aborting', () => {
     setTimeout(() => controller.abort(), 200);
 
     await cloudFailure(pending, 'aborted');
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Well before the 30 s Retry-After would have ended, however busy the machine.
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(context.sim.requestsTo('region')).toHaveLength(1);
   });
 

@@ -175,13 +175,13 @@ describe('parseConfig: valid blocks', () => {
     const block = withDoorbells(
       { deviceId: '1' },
       { deviceId: '2', motionSwitch: true, chimeSwitch: true, detections: ['vehicle', 'person'] },
-      { deviceId: '3', motionSwitch: false, chimeSwitch: false, detections: ['other'] },
+      { deviceId: '3', motionSwitch: false, chimeSwitch: false, detections: ['other', 'package', 'animal'] },
     );
     const result = parseConfig(block, LAN);
     expect(settingsOf(result).doorbells.map(({ motionSwitch, chimeSwitch, detections }) => ({ motionSwitch, chimeSwitch, detections }))).toEqual([
       { motionSwitch: false, chimeSwitch: false, detections: [] },
       { motionSwitch: true, chimeSwitch: true, detections: ['vehicle', 'person'] },
-      { motionSwitch: false, chimeSwitch: false, detections: ['other'] },
+      { motionSwitch: false, chimeSwitch: false, detections: ['other', 'package', 'animal'] },
     ]);
     expect(result).toMatchObject({ problems: [], warnings: [] });
   });
@@ -207,12 +207,27 @@ describe('parseConfig: valid blocks', () => {
     });
   });
 
+  it('warns that a switch\'s minutes without the switch are ignored, and keeps them where the switch is', () => {
+    const result = parseConfig(withDoorbells({ deviceId: '1', chimeSwitchMinutes: 30 }, { deviceId: '2', motionSwitch: true, motionSwitchMinutes: 1440 }), LAN);
+    expect(settingsOf(result).doorbells.map(({ chimeSwitchMinutes, motionSwitchMinutes }) => [chimeSwitchMinutes, motionSwitchMinutes])).toEqual([
+      [30, undefined],
+      [undefined, 1440],
+    ]);
+    expect(result).toMatchObject({
+      problems: [],
+      warnings: ['doorbells[0].chimeSwitchMinutes is ignored: without doorbells[0].chimeSwitch true there is no Chime switch to turn on again'],
+    });
+  });
+
   it.each([
     [{ motionSwitch: 'no' }, 'doorbells[1].motionSwitch must be true or false'],
+    [{ chimeSwitch: true, chimeSwitchMinutes: 0 }, 'doorbells[1].chimeSwitchMinutes must be an integer from 1 to 1440'],
+    [{ motionSwitch: true, motionSwitchMinutes: 1441 }, 'doorbells[1].motionSwitchMinutes must be an integer from 1 to 1440'],
+    [{ motionSwitch: true, motionSwitchMinutes: 2.5 }, 'doorbells[1].motionSwitchMinutes must be an integer from 1 to 1440'],
     [{ chimeSwitch: 1 }, 'doorbells[1].chimeSwitch must be true or false'],
-    [{ detections: 'person' }, 'doorbells[1].detections must be a list of any of "person", "vehicle" and "other", like ["person"]'],
-    [{ detections: ['person', 'cat'] }, 'doorbells[1].detections[1] must be "person", "vehicle" or "other"'],
-    [{ detections: [{ person: true }] }, 'doorbells[1].detections[0] must be "person", "vehicle" or "other"'],
+    [{ detections: 'person' }, 'doorbells[1].detections must be a list of any of "person", "vehicle", "package", "animal" and "other", like ["person"]'],
+    [{ detections: ['person', 'cat'] }, 'doorbells[1].detections[1] must be "person", "vehicle", "package", "animal" or "other"'],
+    [{ detections: [{ person: true }] }, 'doorbells[1].detections[0] must be "person", "vehicle", "package", "animal" or "other"'],
   ])('leaves out a doorbell with %j, naming the key, and keeps the others', (entry, problem) => {
     const result = parseConfig(withDoorbells({ deviceId: '1' }, { deviceId: '2', ...entry }), LAN);
     expect(problemsOf(result)).toEqual([problem]);

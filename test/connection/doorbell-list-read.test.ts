@@ -23,6 +23,7 @@ import { SessionStore, type StoredSession } from '../../src/session/session-stor
 import { signInWithCode } from '../../src/session/sign-in.js';
 import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
 import { useSimulator } from '../support/each-test.js';
+import { runUntil } from '../support/fake-clock.js';
 
 const MINUTE = 60_000;
 const EMAIL = 'you@example.com';
@@ -38,18 +39,6 @@ const FRONT_DOOR = [{ deviceId: '1234567', name: 'Front Door' }];
 
 /** How long a check that nothing happened waits for what would have happened: a loopback request takes milliseconds. */
 const QUIET_MS = 150;
-
-/** Lets real I/O run until `condition` holds, moving the fake clock by `stepMs` each turn; rejects after `timeoutMs` of real time. */
-async function runUntil(condition: () => boolean, what: string, stepMs = 1, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`Gave up waiting for ${what}`);
-    }
-    await jest.advanceTimersByTimeAsync(stepMs);
-    await sleep(1);
-  }
-}
 
 interface Running {
   connection: Connection;

@@ -138,18 +138,22 @@ describeWithBuiltPlugin('the demo (npm start --loopback) with npm run motion', (
   );
 
   it(
-    'delivers a person seen at the front door with --detection person: Homebridge logs "Motion at Front Door (person)"',
+    'delivers a person seen at the front door with --detection person, and a package with --detection package: Homebridge logs "Motion at Front Door (person)", then "(package)"',
     async () => {
       const person = await runMotion(['1234567', '--detection', 'person', '--dir', dir]);
 
       expect(person).toEqual({ code: 0, output: expect.stringMatching(/^Delivered motion \(person\) for 1234567 \(Front Door\): the push address answered 200/) });
       await demo.waitForLine(/^\[homebridge\] \[Doorbell Motion\] Motion at Front Door \(person\)$/, LOG_TIMEOUT_MS);
+      // Sent as the service's `package_delivery`, which the plugin reads as a package.
+      const parcel = await runMotion(['1234567', '--detection', 'package', '--dir', dir]);
+      expect(parcel).toEqual({ code: 0, output: expect.stringMatching(/^Delivered motion \(package\) for 1234567 \(Front Door\): the push address answered 200/) });
+      await demo.waitForLine(/^\[homebridge\] \[Doorbell Motion\] Motion at Front Door \(package\)$/, LOG_TIMEOUT_MS);
       expect(await runMotion(['1234567', '--kind', 'ding', '--detection', 'person', '--dir', dir])).toEqual({
         code: 2,
-        output: expect.stringContaining('--detection goes with a motion and must be one of person, vehicle, other.'),
+        output: expect.stringContaining('--detection goes with a motion and must be one of person, vehicle, package, animal, other.'),
       });
     },
-    2 * MOTION_TIMEOUT_MS + LOG_TIMEOUT_MS,
+    3 * MOTION_TIMEOUT_MS + 2 * LOG_TIMEOUT_MS,
   );
 
   it(

@@ -221,11 +221,13 @@ describeWithBuiltPlugin("the account's doorbells and the Status panel in the Hom
         delete written.outages;
         const summary = page.frame.locator('#status-summary p');
         await whileHomebridgePaused(setup().homebridge, async () => {
-          // As an older plugin writes it; a ring the plugin never saw tells it from the plugin's own.
+          // As an older plugin writes it; a ring the plugin never saw tells it from the plugin's own, and so
+          // does a Chime off for a while.
           const ringAt = minutesAgo(2);
+          const chimeOffUntil = minutesAgo(-30);
           const [front, ...others] = written.doorbells;
-          await writeStatus(storagePath(), { ...written, updatedAt: new Date().toISOString(), doorbells: [{ ...front, lastRingAt: ringAt }, ...others] });
-          await untilPanelHolds(page, `Front Door (1234567): subscribed; no motion yet, last ring ${panelTime(ringAt)}.`, PANEL_TIMEOUT_MS);
+          await writeStatus(storagePath(), { ...written, updatedAt: new Date().toISOString(), doorbells: [{ ...front, lastRingAt: ringAt, chimeOffUntil }, ...others] });
+          await untilPanelHolds(page, `Front Door (1234567): subscribed; no motion yet, last ring ${panelTime(ringAt)}; chime off until ${panelTime(chimeOffUntil)}.`, PANEL_TIMEOUT_MS);
           expect(await panelText(page)).not.toMatch(/Alerts|outages/);
 
           const stopped = outagesOf({ open: true });

@@ -22,8 +22,8 @@ import { FAST_RETRY } from './settings-page.js';
 const CYCLES = 200;
 /**
  * Twice in every this many cycles the plugin is given time to take up the page's session, which the
- * service then refuses: once the page signs out as the refusal is sent, once it first reads the
- * account without a free descriptor.
+ * service refuses (it ended it as it issued it): once the page signs out as the refusal is sent, once
+ * it first reads the account without a free descriptor.
  */
 const TAKEN_UP_EVERY = 24;
 /** The whole run: about 20 s on a quiet machine, over 40 s on a busy one; this leaves room beyond that. */
@@ -62,22 +62,27 @@ describe('the settings page: signing out while the plugin runs', () => {
           const code = String(100_000 + cycle);
           testbed.sim.addAccount({ email: ACCOUNT.email, code });
           const step = `cycle ${cycle}`;
+          const turn = cycle % TAKEN_UP_EVERY;
+          const refused = turn === TAKEN_UP_EVERY - 1 || turn === TAKEN_UP_EVERY / 2 - 1;
+          // The service ends this session as it issues it, before the page writes session.json: the
+          // plugin may take it up as soon as it is on disk (a registration under way reads the file
+          // again), and a session it used before the service ended it would never be refused.
+          const wasRefused = refused ? refusalOfNextSession() : undefined;
 
           expect([step, (await requests.signIn(fields(code))).state]).toEqual([step, 'signed-in']);
           const token = testbed.sim.issuedTokens.at(-1) as string;
           expect([step, (await onDisk())?.login.token]).toEqual([step, token]);
 
-          const turn = cycle % TAKEN_UP_EVERY;
           let shortageAnswer: string | undefined;
           if (turn === TAKEN_UP_EVERY - 1) {
-            // The service ends this session: the plugin, taking it up, is refused, and marks it invalid
-            // while the page signs out, the moment the refusal is sent.
-            await refusedToPlugin(token);
+            // The plugin, taking the session up, is refused, and marks it invalid while the page signs
+            // out, the moment the refusal is sent.
+            await refusedToPlugin(step, wasRefused);
           } else if (turn === TAKEN_UP_EVERY / 2 - 1) {
             // The plugin marks the session invalid, so the file changed since the page last read it;
             // then the page asks for the account while the process has no descriptor left.
             await reader.pause();
-            await refusedToPlugin(token);
+            await refusedToPlugin(step, wasRefused);
             await untilPluginRecordedRefusals(step);
             expect([step, (await onDisk())?.invalidatedAt]).toEqual([step, expect.any(String)]);
             shortageAnswer = await withoutFreeDescriptors(() => requests.account().then(JSON.stringify, String));
@@ -112,10 +117,9 @@ describe('the settings page: signing out while the plugin runs', () => {
       const pageProblems = pageLog.lines.filter(({ level }) => level !== 'info' && level !== 'debug');
       expect(pageProblems.filter(({ message }) => !message.includes('too many open files (EMFILE)'))).toEqual([]);
 
-      /** Revokes the page's session at the service, and waits until the plugin, taking it up, is refused. */
-      async function refusedToPlugin(token: string): Promise<void> {
-        testbed.sim.revokeToken(token);
-        await refusalOf(token);
+      /** Waits until the plugin, taking up the page's session, is refused. */
+      async function refusedToPlugin(step: string, wasRefused: (() => boolean) | undefined): Promise<void> {
+        await waitFor(() => wasRefused?.() === true, `${step}: the plugin using the page's session`, FOLLOW_MS);
         refusals += 1;
       }
 
@@ -128,21 +132,23 @@ describe('the settings page: signing out while the plugin runs', () => {
     RUN_LIMIT_MS,
   );
 
-  /** Resolves once the simulator has refused a request made with `token`. */
-  function refusalOf(token: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+  /**
+   * Revokes the token of the next sign-in the moment the simulator issues it; the answer says whether
+   * the simulator has refused a request made with it since.
+   */
+  function refusalOfNextSession(): () => boolean {
+    let token: string | undefined;
+    let refused = false;
+    watchRequest = ({ route, status, headers }) => {
+      if (token === undefined && route === 'login' && status === 200) {
+        token = testbed.sim.issuedTokens.at(-1) as string;
+        testbed.sim.revokeToken(token);
+      } else if (token !== undefined && status === 401 && headers.authorization === `Bearer ${token}`) {
+        refused = true;
         watchRequest = noRequestWatch;
-        reject(new Error(`the plugin did not use the page's session within ${FOLLOW_MS} ms`));
-      }, FOLLOW_MS);
-      watchRequest = ({ status, headers }) => {
-        if (status === 401 && headers.authorization === `Bearer ${token}`) {
-          clearTimeout(timer);
-          watchRequest = noRequestWatch;
-          resolve();
-        }
-      };
-    });
+      }
+    };
+    return () => refused;
   }
 });
 

@@ -3,13 +3,14 @@
  * for what a real Homebridge does too rarely or too slowly to test end to end: a registration that takes
  * long or stops part way, a removed doorbell, a plugin stopping while it waits, an alert's timing.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { MatterAccessory } from 'homebridge';
 import type { DoorbellSettings } from '../../src/config/parse-config.js';
 import { ALERTS_CONTEXT, hasOtherFeatures, matterAccessory } from '../../src/matter/matter-devices.js';
 import { MatterDoorbells } from '../../src/matter/matter-doorbells.js';
 import { Pauses } from '../../src/matter/pauses.js';
-import type { MatterTiming } from '../../src/matter/registration-wait.js';
+import { PLATFORM_NAME, PLUGIN_NAME } from '../../src/settings.js';
+import { MATTER_TIMING, type MatterTiming } from '../../src/matter/registration-wait.js';
 import { FakeMatter, type FakeMatterOptions } from '../support/fake-matter.js';
 import { createTestApi, createTestLogger, type TestLogger } from '../support/homebridge-api.js';
 import { delay, doorbellSettings } from '../support/platform-harness.js';
@@ -24,7 +25,6 @@ function doorbells(count: number): DoorbellSettings[] {
 
 /** No warning before a registration is this slow, unless a test says otherwise. */
 const PATIENT: MatterTiming = { firstCheckMs: 10, longestCheckMs: 200, slowAfterMs: 30_000 };
-const IMPATIENT: MatterTiming = { ...PATIENT, slowAfterMs: 300 };
 
 interface Running {
   matter: FakeMatter;
@@ -51,10 +51,15 @@ function start(options: FakeMatterOptions, timing = PATIENT): Running {
   return running;
 }
 
-/** Until Homebridge has registered all `count` devices and each shows the plugin's state (unreachable: no subscription yet). */
-async function allShown({ matter }: Running, count: number, timeoutMs = 5_000): Promise<void> {
+/** The devices Homebridge has registered that show the plugin's state (unreachable: no subscription yet). */
+function shownCount({ matter }: Running): number {
+  return [...matter.registered.values()].filter(({ clusters }) => clusters.bridgedDeviceBasicInformation.reachable === false).length;
+}
+
+/** Until Homebridge has registered all `count` devices and each shows the plugin's state. */
+async function allShown(run: Running, count: number, timeoutMs = 5_000): Promise<void> {
   await pollUntil(
-    () => [...matter.registered.values()].filter(({ clusters }) => clusters.bridgedDeviceBasicInformation.reachable === false).length,
+    () => shownCount(run),
     (shown) => shown === count,
     timeoutMs,
     `${count} devices registered and shown`,
@@ -66,12 +71,25 @@ function linesAt(log: TestLogger, level: string): string[] {
   return log.lines.filter((line) => line.level === level).map(({ message }) => message);
 }
 
+/**
+ * On a fake clock: which warning comes, and how often Homebridge is asked, depend on how long each
+ * step took, which on a real clock is the machine's speed.
+ */
 describe('waiting for Homebridge to register the devices', () => {
+  beforeEach(() => {
+    jest.useFakeTimers();
+  });
+
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
   it('asks about one device at a time, the first not registered yet, less and less often: no flood of reads', async () => {
     // 25 devices; Homebridge takes a second before the first, as a bridge busy starting does.
     const run = start({ firstAfterMs: 1_000, eachAfterMs: 5 });
     run.devices.publish(doorbells(5), { complete: true });
-    await allShown(run, 25);
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(shownCount(run)).toBe(25);
 
     const firstUuid = run.matter.calls.find(({ method }) => method === 'getAccessoryState')?.uuid;
     const beforeFirst = run.matter.calls.slice(0, run.matter.calls.findIndex(({ answered }) => answered === true));
@@ -82,26 +100,34 @@ describe('waiting for Homebridge to register the devices', () => {
   });
 
   it('warns once when Homebridge stops part way, as at its device limit, and still shows the rest once it goes on', async () => {
-    const run = start({ limit: 3 }, IMPATIENT);
+    const run = start({ limit: 3 }, MATTER_TIMING);
     run.devices.publish(doorbells(2), { complete: true });
-    await pollUntil(() => linesAt(run.log, 'warn'), (warnings) => warnings.length > 0, 5_000, 'a warning', 10);
+    await jest.advanceTimersByTimeAsync(MATTER_TIMING.slowAfterMs - 1);
+    expect(linesAt(run.log, 'warn')).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1);
 
     expect(linesAt(run.log, 'warn')).toEqual([
-      expect.stringMatching(/^Matter: Homebridge has registered 3 of the doorbells' 10 Matter devices in \d+ s, none for \d+ s; Door 1 Vehicle and those after it show nothing over Matter until it does\. If Homebridge's log says the bridge has reached its limit of 1000 Matter devices, give some doorbells a child bridge of their own$/),
+      "Matter: Homebridge has registered 3 of the doorbells' 10 Matter devices in 60 s, none for 60 s; Door 1 Vehicle and those after it show nothing over Matter until it does. If Homebridge's log says the bridge has reached its limit of 1000 Matter devices, give some doorbells a child bridge of their own",
     ]);
+    await jest.advanceTimersByTimeAsync(5_000);
     run.matter.resume();
-    await allShown(run, 10);
-    await pollUntil(() => linesAt(run.log, 'info'), (lines) => lines.some((line) => line.startsWith('Matter: Homebridge has registered all 10 devices')), 1_000, 'the all-clear', 10);
+    await jest.advanceTimersByTimeAsync(MATTER_TIMING.longestCheckMs);
+    expect(shownCount(run)).toBe(10);
+    expect(linesAt(run.log, 'info')).toContain('Matter: Homebridge has registered all 10 devices of the doorbells, after 67 s');
     expect(linesAt(run.log, 'warn')).toHaveLength(1);
   });
 
   it('warns of a slow registration as slow, once, and keeps waiting', async () => {
-    const run = start({ eachAfterMs: 40 }, IMPATIENT);
+    // 20 devices, the first at once, then one every 4.5 s: 14 of them in the first minute, the last at 85.5 s.
+    const run = start({ eachAfterMs: 4_500 }, MATTER_TIMING);
     run.devices.publish(doorbells(4), { complete: true });
-    await allShown(run, 20);
+    await jest.advanceTimersByTimeAsync(MATTER_TIMING.slowAfterMs);
+    expect(linesAt(run.log, 'warn')).toEqual(["Matter: Homebridge has registered 14 of the doorbells' 20 Matter devices in 60 s, slowly; the others show over Matter as it registers them"]);
 
-    expect(linesAt(run.log, 'warn')).toEqual([expect.stringMatching(/^Matter: Homebridge has registered \d+ of the doorbells' 20 Matter devices in \d+ s, slowly; the others show over Matter as it registers them$/)]);
-    expect(linesAt(run.log, 'info')).toContainEqual(expect.stringMatching(/^Matter: Homebridge has registered all 20 devices of the doorbells, after \d+ s$/));
+    await jest.advanceTimersByTimeAsync(25_500 + MATTER_TIMING.longestCheckMs);
+    expect(shownCount(run)).toBe(20);
+    expect(linesAt(run.log, 'warn')).toHaveLength(1);
+    expect(linesAt(run.log, 'info')).toContain('Matter: Homebridge has registered all 20 devices of the doorbells, after 86 s');
   });
 });
 
@@ -137,6 +163,45 @@ describe('a doorbell removed from the config', () => {
 
     expect(run.matter.calls.filter(({ method }) => method === 'unregistered').map(({ uuid }) => uuid)).toEqual(cached.map(({ UUID }) => UUID));
     expect(linesAt(run.log, 'info')).toContain('Removed Door 2, Door 2 Doorbell, Door 2 Person from Matter: no longer configured');
+  });
+
+  it('registers the others only once Homebridge has removed them, so that two calls never change its device list at once', async () => {
+    // Homebridge 2.4 brought them back from its cache, and removes them after it has answered.
+    const run = start({ removeAfterMs: 50 });
+    const [kept, removed] = doorbells(2);
+    const cached = (['motion', 'button'] as const).map((role) => matterAccessory(run.api, run.api.matter!, { deviceId: removed.deviceId, doorbellName: removed.name, role }));
+    await run.api.matter!.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, cached);
+    await pollUntil(() => run.matter.registered.size, (size) => size === cached.length, 1_000, 'the cached devices back', 10);
+    cached.forEach((accessory) => run.devices.restore(accessory));
+    const callsBefore = run.matter.calls.length;
+
+    run.devices.publish([kept], { complete: true });
+    await allShown(run, 5);
+
+    const changes = run.matter.calls.slice(callsBefore).filter(({ method }) => method === 'unregistered' || method === 'registerPlatformAccessories');
+    expect(changes.map(({ method }) => method)).toEqual(['unregistered', 'unregistered', 'registerPlatformAccessories']);
+  });
+
+  it('registers the others all the same when Homebridge has not removed them after 10 s', async () => {
+    jest.useFakeTimers();
+    try {
+      const run = start({ removeAfterMs: Infinity });
+      const [kept, removed] = doorbells(2);
+      const cached = matterAccessory(run.api, run.api.matter!, { deviceId: removed.deviceId, doorbellName: removed.name, role: 'motion' });
+      await run.api.matter!.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [cached]);
+      await jest.advanceTimersByTimeAsync(0);
+      run.devices.restore(cached);
+
+      run.devices.publish([kept], { complete: true });
+      await jest.advanceTimersByTimeAsync(9_000);
+      expect(run.matter.countOf('registerPlatformAccessories')).toBe(1);
+      await jest.advanceTimersByTimeAsync(3_000);
+
+      expect(run.matter.countOf('registerPlatformAccessories')).toBe(2);
+      expect(shownCount(run)).toBe(5);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { parseNotification } from '../../src/push/notification.js';
-import { readFrom, SHAPE_NAMES, SHAPES } from '../support/notification-payloads.js';
+import { MOTION_SUBTYPES, readFrom, SHAPE_NAMES, SHAPES } from '../support/notification-payloads.js';
 import { propertyRuns } from '../support/property-runs.js';
 
 const MAX_INT64 = 9223372036854775807n;
@@ -40,7 +40,7 @@ describe('parseNotification, for any input', () => {
       text: SHAPES[shape]({ deviceId: '1234567', kind, subtype: JSON.stringify(subtype) }),
       reads: readFrom(shape, kind, subtype),
     }));
-    const known = fc.constantFrom('human', 'vehicle', 'other_motion', 'motion', 'ding', 'HUMAN', '__proto__', 'toString');
+    const known = fc.constantFrom(...MOTION_SUBTYPES, 'ding', 'package', 'HUMAN', 'Animal', '__proto__', 'toString');
     const kinds = fc.oneof(fc.constantFrom('motion', 'ding'), fc.stringMatching(/^[a-z_]{1,12}$/));
     fc.assert(
       fc.property(fc.constantFrom(...withSubtype), kinds, fc.oneof(known, fc.string(), fc.jsonValue()), (shape, kind, subtype) => {

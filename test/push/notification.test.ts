@@ -67,6 +67,22 @@ describe('parseNotification', () => {
     },
   );
 
+  it.each([
+    ['package_delivery', 'package'],
+    ['package_pickup', 'package'],
+    ['animal', 'animal'],
+  ])('reads the subtype %s as a motion that saw a %s, beside the kind in each shape and standing for it', (subtype, detection) => {
+    const motion = { deviceId: '1234567', kind: 'motion', id: 'e', detection };
+    expect(parsed(`{"device_id": 1234567, "kind": "motion", "subtype": "${subtype}", "id": "e"}`)).toEqual(motion);
+    expect(parsed(`{"ding": {"doorbot_id": 1234567, "kind": "motion", "subtype": "${subtype}", "id": "e"}}`)).toEqual(motion);
+    expect(parsed(`{"device_id": 1234567, "subtype": "${subtype}", "id": "e"}`)).toEqual(motion);
+    expect(parsed(`{"ding": {"doorbot_id": 1234567, "subtype": "${subtype}", "id": "e"}}`)).toEqual(motion);
+    const service = `{"android_config": {"category": "com.ring.pn.live-event.motion"}, "data": {"device": {"id": 1234567}, "event": {"ding": {"id": "e", "subtype": "${subtype}"}}}}`;
+    expect(parsed(service)).toEqual(motion);
+    // A ring with the subtype beside it is still a ring, and sees nothing.
+    expect(parsed(`{"device_id": 1234567, "kind": "ding", "subtype": "${subtype}", "id": "e"}`)).toEqual({ deviceId: '1234567', kind: 'ding', id: 'e' });
+  });
+
   it('takes a motion without a known subtype as plain motion, and an unknown subtype alone as its own kind', () => {
     for (const subtype of ['', ', "subtype": "package"', ', "subtype": 5', ', "subtype": null', ', "subtype": {"a": 1}', ', "subtype": "constructor"', ', "subtype": "Human"']) {
       expect([subtype, parsed(`{"device_id": 1, "kind": "motion"${subtype}}`)]).toEqual([subtype, { deviceId: '1', kind: 'motion' }]);
@@ -123,10 +139,10 @@ describe('parseNotification', () => {
       });
 
     /** What a detection may be called, none at all and a value of another type included: other keys are tolerated. */
-    const SUBTYPES = ['human', 'vehicle', 'other_motion', 'motion', 'ding', 'package', undefined, 5];
+    const SUBTYPES = ['human', 'vehicle', 'package_delivery', 'package_pickup', 'animal', 'other_motion', 'motion', 'ding', 'package', undefined, 5];
 
     /** The detection each subtype reports in a motion; the rest are plain motion. */
-    const DETECTION_OF: Record<string, string> = { human: 'person', vehicle: 'vehicle', other_motion: 'other' };
+    const DETECTION_OF: Record<string, string> = { human: 'person', vehicle: 'vehicle', package_delivery: 'package', package_pickup: 'package', animal: 'animal', other_motion: 'other' };
 
     it.each(['motion', 'ding', 'intercom_unlock'])('takes the kind %s from the category, whatever the subtype says', (kind) => {
       // A person or a vehicle seen (category motion) is a motion; a ring with a detection beside it is still a ring.

@@ -13,7 +13,7 @@ import { MAX_BODY_BYTES } from '../../src/push/receiver.js';
 import { changesOf, recordHapChanges, type HapChange } from '../support/hap-changes.js';
 import { FAST, waitFor } from '../support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
-import { SHAPE_NAMES, SHAPES } from '../support/notification-payloads.js';
+import { MOTION_SUBTYPES, SHAPE_NAMES, SHAPES } from '../support/notification-payloads.js';
 import { propertyRuns } from '../support/property-runs.js';
 
 /** The gate's doorbell button is turned off: a ring there changes nothing. */
@@ -64,7 +64,7 @@ const notificationBody: fc.Arbitrary<Payload> = fc
     event: eventId,
     shape: fc.constantFrom(...SHAPE_NAMES),
     // Beside a kind it changes no kind; the shape without a kind writes the kind itself as its subtype.
-    subtype: fc.constantFrom('human', 'vehicle', 'other_motion', 'motion', 'ding'),
+    subtype: fc.constantFrom(...MOTION_SUBTYPES, 'ding'),
     size,
   })
   .map(({ device, kind, event, shape, subtype, size: length }) => {

@@ -3,12 +3,12 @@
  * `since=` so that nothing published meanwhile is lost, a silent stream dropped, and the fault shown
  * only while the stream has been down too long.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { ReconnectDelays } from '../../src/push/relay-backoff.js';
 import { CATCH_UP_SLACK_S } from '../../src/push/relay-catch-up.js';
 import { RELAY_TIMING } from '../../src/push/relay-timing.js';
-import { delay, waitFor } from '../support/platform-harness.js';
-import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
+import { waitFor } from '../support/platform-harness.js';
+import { connected, fakeTimeouts, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
 
 const sinceOf = (request: { rawQuery: string } | undefined) => new URLSearchParams(request?.rawQuery).get('since');
 
@@ -23,6 +23,8 @@ function movableClock(): { now: () => number; monotonicNow: () => number; offset
 
 describe('breaks', () => {
   it('reopens a dropped stream with since=<last message id> and loses nothing published meanwhile', async () => {
+    // No watchdog fires on a fake clock that stands still: a busy machine cannot drop the stream between the steps.
+    fakeTimeouts();
     const run = subscribe();
     await connected(run);
     relay.publish(run.topic, '{"n":1}', { unifiedPush: true });
@@ -42,6 +44,8 @@ describe('breaks', () => {
     ['5 minutes fast', 5 * 60_000],
     ['5 minutes slow', -5 * 60_000],
   ])('asks since the newest relay time seen (less the slack) when no message was handled yet, the host clock %s', async (_name, offsetMs) => {
+    // No watchdog fires on a fake clock that stands still: a busy machine cannot drop the stream between the steps.
+    fakeTimeouts();
     const run = subscribe({ now: () => Date.now() + offsetMs });
     const before = Math.floor(Date.now() / 1000);
     await connected(run);
@@ -56,6 +60,8 @@ describe('breaks', () => {
   });
 
   it('loses nothing published during a break, however far the host clock is off', async () => {
+    // No watchdog fires on a fake clock that stands still: a busy machine cannot drop the stream between the steps.
+    fakeTimeouts();
     const fast = subscribe({ now: () => Date.now() + 5 * 60_000 });
     const slow = subscribe({ now: () => Date.now() - 5 * 60_000 });
     await Promise.all([connected(fast), connected(slow)]);
@@ -107,6 +113,8 @@ describe('breaks', () => {
   });
 
   it('keeps asking since the first break, however often the stream breaks again before a message arrives', async () => {
+    // No watchdog fires on a fake clock that stands still: a busy machine cannot drop the stream between the steps.
+    fakeTimeouts();
     const clock = movableClock();
     await useRelay({ now: clock.now });
     const run = subscribe({ now: clock.now });
@@ -126,9 +134,23 @@ describe('breaks', () => {
   });
 
   it('keeps a stream whose keepalives arrive well within the alive timeout', async () => {
-    const run = subscribe();
+    // The watchdog runs on a fake clock, moved on only after a keepalive has arrived: a busy machine
+    // that stalls past the alive timeout would otherwise fire it between two keepalives.
+    fakeTimeouts();
+    let clockReads = 0;
+    // The subscription reads its monotonic clock as each event arrives.
+    const run = subscribe({
+      monotonicNow: () => {
+        clockReads += 1;
+        return jest.now();
+      },
+    });
     await connected(run);
-    await delay(1_500);
+    for (let keepalive = 0; keepalive < 5; keepalive += 1) {
+      const readsBefore = clockReads;
+      await waitFor(() => clockReads > readsBefore, 'a keepalive');
+      jest.advanceTimersByTime(TIMING.aliveMs - 100);
+    }
 
     expect(subscribeRequests(run.topic)).toHaveLength(1);
     expect(lines(run, 'debug').filter((line) => line.includes('nothing arrived'))).toEqual([]);
@@ -145,11 +167,16 @@ describe('breaks', () => {
   });
 
   it('shows a fault while the relay has been unreachable too long, and clears it when back', async () => {
-    const run = subscribe();
+    // The fault delay runs on a fake clock, moved on once the relay has refused: on a busy machine it
+    // could otherwise end before the refusal arrived, and name another reason.
+    fakeTimeouts();
+    const run = subscribe({ monotonicNow: () => jest.now() });
     await connected(run);
     relay.refuseSubscriptions({ status: 503, times: 1_000 });
     relay.dropStreams();
-    await waitFor(() => run.down.length === 1, 'the fault');
+    await waitFor(() => lines(run, 'debug').some((line) => line.startsWith('Push relay: HTTP 503; reconnecting')), 'a refused reconnect');
+    expect(run.down).toEqual([]);
+    jest.advanceTimersByTime(TIMING.faultAfterMs);
 
     expect(run.down).toEqual([true]);
     expect(lines(run, 'warn')).toEqual([expect.stringMatching(/^Push relay unreachable for 0 s \(HTTP 503\): motion alerts cannot arrive until it is back/)]);
@@ -160,12 +187,15 @@ describe('breaks', () => {
   });
 
   it('shows no fault for a break shorter than the fault delay', async () => {
-    const run = subscribe();
+    // The break lasts no time on the fake clock, however long the reconnect takes a busy machine;
+    // the clock moves past the fault delay only once the stream is back.
+    fakeTimeouts();
+    const run = subscribe({ monotonicNow: () => jest.now() });
     await connected(run);
     relay.dropStreams();
     await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reconnect');
     await connected(run);
-    await delay(TIMING.faultAfterMs + 200);
+    jest.advanceTimersByTime(TIMING.faultAfterMs + 1);
 
     expect(run.down).toEqual([]);
     expect(lines(run, 'warn')).toEqual([]);

@@ -3,7 +3,7 @@
  * test with keepalives well within the shortened alive timeout, subscriptions stopped after it, and
  * the questions the tests ask of both.
  */
-import { afterEach, beforeEach, expect } from '@jest/globals';
+import { afterEach, beforeEach, expect, jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay, RelayOptions } from '../../simulator/relay/index.js';
@@ -41,7 +41,20 @@ beforeEach(async () => {
 afterEach(async () => {
   await Promise.all(running.splice(0).map((subscription) => subscription.stop()));
   await relay.close();
+  jest.useRealTimers();
 });
+
+/**
+ * Fakes setTimeout alone, until the test ends: the subscription's watchdog, fault delay and connect
+ * waits then fire only when the test moves the clock (jest.advanceTimersByTime), so a busy machine
+ * cannot fire them early, while the sockets, the relay's keepalives and the backoff between attempts
+ * stay real. `jest.now()` reads the faked clock, for the subscription's monotonicNow.
+ */
+export function fakeTimeouts(): void {
+  jest.useFakeTimers({
+    doNotFake: ['Date', 'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval'],
+  });
+}
 
 /** A subscription to a topic of its own, started; `now` is the wall clock. */
 export function subscribe(overrides: { token?: string; timing?: Partial<RelayTiming>; now?: () => number; monotonicNow?: () => number; relayUrl?: string } = {}) {

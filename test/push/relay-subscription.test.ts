@@ -2,15 +2,17 @@
  * The relay client against the project's loopback relay (ntfy protocol) over real HTTP, with its
  * timings shortened: the stream, its lines, refusals and stop. Breaks are in relay-breaks.test.ts.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { listen } from '../../simulator/servers.js';
-import { delay, waitFor } from '../support/platform-harness.js';
-import { connected, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
+import { waitFor } from '../support/platform-harness.js';
+import { connected, fakeTimeouts, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
 
 const messageLine = (fields: Record<string, unknown>) => JSON.stringify({ event: 'message', topic: 't', ...fields });
 
 describe('the stream', () => {
   it('subscribes to <relay>/<topic>/json without since, uncompressed, and says it is connected, without the topic', async () => {
+    // No watchdog fires on a fake clock that stands still: a busy machine cannot drop the stream between the steps.
+    fakeTimeouts();
     const run = subscribe();
     await connected(run);
 
@@ -45,6 +47,8 @@ describe('the stream', () => {
   });
 
   it('ignores open, keepalive and unknown events, and counts bad lines and bad notifications without ending the stream', async () => {
+    // No watchdog fires on a fake clock that stands still: a busy machine cannot drop the stream between the steps.
+    fakeTimeouts();
     const run = subscribe();
     await connected(run);
     const now = Math.floor(Date.now() / 1000);
@@ -89,12 +93,18 @@ describe('an address that answers, but not as an ntfy relay', () => {
   const notARelay = (run: Parameters<typeof lines>[0]) => lines(run, 'warn').filter((line) => line.includes('answered, but not as an ntfy relay ('));
 
   it('never counts a 200 web page as connected: one warning naming push.relayUrl, the fault after faultAfterMs, again only after a real relay', async () => {
+    // The fault delay runs on a fake clock, moved on only once the attempts have been answered: on a
+    // busy machine the fault could otherwise come before the first answer, and name no reason yet.
+    fakeTimeouts();
     relay.impersonate('web-page');
-    const run = subscribe();
-    await waitFor(() => run.down.length === 1, 'the fault', 2_000);
+    const run = subscribe({ monotonicNow: () => jest.now() });
     await waitFor(() => subscribeRequests(run.topic).length >= 4, 'more attempts');
+    expect(run.down).toEqual([]);
+    jest.advanceTimersByTime(TIMING.faultAfterMs);
 
-    expect(await run.subscription.whenConnected(10)).toBe(false);
+    const waiting = run.subscription.whenConnected(10);
+    jest.advanceTimersByTime(10);
+    expect(await waiting).toBe(false);
     expect(run.down).toEqual([true]);
     expect(lines(run, 'info')).toEqual([]);
     expect(notARelay(run)).toEqual([
@@ -115,7 +125,7 @@ describe('an address that answers, but not as an ntfy relay', () => {
     const empty = await listen('127.0.0.1', 0, (_request, response) => response.writeHead(200, { 'Content-Type': 'application/json' }).end());
     try {
       const run = subscribe({ relayUrl: empty.url });
-      await waitFor(() => run.down.length === 1, 'the fault', 2_000);
+      await waitFor(() => run.down.length === 1, 'the fault');
       await waitFor(() => lines(run, 'debug').length >= 3, 'more attempts');
       await run.subscription.stop();
 
@@ -129,28 +139,45 @@ describe('an address that answers, but not as an ntfy relay', () => {
   });
 
   it('drops a server that trickles bytes but no event once the alive timeout has passed, and says it is no relay', async () => {
+    // The watchdog runs on a fake clock, moved on once the answer has arrived: on a busy machine it
+    // could otherwise fire before the first byte did. That byte is written with the headers, in the
+    // same turn of this process, so it arrives with them.
+    fakeTimeouts();
     relay.impersonate('trickle');
-    const started = performance.now();
-    const run = subscribe();
-    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the second attempt', 2_000);
+    let clockReads = 0;
+    const run = subscribe({
+      monotonicNow: () => {
+        clockReads += 1;
+        return jest.now();
+      },
+    });
+    // Read once as it starts, and again as the answer opens.
+    await waitFor(() => clockReads >= 2, 'the answer');
+    jest.advanceTimersByTime(TIMING.aliveMs - 1);
+    expect(notARelay(run)).toEqual([]);
+    jest.advanceTimersByTime(1);
+    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the second attempt');
 
-    expect(performance.now() - started).toBeGreaterThanOrEqual(TIMING.aliveMs);
     expect(notARelay(run)).toHaveLength(1);
     expect(run.down).toEqual([true]);
     expect(lines(run, 'info')).toEqual([]);
   });
 
   it('drops a stream that sends only lines that are no event, however often, once the alive timeout has passed', async () => {
-    // Keepalives too rare to keep it: only the injected lines could.
+    // Keepalives too rare to keep it: only the injected lines could. The watchdog runs on a fake
+    // clock, moved on only once each batch of lines has been read, so a busy machine cannot let the
+    // alive timeout pass with fewer lines than the test sends.
+    fakeTimeouts();
     await useRelay({ keepaliveMs: 60_000 });
     const run = subscribe();
     await connected(run);
-    const junk = setInterval(() => relay.injectLine(run.topic, '<p>not an event</p>'), 20);
-    try {
-      await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reopened stream', 2_000);
-    } finally {
-      clearInterval(junk);
+    for (let batch = 1; batch <= 4; batch += 1) {
+      relay.injectLine(run.topic, '<p>not an event</p>');
+      relay.injectLine(run.topic, '<p>not an event</p>');
+      await waitFor(() => run.subscription.counts.badLines === 2 * batch, 'the lines read');
+      jest.advanceTimersByTime(TIMING.aliveMs / 4);
     }
+    await waitFor(() => subscribeRequests(run.topic).length === 2, 'the reopened stream');
 
     expect(lines(run, 'debug')).toContainEqual(expect.stringMatching(/^Push relay: nothing arrived for 0 s; reconnecting/));
     expect(run.subscription.counts.badLines).toBeGreaterThan(5);
@@ -175,6 +202,8 @@ describe('refusals', () => {
   });
 
   it('honours Retry-After on 429', async () => {
+    // No watchdog fires on a fake clock that stands still: a busy machine cannot drop the stream between the steps.
+    fakeTimeouts();
     relay.refuseSubscriptions({ status: 429, retryAfter: '1' });
     const started = performance.now();
     const run = subscribe();
@@ -192,7 +221,10 @@ describe('refusals', () => {
 
     expect(performance.now() - started).toBeGreaterThanOrEqual(450);
     expect(subscribeRequests(run.topic).map((request) => request.status)).toEqual([401, 401]);
-    expect(lines(run, 'warn')[0]).toBe('Push relay refused access (HTTP 401): check push.relayToken. Trying again in 1 s.');
+    // The fault delay is shorter than the refused-access wait: its own warning may come first on a busy machine.
+    expect(lines(run, 'warn').filter((line) => line.startsWith('Push relay refused access'))[0]).toBe(
+      'Push relay refused access (HTTP 401): check push.relayToken. Trying again in 1 s.',
+    );
     expect(run.log.lines.some(({ message }) => message.includes('tk_wrongtoken'))).toBe(false);
   });
 });
@@ -226,31 +258,37 @@ describe('stop', () => {
     await run.subscription.stop();
 
     await waitFor(() => relay.subscriberCount(run.topic) === 0, 'the relay to see the stream end');
-    const started = performance.now();
-    await expect(run.subscription.whenConnected(5_000)).resolves.toBe(false);
-    expect(performance.now() - started).toBeLessThan(100);
+    // At once: no wait is left pending, so no timer is kept alive for it.
+    const waiting = run.subscription.whenConnected(5_000);
+    expect(run.subscription.pendingWaits).toBe(0);
+    await expect(waiting).resolves.toBe(false);
   });
 
   it('ends a wait for the stream when it stops', async () => {
+    // The wait's own timeout runs on a fake clock that stands still: only the stop can end it.
+    fakeTimeouts();
     relay.refuseSubscriptions({ status: 503, times: 1_000 });
     const run = subscribe();
     const waiting = run.subscription.whenConnected(5_000);
-    const started = performance.now();
 
     await run.subscription.stop();
 
+    expect(run.subscription.pendingWaits).toBe(0);
     await expect(waiting).resolves.toBe(false);
-    expect(performance.now() - started).toBeLessThan(1_000);
     relay.refuseSubscriptions({ status: 503, times: 0 });
   });
 
   it('stops while reconnecting, without another attempt and without reporting the stream down later', async () => {
+    // The fault delay runs on a fake clock, moved on only after the stop; the wait before the next
+    // attempt is long enough that no busy machine reaches its end before the stop, which must cut it
+    // short for stop() to resolve.
+    fakeTimeouts();
     relay.refuseSubscriptions({ status: 503, times: 1_000 });
-    const run = subscribe({ timing: { reconnect: { firstMs: 600, factor: 2, maxMs: 600, jitter: true } } });
-    await waitFor(() => subscribeRequests(run.topic).length === 1, 'the first attempt');
+    const run = subscribe({ monotonicNow: () => jest.now(), timing: { reconnect: { firstMs: 60_000, factor: 2, maxMs: 60_000, jitter: true } } });
+    await waitFor(() => lines(run, 'debug').some((line) => line.startsWith('Push relay: HTTP 503; reconnecting')), 'the first attempt refused');
 
     await run.subscription.stop();
-    await delay(TIMING.faultAfterMs + 450);
+    jest.advanceTimersByTime(TIMING.faultAfterMs * 10);
 
     expect(subscribeRequests(run.topic)).toHaveLength(1);
     expect(run.down).toEqual([]);

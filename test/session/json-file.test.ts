@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -67,6 +67,26 @@ describe('reading a file another process changes', () => {
     await writeFile(file, JSON.stringify(session('edited@example.com')));
 
     await expect(store.readSession()).resolves.toEqual(session('edited@example.com'));
+  });
+
+  it('sees a rewrite that leaves the inode, size and modification time as they were', async () => {
+    const store = newStore();
+    const file = join(dataFolderPath(storagePath), DATA_FILES.session);
+    // Whole seconds, which every file system keeps exactly.
+    const stamped = new Date('2026-11-22T10:00:00.000Z');
+    await store.saveSession(session('first@example.com'));
+    await utimes(file, stamped, stamped);
+    await expect(store.readSession()).resolves.toEqual(session('first@example.com'));
+
+    // What a rewrite within one tick of a coarse clock leaves, by a file of the same size on the inode
+    // the removed one freed: the same status, other content.
+    const before = await stat(file);
+    await writeFile(file, `${JSON.stringify(session('other@example.com'), null, 2)}\n`);
+    await utimes(file, stamped, stamped);
+    const after = await stat(file);
+    expect([after.ino, after.size, after.mtimeMs]).toEqual([before.ino, before.size, before.mtimeMs]);
+
+    await expect(store.readSession()).resolves.toEqual(session('other@example.com'));
   });
 });
 

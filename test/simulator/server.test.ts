@@ -54,7 +54,8 @@ describe('simulator: lifecycle', () => {
       const started = Date.now();
       await simulator.close();
 
-      expect(Date.now() - started).toBeLessThan(1000);
+      // Before Node's 5 s keep-alive timeout would have closed the connection, however busy the machine.
+      expect(Date.now() - started).toBeLessThan(4000);
       await socketClosed;
       await expect(send(regionUrl(simulator))).rejects.toThrow(/ECONNREFUSED/);
     } finally {
@@ -93,7 +94,8 @@ describe('simulator: lifecycle', () => {
       const started = Date.now();
       await simulator.close();
 
-      expect(Date.now() - started).toBeLessThan(1000);
+      // Long before Node's own timeouts for a request that never finishes (a minute and more), however busy the machine.
+      expect(Date.now() - started).toBeLessThan(4000);
       await socketClosed;
     } finally {
       socket.destroy();

@@ -31,6 +31,8 @@ export interface FakeMatterOptions {
   eachAfterMs?: number;
   /** Registers this many devices and stops, as Homebridge does at its device limit. */
   limit?: number;
+  /** Removes unregistered devices this long after answering, as Homebridge 2.4 does; at once without it; never with Infinity. */
+  removeAfterMs?: number;
 }
 
 interface Device {
@@ -107,10 +109,16 @@ export class FakeMatter {
         if (registration === 'refuses') {
           return Promise.reject(new Error(ANOTHER_BRIDGES_REFUSAL.replace('register', 'unregister')));
         }
-        accessories.forEach(({ UUID }) => {
-          this.calls.push({ method: 'unregistered', uuid: UUID });
-          this.registered.delete(UUID);
-        });
+        const remove = () =>
+          accessories.forEach(({ UUID }) => {
+            this.calls.push({ method: 'unregistered', uuid: UUID });
+            this.registered.delete(UUID);
+          });
+        if (this.options.removeAfterMs === undefined) {
+          remove();
+        } else if (Number.isFinite(this.options.removeAfterMs)) {
+          this.later(remove, this.options.removeAfterMs);
+        }
         return Promise.resolve();
       },
       getAccessoryState: (uuid: string, cluster: string) => {

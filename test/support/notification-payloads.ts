@@ -37,8 +37,14 @@ export const SHAPE_NAMES = Object.keys(SHAPES) as Shape[];
 const DETECTION_OF = new Map([
   ['human', 'person'],
   ['vehicle', 'vehicle'],
+  ['package_delivery', 'package'],
+  ['package_pickup', 'package'],
+  ['animal', 'animal'],
   ['other_motion', 'other'],
 ]);
+
+/** Every subtype of a motion the service sends: each detection's, and plain motion's own. */
+export const MOTION_SUBTYPES = [...DETECTION_OF.keys(), 'motion'];
 
 /** The kind and detection the plugin reads from a payload of this shape (`subtype` as a value, not JSON text). */
 export function readFrom(shape: Shape, kind: string, subtype?: unknown): { kind: string; detection?: string } {
@@ -51,7 +57,7 @@ export function readFrom(shape: Shape, kind: string, subtype?: unknown): { kind:
 /** Every shape × kind (a motion, a ring, another) × subtype (each detection, plain motion, none): a payload and what it reads as. */
 export const PAYLOADS = SHAPE_NAMES.flatMap((shape) =>
   ['motion', 'ding', 'on_demand'].flatMap((kind) =>
-    ['human', 'vehicle', 'other_motion', 'motion', undefined].map((subtype) => ({
+    [...MOTION_SUBTYPES, undefined].map((subtype) => ({
       shape,
       kind,
       subtype,
