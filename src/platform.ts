@@ -147,7 +147,9 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     // A doorbell left out for a bad entry may own a cached accessory: keep them all until it is fixed,
     // but nothing updates those, so they must not go on showing what they were saved with.
     this.accessories.publish(settings.doorbells, { removeStale: complete });
-    this.matter?.publish(settings.doorbells, { complete, alerts: settings.alertsSensor });
+    const batteries = new Map<string, number>();
+    this.accessories.forEach((accessory, deviceId) => accessory.health.battery !== null && batteries.set(deviceId, accessory.health.battery));
+    this.matter?.publish(settings.doorbells, { complete, alerts: settings.alertsSensor, batteries });
     this.alerts.launch(settings, complete);
     this.accessories.forEach((accessory, deviceId) => {
       this.matter?.follow(accessory, deviceId);

@@ -6,15 +6,16 @@
  * says it is back; both kept across a restart; and a list that fails or leaves a doorbell out faults
  * nothing.
  */
-import { describe, expect, it, jest } from '@jest/globals';
-import type { PlatformAccessory } from 'homebridge';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import type { API, PlatformAccessory } from 'homebridge';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ALERTS_OPEN_AFTER_MS, type AlertsClock } from '../src/alerts/alerts-rule.js';
 import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
 import { SCHEDULE_TIMING } from '../src/connection/schedule.js';
 import type { PlatformTiming } from '../src/platform.js';
+import { FakeMatter } from './support/fake-matter.js';
 import { hap } from './support/hap.js';
-import { accessoryOf, DOORBELLS, FAST, sensorValue } from './support/platform-harness.js';
+import { accessoryOf, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
 import type { RunningPlatform } from './support/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
 
@@ -309,5 +310,55 @@ describe('status.json', () => {
       { battery: 15, online: true, offlineSince: null, fault: null },
       { battery: null, online: false, offlineSince: expect.any(String), fault: 'offline in the doorbell service (check its Wi-Fi or power)' },
     ]);
+  });
+});
+
+describe('over Matter', () => {
+  const testbed = usePlatformTestbed();
+  const matters: FakeMatter[] = [];
+  afterEach(() => matters.splice(0).forEach((matter) => matter.dispose()));
+
+  /** The doorbell's `<name>` device as Homebridge registered it; undefined before it has. */
+  function motionDevice(matter: FakeMatter, platform: RunningPlatform, deviceId: string) {
+    return matter.registered.get(platform.test.api.hap.uuid.generate(`doorbell-motion:matter:${deviceId}`));
+  }
+
+  function launchWithMatter(options: { cached?: Map<string, PlatformAccessory>; homebridge21?: boolean } = {}): { platform: RunningPlatform; matter: FakeMatter } {
+    const matter = new FakeMatter();
+    matters.push(matter);
+    const prepare = (api: API) => {
+      matter.install(api);
+      if (options.homebridge21) {
+        Object.assign(api, { serverVersion: '2.1.0', versionGreaterOrEqual: (version: string) => version <= '2.1.0' });
+      }
+    };
+    return { platform: testbed.launch({ prepare, ...(options.cached === undefined ? {} : { cached: options.cached }) }), matter };
+  }
+
+  it("gives a doorbell's device the power source of the level cached at launch, on Homebridge 2.4; a battery first seen in a run, from the next launch", async () => {
+    testbed.sim.setDoorbellHealth(FRONT, { battery_life: 15 });
+    const first = launchWithMatter();
+    await waitFor(() => batteryOf(first.platform, FRONT)?.level === 15 && motionDevice(first.matter, first.platform, FRONT) !== undefined, 'the battery and the device');
+    expect(motionDevice(first.matter, first.platform, FRONT)?.clusters.powerSource).toBeUndefined();
+    await testbed.stop(first.platform);
+
+    const second = launchWithMatter({ cached: first.platform.test.registered });
+    await waitFor(() => motionDevice(second.matter, second.platform, BACK) !== undefined, 'the devices');
+
+    expect(motionDevice(second.matter, second.platform, FRONT)?.clusters.powerSource).toMatchObject({ batPercentRemaining: 30, batChargeLevel: 1 });
+    expect(motionDevice(second.matter, second.platform, BACK)?.clusters.powerSource).toBeUndefined();
+    expect(second.matter.countOf('registerPlatformAccessories')).toBe(1);
+  });
+
+  it('gives none on Homebridge 2.1.0, which would drop it', async () => {
+    testbed.sim.setDoorbellHealth(FRONT, { battery_life: 80 });
+    const first = testbed.launch();
+    await waitFor(() => batteryOf(first, FRONT)?.level === 80, 'the battery');
+    await testbed.stop(first);
+
+    const second = launchWithMatter({ cached: first.test.registered, homebridge21: true });
+    await waitFor(() => motionDevice(second.matter, second.platform, FRONT) !== undefined, 'the device');
+
+    expect(motionDevice(second.matter, second.platform, FRONT)?.clusters.powerSource).toBeUndefined();
   });
 });
