@@ -5,9 +5,10 @@
  * from its stored session.
  */
 import { expect, it } from '@jest/globals';
-import type { RecordedRequest } from '../../simulator/index.js';
+import type { RecordedRequest, Simulator } from '../../simulator/index.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { changeOf } from './support/hap-client.js';
+import { pollUntil } from '../support/poll.js';
+import { changeOf, findBySerialNumber, HapCharacteristic, HapService } from './support/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
 import { DOORBELLS, MOTION_TIMEOUT_S, SERIAL_NUMBERS } from './support/plugin-config.js';
@@ -30,6 +31,8 @@ const DUPLICATE_WINDOW_MS = 2 * MOTION_LATENCY_BUDGET_MS;
 const RESTART_TIMEOUT_MS = STOP_TIMEOUT_MS + START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS;
 
 const REGISTRATION = 'doorbell PATCH /clients_api/device';
+/** The doorbell list, read right after the subscriptions of a launch: it comes once they are confirmed. */
+const LIST_READ = 'doorbell GET /clients_api/ring_devices';
 const SUBSCRIPTIONS = SERIAL_NUMBERS.map((deviceId) => `doorbell POST /clients_api/doorbots/${deviceId}/motions_subscribe`);
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
@@ -45,8 +48,9 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
       await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
 
       const { simulator } = setup();
+      await untilListRead(simulator);
       expect(requestLines(simulator.requests).sort()).toEqual(
-        ['account POST /api/v1/getUrlByEmail', 'region POST /api/v4/auth/email/login/code', REGISTRATION, ...SUBSCRIPTIONS].sort(),
+        ['account POST /api/v1/getUrlByEmail', 'region POST /api/v4/auth/email/login/code', REGISTRATION, ...SUBSCRIPTIONS, LIST_READ].sort(),
       );
       expect(simulator.requestsTo('region')[0]?.rawQuery).toContain('email=e2e%2Bmotion%40example.com');
       expect(simulator.invalidRequests()).toEqual([]);
@@ -120,8 +124,9 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
 
       const homebridge = await setup().start();
       await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      await untilListRead(simulator);
 
-      expect(requestLines(simulator.requests).sort()).toEqual([REGISTRATION, ...SUBSCRIPTIONS].sort());
+      expect(requestLines(simulator.requests).sort()).toEqual([REGISTRATION, ...SUBSCRIPTIONS, LIST_READ].sort());
       expect(simulator.pushToken).toBe(pushToken);
       expectNoPortInUse(homebridge);
     },
@@ -134,8 +139,43 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
     expect(idsOf(await setup().sensors())).toEqual(idsOf(firstRunSensors));
   });
 
+  it(
+    "shows a battery doorbell's level, its low battery and that it is not charged in place, as the doorbell list gives them at launch",
+    async () => {
+      const { simulator } = setup();
+      const front = String(DOORBELLS[0].deviceId);
+      simulator.setDoorbellHealth(front, { battery_life: '15.4' });
+      expectStoppedInTime(await setup().stop());
+      await setup().start();
+      await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      const controller = await setup().controller();
+
+      const accessory = await pollUntil(
+        async () => findBySerialNumber(await controller.accessories(), front),
+        (found) => found.service(HapService.Battery) !== undefined,
+        SUBSCRIBED_TIMEOUT_MS,
+        "Front Door's Battery service",
+      );
+      const battery = [HapCharacteristic.BatteryLevel, HapCharacteristic.StatusLowBattery, HapCharacteristic.ChargingState].map((type) => accessory.characteristic(HapService.Battery, type));
+      // 15 %, BATTERY_LEVEL_LOW, NOT_CHARGEABLE.
+      expect(await controller.read(...battery)).toEqual([15, 1, 2]);
+      expect(accessory.namesOf(HapService.Battery)).toEqual(['Front Door Battery']);
+    },
+    RESTART_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
+  );
+
   itEndsCleanly(setup);
 });
+
+/** The launch's doorbell list read has been answered. */
+async function untilListRead(simulator: Simulator): Promise<void> {
+  await pollUntil(
+    () => Promise.resolve(simulator.requestsTo('devices').length),
+    (reads) => reads === 1,
+    SUBSCRIBED_TIMEOUT_MS,
+    'the doorbell list read',
+  );
+}
 
 /** Each doorbell's first notification id: the duplicate check sends one again. */
 function eventIdOf({ serialNumber }: DoorbellSensor): string {
