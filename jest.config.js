@@ -6,7 +6,7 @@
 // - smoke: whole runs of the project's own tools (the benchmark, the demo, the documented commands
 //   on a fresh clone) and the plugin on a Node it refuses, once;
 // - older: a few e2e scenarios again on the older Homebridge versions and Homebridge UI the plugin
-//   still supports (E2E_VERSIONS=older; see test/e2e/support/homebridge-versions.ts).
+//   still supports (E2E_VERSIONS=older; see scripts/lib/homebridge-versions.ts).
 const shared = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',

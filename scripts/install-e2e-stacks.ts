@@ -4,9 +4,9 @@
  * Homebridge UI of the smoke tier, together. The tests install what they need themselves when it is
  * missing, or wait for this script's install of it; CI runs this beside the tests, so that they seldom wait.
  */
-import { ensureCachedInstall } from '../test/e2e/support/cache-install.js';
-import { CONFIG_UI_INSTALLS } from '../test/e2e/support/config-ui.js';
-import { OLDER_HOMEBRIDGE_INSTALLS } from '../test/e2e/support/homebridge-versions.js';
+import { ensureCachedInstall } from './lib/cache-install.js';
+import { CONFIG_UI_INSTALLS } from './lib/config-ui.js';
+import { OLDER_HOMEBRIDGE_INSTALLS } from './lib/homebridge-versions.js';
 
 const [first, ...rest] = [...CONFIG_UI_INSTALLS, ...OLDER_HOMEBRIDGE_INSTALLS];
 const started = performance.now();

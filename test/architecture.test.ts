@@ -130,14 +130,32 @@ describe('the folders of src/', () => {
   });
 });
 
-describe('the demo', () => {
-  it('imports nothing from the tests: what the demo and the tests share lives in scripts/lib/', () => {
-    const demoFiles = [join(ROOT, 'scripts', 'demo.ts'), join(ROOT, 'scripts', 'motion.ts'), ...filesIn(join(ROOT, 'scripts', 'lib'))];
-    const fromTests = demoFiles
-      .flatMap(importsOf)
-      .filter(({ file, specifier }) => specifier.startsWith('.') && relative(ROOT, resolve(dirname(file), specifier)).startsWith('test/'))
+/**
+ * The modules a file names by a relative path, in any form: static and dynamic imports, re-exports,
+ * require, and `new URL(...)` (a file run as a child process is named so).
+ */
+function relativeModulesOf(file: string): Import[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:\bfrom|\bimport|\brequire\s*\(|\bnew URL\s*\()\s*\(?\s*(['"`])(\.{1,2}\/[^'"`]*)\1/g)].map((match) => ({
+    file,
+    specifier: match[2],
+    typeOnly: false,
+  }));
+}
+
+describe('the scripts', () => {
+  it('import nothing from the tests: what the scripts (the demo, the bench, the soak) and the tests share lives in scripts/lib/', () => {
+    const scripts = filesIn(join(ROOT, 'scripts'), (name) => /\.(ts|mts|mjs|cjs|js)$/.test(name));
+    const imports = scripts.flatMap(relativeModulesOf);
+    const fromTests = imports
+      .filter(({ file, specifier }) => relative(ROOT, resolve(dirname(file), specifier)).split(sep)[0] === 'test')
       .map(({ file, specifier }) => `${relative(ROOT, file)} imports ${specifier}`);
-    expect(demoFiles.length).toBeGreaterThan(2);
+
+    // Every kind of script is read, and each way of naming a module is seen: the soak loads its week by a dynamic import.
+    expect(scripts.map((file) => relative(ROOT, file))).toEqual(
+      expect.arrayContaining(['scripts/demo.ts', 'scripts/run-tests.mjs', join('scripts', 'bench', 'main.ts'), join('scripts', 'soak', 'main.ts'), join('scripts', 'lib', 'platform-harness.ts')]),
+    );
+    expect(imports).toContainEqual(expect.objectContaining({ file: join(ROOT, 'scripts', 'soak', 'main.ts'), specifier: './week.js' }));
     expect(fromTests).toEqual([]);
   });
 });
@@ -176,7 +194,7 @@ describe('the project\'s files', () => {
 const ROOT_FOLDERS = [...PROJECT_FOLDERS, 'docs'];
 const ROOTED_PATH = new RegExp(String.raw`(?<![\w./@#~:-])(?:\./)?((?:${ROOT_FOLDERS.join('|')})/[\w./*-]*)`, 'g');
 
-/** A file's name with an extension the project's files have, bare or after folders: `push/intake.ts`, `./support/poll.ts`. */
+/** A file's name with an extension the project's files have, bare or after folders: `push/intake.ts`, `../scripts/lib/poll.ts`. */
 const FILE_PATH = /(?<![\w./@#~:-])((?:\.{1,2}\/)*(?:[\w-]+\/)*[\w*-][\w.*-]*\.(?:ts|mts|mjs|cjs|js|json|md|html|css))(?![\w/-])/g;
 
 /** Bare names are checked only with these extensions: a bare `status.json` or `Node.js` is no file of the repository. */

@@ -10,8 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecordedRequest, Simulator } from '../simulator/types.js';
 import { SCHEDULE_TIMING } from '../src/connection/schedule.js';
 import type { PlatformTiming } from '../src/platform.js';
-import { FAST, waitFor } from './support/platform-harness.js';
-import type { RunningPlatform } from './support/platform-harness.js';
+import { FAST, waitFor } from '../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
 import { runUntil } from './support/fake-clock.js';
 

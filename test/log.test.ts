@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseConfig } from '../src/config/parse-config.js';
 import { quoteForLog, SecretMaskingLogger, stringsIn } from '../src/log.js';
-import { createTestLogger } from './support/homebridge-api.js';
+import { createTestLogger } from '../scripts/lib/homebridge-api.js';
 import { loopbackPlatformBlock } from '../scripts/lib/platform-block.js';
 
 describe('SecretMaskingLogger', () => {

@@ -14,9 +14,9 @@ import { freeLoopbackPort } from '../scripts/lib/homebridge-config.js';
 import type { MatterLoader } from '../src/matter-link.js';
 import { DoorbellMotionPlatform, type PlatformTiming } from '../src/platform.js';
 import { FakeMatter, type FakeRegistration } from './support/fake-matter.js';
-import { createTestApi, createTestLogger, type TestApi, type TestLogger } from './support/homebridge-api.js';
-import { ACCOUNT, delay, DOORBELLS, FAST, platformConfig, sensorValue, temporaryStorage, untilPortFree, waitFor } from './support/platform-harness.js';
-import { pollUntil } from './support/poll.js';
+import { createTestApi, createTestLogger, type TestApi, type TestLogger } from '../scripts/lib/homebridge-api.js';
+import { ACCOUNT, delay, DOORBELLS, FAST, platformConfig, sensorValue, temporaryStorage, untilPortFree, waitFor } from '../scripts/lib/platform-harness.js';
+import { pollUntil } from '../scripts/lib/poll.js';
 
 const BRIDGES: ReadonlyArray<[string, (api: API) => void]> = [
   ['Homebridge 1 (no isMatterEnabled)', () => undefined],

@@ -16,10 +16,10 @@ import type { Outage } from '../src/alerts/alerts-state.js';
 import type { PlatformTiming } from '../src/platform.js';
 import { dataFolderPath } from '../src/session/data-folder.js';
 import type { DeliveryStatus } from '../src/status/delivery-status.js';
-import { hap } from './support/hap.js';
+import { hap } from '../scripts/lib/hap.js';
 import { SHAPES } from './support/notification-payloads.js';
-import { delay, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
-import type { RunningPlatform } from './support/platform-harness.js';
+import { delay, DOORBELLS, FAST, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
 
 const [, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);

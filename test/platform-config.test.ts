@@ -7,8 +7,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { PlatformConfig } from 'homebridge';
 import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
 import { accessoryUuid } from '../src/accessories/doorbell-accessory.js';
-import { delay, DOORBELLS, platformConfig, sensorValue, waitFor } from './support/platform-harness.js';
-import type { RunningPlatform } from './support/platform-harness.js';
+import { delay, DOORBELLS, platformConfig, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);

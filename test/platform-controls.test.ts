@@ -8,8 +8,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { Service } from 'homebridge';
 import { MIN_RING_INTERVAL_MS } from '../src/accessories/doorbell-accessory.js';
 import { recordPresses } from './support/hap-changes.js';
-import { hap } from './support/hap.js';
-import { accessoryOf, DOORBELLS, FAST, waitFor, type RunningPlatform } from './support/platform-harness.js';
+import { hap } from '../scripts/lib/hap.js';
+import { accessoryOf, DOORBELLS, FAST, waitFor, type RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
 import { SHAPE_NAMES, SHAPES } from './support/notification-payloads.js';
 

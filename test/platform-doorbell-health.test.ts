@@ -14,9 +14,9 @@ import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
 import { SCHEDULE_TIMING } from '../src/connection/schedule.js';
 import type { PlatformTiming } from '../src/platform.js';
 import { FakeMatter } from './support/fake-matter.js';
-import { hap } from './support/hap.js';
-import { accessoryOf, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
-import type { RunningPlatform } from './support/platform-harness.js';
+import { hap } from '../scripts/lib/hap.js';
+import { accessoryOf, DOORBELLS, FAST, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
 
 const MINUTE = 60_000;

@@ -15,10 +15,10 @@ import { advice } from '../src/session/advice.js';
 import { openDataFolder } from '../src/session/data-folder.js';
 import { SessionStore } from '../src/session/session-store.js';
 import { signInWithCode } from '../src/session/sign-in.js';
-import { hap } from './support/hap.js';
-import { createTestLogger } from './support/homebridge-api.js';
-import { ACCOUNT, DOORBELLS, FAST, sensorValue, temporaryStorage } from './support/platform-harness.js';
-import type { RunningPlatform } from './support/platform-harness.js';
+import { hap } from '../scripts/lib/hap.js';
+import { createTestLogger } from '../scripts/lib/homebridge-api.js';
+import { ACCOUNT, DOORBELLS, FAST, sensorValue, temporaryStorage } from '../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
 
 const MINUTE = 60_000;

@@ -6,9 +6,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { MIN_RING_INTERVAL_MS } from '../src/accessories/doorbell-accessory.js';
 import { recordPresses } from './support/hap-changes.js';
-import { hap } from './support/hap.js';
-import { accessoryOf, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
-import type { RunningPlatform } from './support/platform-harness.js';
+import { hap } from '../scripts/lib/hap.js';
+import { accessoryOf, DOORBELLS, FAST, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);

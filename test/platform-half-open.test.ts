@@ -16,10 +16,10 @@ import { ALERTS_OPEN_AFTER_MS } from '../src/alerts/alerts-rule.js';
 import type { PlatformTiming } from '../src/platform.js';
 import { RELAY_TIMING } from '../src/push/relay-timing.js';
 import type { DeliveryStatus } from '../src/status/delivery-status.js';
-import { hap } from './support/hap.js';
+import { hap } from '../scripts/lib/hap.js';
 import { SHAPES } from './support/notification-payloads.js';
-import { DOORBELLS, FAST, sensorValue } from './support/platform-harness.js';
-import type { RunningPlatform } from './support/platform-harness.js';
+import { DOORBELLS, FAST, sensorValue } from '../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
 import { runUntil } from './support/fake-clock.js';
 

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it, jest } from '@jest/globals';
 import type { Service } from 'homebridge';
-import { hap } from './support/hap.js';
-import { PlatformAccessory } from './support/homebridge-api.js';
-import { accessoryOf, type RunningPlatform } from './support/platform-harness.js';
+import { hap } from '../scripts/lib/hap.js';
+import { PlatformAccessory } from '../scripts/lib/homebridge-api.js';
+import { accessoryOf, type RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { usePlatformTestbed, type LaunchOptions } from './support/platform-testbed.js';
 
 const { Characteristic, Service: Services } = hap;

@@ -11,10 +11,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DATA_FILES, dataFolderPath } from '../src/session/data-folder.js';
 import { sendTestMotion } from '../homebridge-ui/test-motion.js';
-import { DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
-import type { RunningPlatform } from './support/platform-harness.js';
+import { DOORBELLS, FAST, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
-import { pollUntil } from './support/poll.js';
+import { pollUntil } from '../scripts/lib/poll.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
 

@@ -9,9 +9,9 @@ import type { PlatformTiming } from '../src/platform.js';
 import type { DroppedCounts } from '../src/status/delivery-status.js';
 import { FakeMatter } from './support/fake-matter.js';
 import { recordPresses } from './support/hap-changes.js';
-import { hap } from './support/hap.js';
-import { accessoryOf, delay, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
-import type { RunningPlatform } from './support/platform-harness.js';
+import { hap } from '../scripts/lib/hap.js';
+import { accessoryOf, delay, DOORBELLS, FAST, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);

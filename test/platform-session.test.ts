@@ -10,9 +10,9 @@ import { SecretMaskingLogger } from '../src/log.js';
 import { openDataFolder } from '../src/session/data-folder.js';
 import { SessionStore } from '../src/session/session-store.js';
 import { signInWithCode } from '../src/session/sign-in.js';
-import { createTestLogger } from './support/homebridge-api.js';
-import { ACCOUNT, DOORBELLS, sensorValue, waitFor } from './support/platform-harness.js';
-import type { RunningPlatform } from './support/platform-harness.js';
+import { createTestLogger } from '../scripts/lib/homebridge-api.js';
+import { ACCOUNT, DOORBELLS, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
 
 /** The plugin follows a sign-in or sign-out on the settings page within 5 s. */

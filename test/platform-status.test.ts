@@ -12,8 +12,8 @@ import { SessionStore } from '../src/session/session-store.js';
 import { openDataFolder } from '../src/session/data-folder.js';
 import { isDeliveryStatus, type DeliveryStatus } from '../src/status/delivery-status.js';
 import { FullDisk } from '../scripts/soak/cloud.js';
-import { createTestLogger } from './support/homebridge-api.js';
-import { ACCOUNT, DOORBELLS, FAST, sensorValue, waitFor } from './support/platform-harness.js';
+import { createTestLogger } from '../scripts/lib/homebridge-api.js';
+import { ACCOUNT, DOORBELLS, FAST, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, STATUS_WRITTEN_MS, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);

@@ -9,8 +9,8 @@ import { describe, expect, it, jest } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Characteristic as HapCharacteristic } from 'homebridge';
 import type { DeliveryStatus, DoorbellStatus } from '../src/status/delivery-status.js';
-import { hap } from './support/hap.js';
-import { accessoryOf, DOORBELLS, type RunningPlatform } from './support/platform-harness.js';
+import { hap } from '../scripts/lib/hap.js';
+import { accessoryOf, DOORBELLS, type RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { usePlatformTestbed } from './support/platform-testbed.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);

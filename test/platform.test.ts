@@ -6,8 +6,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { delay, DOORBELLS, FAST, platformConfig, sensorValue, waitFor } from './support/platform-harness.js';
-import type { RunningPlatform } from './support/platform-harness.js';
+import { delay, DOORBELLS, FAST, platformConfig, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed } from './support/platform-testbed.js';
 
 const [FRONT, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);

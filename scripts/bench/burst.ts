@@ -4,8 +4,8 @@
  * event every time, so every notification that reaches its accessory is counted there; one the
  * receiver accepted (202) but that never arrived is lost.
  */
-import { pollUntil } from '../../test/support/poll.js';
-import type { RunningPlatform } from '../../test/support/platform-harness.js';
+import { pollUntil } from '../lib/poll.js';
+import type { RunningPlatform } from '../lib/platform-harness.js';
 import { characteristicOf } from './in-process.js';
 import { MIB, round2, type NotificationSender } from './latency.js';
 

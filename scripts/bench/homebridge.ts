@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Simulator } from '../../simulator/index.js';
-import { RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../test/e2e/support/homebridge-sandbox.js';
+import { RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../lib/homebridge-sandbox.js';
 import {
   freeLoopbackPort,
   newBridgeIdentity,
@@ -17,7 +17,7 @@ import {
   type HomebridgeProcess,
 } from '../lib/homebridge-process.js';
 import { HOMEBRIDGE_2_BIN, REPO_ROOT } from '../lib/paths.js';
-import { platformConfig } from '../../test/support/platform-harness.js';
+import { platformConfig } from '../lib/platform-harness.js';
 import { doorbellEntries } from './settings.js';
 import { signInAsTheSettingsPage } from './settings-page.js';
 

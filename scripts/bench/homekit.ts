@@ -5,7 +5,7 @@
  * coalescing, as HAP requires for button and motion events.
  */
 import { MIN_RING_INTERVAL_MS } from '../../src/accessories/doorbell-accessory.js';
-import { changeOf, findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef, type HapAccessory } from '../../test/e2e/support/hap-client.js';
+import { changeOf, findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef, type HapAccessory } from '../lib/hap-client.js';
 import type { BenchHomebridge } from './homebridge.js';
 import { ARRIVAL_TIMEOUT_MS, pathLatency, type NotificationSender, type PathLatency, type Signal } from './latency.js';
 

@@ -7,10 +7,10 @@ import type { Characteristic, PlatformAccessory } from 'homebridge';
 import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { accessoryUuid, MIN_RING_INTERVAL_MS } from '../../src/accessories/doorbell-accessory.js';
 import { PRODUCTION_TIMING } from '../../src/platform.js';
-import { hap } from '../../test/support/hap.js';
-import type { TestApi } from '../../test/support/homebridge-api.js';
-import { ACCOUNT, delay, launchPlatform, platformConfig, portIsFree, type RunningPlatform } from '../../test/support/platform-harness.js';
-import { pollUntil } from '../../test/support/poll.js';
+import { hap } from '../lib/hap.js';
+import type { TestApi } from '../lib/homebridge-api.js';
+import { ACCOUNT, delay, launchPlatform, platformConfig, portIsFree, type RunningPlatform } from '../lib/platform-harness.js';
+import { pollUntil } from '../lib/poll.js';
 import { ARRIVAL_TIMEOUT_MS, type LatencyProbe, type RingPace, type Signal } from './latency.js';
 import { CLOUD_LATENCY_MS, doorbellEntries, type BenchSettings } from './settings.js';
 

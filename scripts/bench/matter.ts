@@ -8,11 +8,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Simulator } from '../../simulator/index.js';
-import { HomebridgeSandbox } from '../../test/e2e/support/homebridge-sandbox.js';
-import { MATTER_RUNTIMES } from '../../test/e2e/support/homebridge-versions.js';
-import { occupancyOf, type MatterTestClient } from '../../test/e2e/support/matter/matter-client.js';
-import { platformConfig } from '../../test/support/platform-harness.js';
-import { pollUntil } from '../../test/support/poll.js';
+import { HomebridgeSandbox } from '../lib/homebridge-sandbox.js';
+import { MATTER_RUNTIMES } from '../lib/homebridge-versions.js';
+import { occupancyOf, type MatterTestClient } from '../lib/matter/matter-client.js';
+import { platformConfig } from '../lib/platform-harness.js';
+import { pollUntil } from '../lib/poll.js';
 import { freeLoopbackPort, type HomebridgeProcess } from '../lib/homebridge-process.js';
 import { REPO_ROOT } from '../lib/paths.js';
 import { startBenchCloud } from './in-process.js';

@@ -9,7 +9,7 @@
 import type { Simulator } from '../../simulator/index.js';
 import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay } from '../../simulator/relay/index.js';
-import { ACCOUNT } from '../../test/support/platform-harness.js';
+import { ACCOUNT } from '../lib/platform-harness.js';
 import { BenchHomebridge, type MemoryReading } from './homebridge.js';
 import { startBenchCloud } from './in-process.js';
 import { MIB } from './latency.js';

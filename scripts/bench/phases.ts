@@ -4,7 +4,7 @@
  */
 import { startRelay } from '../../simulator/relay/index.js';
 import { freeLoopbackPort } from '../lib/homebridge-config.js';
-import { temporaryStorage } from '../../test/support/platform-harness.js';
+import { temporaryStorage } from '../lib/platform-harness.js';
 import { runBurst, type BurstFigure } from './burst.js';
 import { BenchHomebridge } from './homebridge.js';
 import { homekitLatency } from './homekit.js';

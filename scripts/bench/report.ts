@@ -10,7 +10,7 @@ import type { LatencyFigure, PathLatency } from './latency.js';
 import type { MatterFigure } from './matter.js';
 import type { MemoryFigure, MemoryPhase, Spread } from './memory.js';
 import type { DirectPhase, HomebridgePhase, RelayPhase } from './phases.js';
-import { HOMEBRIDGE_2_VERSION } from '../../test/e2e/support/homebridge-versions.js';
+import { HOMEBRIDGE_2_VERSION } from '../lib/homebridge-versions.js';
 import { NETWORK_ENV } from './private-network.js';
 import { CLOUD_LATENCY_MS, type BenchSettings } from './settings.js';
 

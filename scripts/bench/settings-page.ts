@@ -5,7 +5,7 @@
  * leaves it.
  */
 import { SettingsRequests } from '../../homebridge-ui/settings-requests.js';
-import { ACCOUNT } from '../../test/support/platform-harness.js';
+import { ACCOUNT } from '../lib/platform-harness.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 

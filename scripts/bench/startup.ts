@@ -5,8 +5,8 @@
  */
 import type { Simulator } from '../../simulator/index.js';
 import type { Relay } from '../../simulator/relay/index.js';
-import { reloadFromCache } from '../../test/support/homebridge-api.js';
-import { ACCOUNT, temporaryStorage, type RunningPlatform } from '../../test/support/platform-harness.js';
+import { reloadFromCache } from '../lib/homebridge-api.js';
+import { ACCOUNT, temporaryStorage, type RunningPlatform } from '../lib/platform-harness.js';
 import { round2 } from './latency.js';
 import { CloudClock } from './cloud-clock.js';
 import { launchInProcess, stopInProcess, whenAllConfirmed } from './in-process.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The plugin's own folder: what Homebridge is pointed at (`-P`) to load the plugin. */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The built plugin; exists once `npm run build` has run. */
 export const PLUGIN_ENTRY = join(REPO_ROOT, 'dist', 'index.js');

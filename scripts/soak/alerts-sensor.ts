@@ -5,7 +5,7 @@
  */
 import type { Characteristic } from 'homebridge';
 import { ALERTS_OPEN_AFTER_MS } from '../../src/alerts/alerts-rule.js';
-import { hap } from '../../test/support/hap.js';
+import { hap } from '../lib/hap.js';
 import type { LogLine } from './plugin-log.js';
 
 const WARNING_PREFIX = 'Doorbell alerts stopped:';

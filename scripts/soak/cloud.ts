@@ -13,7 +13,7 @@ import { openDataFolder } from '../../src/session/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { signInWithCode } from '../../src/session/sign-in.js';
 import type { StatusSink } from '../../src/status/status-writer.js';
-import { ACCOUNT, platformConfig } from '../../test/support/platform-harness.js';
+import { ACCOUNT, platformConfig } from '../lib/platform-harness.js';
 import { HomeLink } from './home-link.js';
 import type { SoakLogger } from './plugin-log.js';
 

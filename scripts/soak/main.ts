@@ -34,7 +34,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   let outcome;
   try {
     const { runWeek } = await import('./week.js');
-    const { DOORBELLS } = await import('../../test/support/platform-harness.js');
+    const { DOORBELLS } = await import('../lib/platform-harness.js');
     const plan = planWeek({ ...shape, doorbells: DOORBELLS.length }, seed);
     outcome = { plan, report: await runWeek(plan, time) };
   } finally {

@@ -6,7 +6,7 @@
  */
 import type { Logging, LogLevel } from 'homebridge';
 import type { Logger } from '../../src/log.js';
-import { loggingTo } from '../../test/support/homebridge-api.js';
+import { loggingTo } from '../lib/homebridge-api.js';
 
 export interface LogLine {
   level: `${LogLevel}`;

@@ -8,9 +8,9 @@
 import type { API, Characteristic, PlatformAccessory } from 'homebridge';
 import { alertsSensorUuid } from '../../src/accessories/alerts-sensor.js';
 import { DoorbellMotionPlatform, PRODUCTION_TIMING } from '../../src/platform.js';
-import { hap } from '../../test/support/hap.js';
-import { createTestApi, type TestApi } from '../../test/support/homebridge-api.js';
-import { accessoryOf, sensorValue } from '../../test/support/platform-harness.js';
+import { hap } from '../lib/hap.js';
+import { createTestApi, type TestApi } from '../lib/homebridge-api.js';
+import { accessoryOf, sensorValue } from '../lib/platform-harness.js';
 import { AlertsSensorWatch } from './alerts-sensor.js';
 import type { Cloud } from './cloud.js';
 import { PluginLog, type LogLine } from './plugin-log.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { SCHEDULE_TIMING } from '../../src/connection/schedule.js';
 import { openDataFolder } from '../../src/session/data-folder.js';
 import { openStatusFile } from '../../src/status/delivery-status.js';
-import { DOORBELLS } from '../../test/support/platform-harness.js';
+import { DOORBELLS } from '../lib/platform-harness.js';
 import { Cloud } from './cloud.js';
 import { outageFigures, type SeenOutage } from './outages.js';
 import { PluginLog } from './plugin-log.js';

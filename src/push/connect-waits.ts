@@ -20,10 +20,6 @@ export class ConnectWaits {
     });
   }
 
-  get size(): number {
-    return this.waits.size;
-  }
-
   endAll(): void {
     [...this.waits].forEach((end) => end());
   }

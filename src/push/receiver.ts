@@ -26,8 +26,6 @@ export interface PushReceiverOptions {
   onDropped?: DropListener;
 }
 
-export { MAX_BODY_BYTES } from './intake.js';
-
 const PUSH_PATH_PREFIX = '/push/';
 
 /** How one request ends: the status, why (for the debug log) and any extra headers. */

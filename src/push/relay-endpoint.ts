@@ -168,7 +168,6 @@ export class RelayEndpoint {
         if (!decision.accepted) {
           log.debug(`Push relay: ignored a message (${decision.reason})`);
         }
-        return decision.accepted;
       },
       onDeliveryDown: (down, outage) => {
         this.deliveryDown = down;

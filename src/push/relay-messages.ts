@@ -12,8 +12,8 @@ export interface RelayMessagesOptions {
   staleMs: number;
   /** This machine's wall clock, in ms since the epoch. */
   now: () => number;
-  /** The body of each fresh message, in order, with the relay's `time` of it; false when it was not a notification. */
-  onMessage: (body: Buffer, relayTime: number) => boolean;
+  /** The body of each fresh message, in order, with the relay's `time` of it. */
+  onMessage: (body: Buffer, relayTime: number) => void;
   /** Told of each message dropped as stale, with its age in ms; must return at once. */
   onStale?: (ageMs: number) => void;
   /** Where the next stream picks up, and the ids handled lately: shared by the endpoint's streams; one of its own when absent. */
@@ -25,8 +25,6 @@ export interface RelayMessagesOptions {
  * which messages are news (not seen before, not stale), and where a reopened stream picks up.
  */
 export class RelayMessages {
-  /** Lines that were not a relay event, messages that were not a notification, and those dropped as duplicates or stale. */
-  readonly counts = { badLines: 0, rejected: 0, duplicates: 0, stale: 0 };
   private readonly seenIds: RecentIds;
   private readonly catchUp: CatchUpPoint;
   private readonly clock: RelayClock;
@@ -55,7 +53,6 @@ export class RelayMessages {
   handle(parsed: RelayLine): void {
     const { log, staleMs, onMessage } = this.options;
     if (parsed.kind === 'bad') {
-      this.counts.badLines += 1;
       log.debug(`Push relay: ignored a line (${parsed.reason})`);
       return;
     }
@@ -68,20 +65,16 @@ export class RelayMessages {
     }
     const ageMs = this.clock.ageOf(parsed.time);
     if (this.seenIds.has(parsed.id)) {
-      this.counts.duplicates += 1;
       return;
     }
     this.seenIds.add(parsed.id);
     this.catchUp.handled(parsed.id);
     // Old by the relay's clock and by this machine's: a catch-up that came too late to be news.
     if (ageMs > staleMs) {
-      this.counts.stale += 1;
       this.options.onStale?.(ageMs);
       log.debug(`Push relay: dropped a message ${Math.round(ageMs / 1000)} s old`);
       return;
     }
-    if (!onMessage(parsed.body, parsed.time)) {
-      this.counts.rejected += 1;
-    }
+    onMessage(parsed.body, parsed.time);
   }
 }

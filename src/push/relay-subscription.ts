@@ -21,8 +21,8 @@ export interface RelaySubscriptionOptions {
   topic: string;
   log: Logger;
   timing: RelayTiming;
-  /** The body of each fresh message, in order, with the relay's `time` of it (unix seconds); false when it was not a notification. */
-  onMessage: (body: Buffer, relayTime: number) => boolean;
+  /** The body of each fresh message, in order, with the relay's `time` of it (unix seconds). */
+  onMessage: (body: Buffer, relayTime: number) => void;
   /** Told of each message dropped as stale, with how long after it was sent it arrived; must return at once. */
   onStale?: (ageMs: number) => void;
   /** The stream has been down longer than `faultAfterMs` (true, and why), or is back after that (false). */
@@ -82,11 +82,6 @@ export class RelaySubscription {
     this.messages = new RelayMessages({ relayUrl, log, staleMs: timing.staleMs, now: wallNow, onMessage: options.onMessage, onStale: options.onStale, catchUp: options.catchUp });
   }
 
-  /** Lines that were not a relay event, messages that were not a notification, and those dropped as duplicates or stale. */
-  get counts(): Readonly<RelayMessages['counts']> {
-    return this.messages.counts;
-  }
-
   start(): void {
     if (this.running === undefined) {
       this.outage.down(() => this.lastProblem);
@@ -101,11 +96,6 @@ export class RelaySubscription {
       return Promise.resolve(this.connected && !this.stopping.signal.aborted);
     }
     return this.waits.wait(timeoutMs, () => this.connected && !this.stopping.signal.aborted);
-  }
-
-  /** How many whenConnected calls are still waiting. */
-  get pendingWaits(): number {
-    return this.waits.size;
   }
 
   /** Closes the stream and clears every timer; resolves once nothing runs any more. */

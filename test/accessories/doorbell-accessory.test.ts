@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import type { PlatformAccessory, WithUUID } from 'homebridge';
 import type { Characteristic } from '@homebridge/hap-nodejs';
 import { accessoryUuid, DoorbellAccessory, type DoorbellChange } from '../../src/accessories/doorbell-accessory.js';
-import { createTestApi, reloadFromCache } from '../support/homebridge-api.js';
-import { doorbellSettings } from '../support/platform-harness.js';
+import { createTestApi, reloadFromCache } from '../../scripts/lib/homebridge-api.js';
+import { doorbellSettings } from '../../scripts/lib/platform-harness.js';
 
 const { api } = createTestApi({ storagePath: tmpdir() });
 const { Characteristic: C, Service } = api.hap;

@@ -10,8 +10,8 @@ import { accessoryUuid, DoorbellAccessory, MIN_RING_INTERVAL_MS, type DoorbellCh
 import { cleanName, isHomeKitName } from '../../src/accessories/names.js';
 import type { DoorbellSettings } from '../../src/config/parse-config.js';
 import { recordPresses } from '../support/hap-changes.js';
-import { createTestApi, reloadFromCache } from '../support/homebridge-api.js';
-import { doorbellSettings } from '../support/platform-harness.js';
+import { createTestApi, reloadFromCache } from '../../scripts/lib/homebridge-api.js';
+import { doorbellSettings } from '../../scripts/lib/platform-harness.js';
 
 const test = createTestApi({ storagePath: tmpdir() });
 const { api } = test;

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import type { PlatformAccessory } from 'homebridge';
 import { accessoryUuid, DoorbellAccessory, type DoorbellChange } from '../../src/accessories/doorbell-accessory.js';
-import { createTestApi, reloadFromCache } from '../support/homebridge-api.js';
-import { doorbellSettings } from '../support/platform-harness.js';
+import { createTestApi, reloadFromCache } from '../../scripts/lib/homebridge-api.js';
+import { doorbellSettings } from '../../scripts/lib/platform-harness.js';
 
 const { api } = createTestApi({ storagePath: tmpdir() });
 const { Characteristic: C, Service } = api.hap;

@@ -1,7 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { cleanName, HOMEKIT_NAME_LENGTH, isHomeKitName, type NameUnit } from '../../src/accessories/names.js';
-import { hap } from '../support/hap.js';
+import { hap } from '../../scripts/lib/hap.js';
 import { propertyRuns } from '../support/property-runs.js';
 
 /** The suffixes the plugin's services use, and the two limits: HomeKit's in code units, Matter's in bytes. */

@@ -12,7 +12,7 @@ import type { AlertsRecord, Outage } from '../../src/alerts/alerts-state.js';
 import { DownReasons, CONFIGURATION_INVALID, NODE_TOO_OLD, NOT_CONFIGURED, type ReasonSettings } from '../../src/alerts/reasons.js';
 import { CloudError } from '../../src/cloud/errors.js';
 import type { SessionLoss } from '../../src/connection/progress.js';
-import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
+import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
 
 const START = Date.parse('2026-03-01T10:00:00.000Z');
 const MINUTE = ALERTS_OPEN_AFTER_MS;

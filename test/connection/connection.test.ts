@@ -11,9 +11,9 @@ import type { PushEndpoint } from '../../src/connection/push-endpoint.js';
 import { SecretMaskingLogger } from '../../src/log.js';
 import { openDataFolder } from '../../src/session/data-folder.js';
 import { SessionStore, type StoredSession } from '../../src/session/session-store.js';
-import { createTestLogger } from '../support/homebridge-api.js';
-import { delay } from '../support/platform-harness.js';
-import { pollUntil } from '../support/poll.js';
+import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
+import { delay } from '../../scripts/lib/platform-harness.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 import { useSimulator } from '../support/each-test.js';
 
 const ACCOUNT = { serverUrl: 'http://127.0.0.1:9', email: 'you@example.com', country: 'US', countryCode: '1', majorVersion: 1, minorVersion: 0 };

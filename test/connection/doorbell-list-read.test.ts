@@ -21,7 +21,7 @@ import { advice } from '../../src/session/advice.js';
 import { openDataFolder } from '../../src/session/data-folder.js';
 import { SessionStore, type StoredSession } from '../../src/session/session-store.js';
 import { signInWithCode } from '../../src/session/sign-in.js';
-import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
+import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
 import { useSimulator } from '../support/each-test.js';
 import { runUntil } from '../support/fake-clock.js';
 

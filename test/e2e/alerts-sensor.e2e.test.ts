@@ -12,11 +12,11 @@ import { SecretMaskingLogger } from '../../src/log.js';
 import { openDataFolder } from '../../src/session/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { signInWithCode } from '../../src/session/sign-in.js';
-import { createTestLogger } from '../support/homebridge-api.js';
+import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { changeOf, HapCharacteristic, HapService, type CharacteristicRef, type HapTestClient } from './support/hap-client.js';
-import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
-import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { changeOf, HapCharacteristic, HapService, type CharacteristicRef, type HapTestClient } from '../../scripts/lib/hap-client.js';
+import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from '../../scripts/lib/homebridge-versions.js';
 import { ACCOUNT, pluginLogLine } from './support/plugin-config.js';
 import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, usePluginSetup } from './support/plugin-setup.js';
 

@@ -8,9 +8,9 @@
 import { expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { changeOf } from './support/hap-client.js';
-import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
-import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { changeOf } from '../../scripts/lib/hap-client.js';
+import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from '../../scripts/lib/homebridge-versions.js';
 import { doorbellMotionPlatform, pluginLogLine } from './support/plugin-config.js';
 import { expectRunningOnce, expectStoppedInTime, itLeavesNoTrace, NO_FAULT, usePluginSetup, WATCH_MS } from './support/plugin-setup.js';
 

@@ -11,9 +11,9 @@ import { expect, it } from '@jest/globals';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { changeOf, HapCharacteristic, HapService, type CharacteristicEvent, type CharacteristicRef, type HapAccessory } from './support/hap-client.js';
-import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
-import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { changeOf, HapCharacteristic, HapService, type CharacteristicEvent, type CharacteristicRef, type HapAccessory } from '../../scripts/lib/hap-client.js';
+import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from '../../scripts/lib/homebridge-versions.js';
 import { DOORBELLS, doorbellMotionPlatform } from './support/plugin-config.js';
 import { itEndsCleanly, NO_FAULT, usePluginSetup } from './support/plugin-setup.js';
 

@@ -8,10 +8,10 @@
  */
 import { expect, it } from '@jest/globals';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { changeOf, findBySerialNumber, HapCharacteristic, HapService } from './support/hap-client.js';
-import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
-import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
-import { pollUntil } from '../support/poll.js';
+import { changeOf, findBySerialNumber, HapCharacteristic, HapService } from '../../scripts/lib/hap-client.js';
+import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from '../../scripts/lib/homebridge-versions.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 import { DOORBELLS, doorbellMotionPlatform, pluginLogLine } from './support/plugin-config.js';
 import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, usePluginSetup, type DoorbellSensor } from './support/plugin-setup.js';
 

@@ -1,16 +1,16 @@
 /**
  * The plugin doing its job on real Homebridge 2 and 1 against the strict simulator: it signs in,
- * registers and subscribes three doorbells, publishes them as MotionSensors, turns a delivered
+ * registers and subscribes three doorbells, reads the account's doorbell list once they are, publishes them as MotionSensors, turns a delivered
  * notification into a MotionDetected event at a paired controller, and after a restart carries on
  * from its stored session.
  */
 import { expect, it } from '@jest/globals';
-import type { RecordedRequest, Simulator } from '../../simulator/index.js';
+import type { RecordedRequest } from '../../simulator/index.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { pollUntil } from '../support/poll.js';
-import { changeOf, findBySerialNumber, HapCharacteristic, HapService } from './support/hap-client.js';
-import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
-import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { changeOf, findBySerialNumber, HapCharacteristic, HapService } from '../../scripts/lib/hap-client.js';
+import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from '../../scripts/lib/homebridge-versions.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 import { DOORBELLS, MOTION_TIMEOUT_S, SERIAL_NUMBERS } from './support/plugin-config.js';
 import { expectNoPortInUse, expectStoppedInTime, itEndsCleanly, NO_FAULT, usePluginSetup, type DoorbellSensor } from './support/plugin-setup.js';
 
@@ -31,9 +31,16 @@ const DUPLICATE_WINDOW_MS = 2 * MOTION_LATENCY_BUDGET_MS;
 const RESTART_TIMEOUT_MS = STOP_TIMEOUT_MS + START_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS;
 
 const REGISTRATION = 'doorbell PATCH /clients_api/device';
-/** The doorbell list, read right after the subscriptions of a launch: it comes once they are confirmed. */
-const LIST_READ = 'doorbell GET /clients_api/ring_devices';
 const SUBSCRIPTIONS = SERIAL_NUMBERS.map((deviceId) => `doorbell POST /clients_api/doorbots/${deviceId}/motions_subscribe`);
+/** Read once the first subscriptions are done, never before: it must not delay them. */
+const LIST_READ = 'doorbell GET /clients_api/ring_devices';
+
+/** The requests the simulator saw, in order, once the doorbell list has been read after the subscriptions. */
+async function requestsWithListRead(simulator: { requests: readonly RecordedRequest[] }): Promise<string[]> {
+  const lines = await pollUntil(() => requestLines(simulator.requests), (seen) => seen.includes(LIST_READ), SUBSCRIBED_TIMEOUT_MS, 'the doorbell list read', 50);
+  expect(lines.indexOf(LIST_READ)).toBeGreaterThan(Math.max(...SUBSCRIPTIONS.map((line) => lines.indexOf(line))));
+  return lines;
+}
 
 describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   const setup = usePluginSetup(runtime);
@@ -42,14 +49,13 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
   const raisedAt = new Map<string, number>();
 
   it(
-    'signs in once at the regional address, registers once and subscribes each doorbell once, every request valid',
+    'signs in once at the regional address, registers once, subscribes each doorbell once, then reads the doorbell list, every request valid',
     async () => {
       await setup().start();
       await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
 
       const { simulator } = setup();
-      await untilListRead(simulator);
-      expect(requestLines(simulator.requests).sort()).toEqual(
+      expect((await requestsWithListRead(simulator)).sort()).toEqual(
         ['account POST /api/v1/getUrlByEmail', 'region POST /api/v4/auth/email/login/code', REGISTRATION, ...SUBSCRIPTIONS, LIST_READ].sort(),
       );
       expect(simulator.requestsTo('region')[0]?.rawQuery).toContain('email=e2e%2Bmotion%40example.com');
@@ -124,9 +130,8 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
 
       const homebridge = await setup().start();
       await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
-      await untilListRead(simulator);
 
-      expect(requestLines(simulator.requests).sort()).toEqual([REGISTRATION, ...SUBSCRIPTIONS, LIST_READ].sort());
+      expect((await requestsWithListRead(simulator)).sort()).toEqual([REGISTRATION, ...SUBSCRIPTIONS, LIST_READ].sort());
       expect(simulator.pushToken).toBe(pushToken);
       expectNoPortInUse(homebridge);
     },
@@ -166,16 +171,6 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
 
   itEndsCleanly(setup);
 });
-
-/** The launch's doorbell list read has been answered. */
-async function untilListRead(simulator: Simulator): Promise<void> {
-  await pollUntil(
-    () => Promise.resolve(simulator.requestsTo('devices').length),
-    (reads) => reads === 1,
-    SUBSCRIBED_TIMEOUT_MS,
-    'the doorbell list read',
-  );
-}
 
 /** Each doorbell's first notification id: the duplicate check sends one again. */
 function eventIdOf({ serialNumber }: DoorbellSensor): string {

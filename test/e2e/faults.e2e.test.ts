@@ -6,8 +6,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { START_TIMEOUT_MS } from './support/homebridge-sandbox.js';
-import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { START_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from '../../scripts/lib/homebridge-versions.js';
 import { DOORBELLS, pluginLogLine, SERIAL_NUMBERS } from './support/plugin-config.js';
 import { expectRunningOnce, GENERAL_FAULT, itEndsCleanly, NO_FAULT, usePluginSetup, WATCH_MS } from './support/plugin-setup.js';
 

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
-import { changeOf, HapCharacteristic, HapService, HapTestClient } from './support/hap-client.js';
-import { HomebridgeSandbox, RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
-import { HOMEBRIDGE_RUNTIMES, RUNTIME_SETUP_TIMEOUT_MS } from './support/homebridge-versions.js';
+import { changeOf, HapCharacteristic, HapService, HapTestClient } from '../../scripts/lib/hap-client.js';
+import { HomebridgeSandbox, RUNNING_LINE, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES, RUNTIME_SETUP_TIMEOUT_MS } from '../../scripts/lib/homebridge-versions.js';
 import { MOTION_FIXTURE_PLUGIN } from '../../scripts/lib/paths.js';
 
 const STEP_TIMEOUT_MS = START_TIMEOUT_MS + STOP_TIMEOUT_MS;

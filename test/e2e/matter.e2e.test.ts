@@ -13,13 +13,13 @@ import { expect, it } from '@jest/globals';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pollUntil } from '../support/poll.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { changeOf, HapCharacteristic, HapService, type CharacteristicRef } from './support/hap-client.js';
-import { STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
-import { MATTER_RUNTIMES } from './support/homebridge-versions.js';
+import { changeOf, HapCharacteristic, HapService, type CharacteristicRef } from '../../scripts/lib/hap-client.js';
+import { STOP_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
+import { MATTER_RUNTIMES } from '../../scripts/lib/homebridge-versions.js';
 import { problemLines } from './support/log-problems.js';
-import { CONNECT_TIMEOUT_MS, MatterDeviceType, occupancyOf, switchEventOf, type MatterEndpoint } from './support/matter/matter-client.js';
+import { CONNECT_TIMEOUT_MS, MatterDeviceType, occupancyOf, switchEventOf, type MatterEndpoint } from '../../scripts/lib/matter/matter-client.js';
 import { DOORBELLS, doorbellMotionPlatform, MOTION_TIMEOUT_S, PLATFORM_LOG_NAME, pluginLogLine } from './support/plugin-config.js';
 import { GENERAL_FAULT, NO_FAULT, usePluginSetup, type DoorbellSensor } from './support/plugin-setup.js';
 

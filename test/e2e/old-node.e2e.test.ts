@@ -10,10 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { olderNodeBinary } from '../../scripts/lib/node-binary.js';
 import { nodeVersionProblem } from '../../src/values/node-version.js';
-import { portIsFree } from '../support/platform-harness.js';
+import { portIsFree } from '../../scripts/lib/platform-harness.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './support/homebridge-sandbox.js';
-import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from '../../scripts/lib/homebridge-versions.js';
 import { doorbellMotionPlatform, PLATFORM_LOG_NAME, pluginLogLine } from './support/plugin-config.js';
 import { expectRunningOnce, expectStoppedInTime, GENERAL_FAULT, itLeavesNoTrace, NO_FAULT, usePluginSetup, WATCH_MS } from './support/plugin-setup.js';
 

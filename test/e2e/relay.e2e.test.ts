@@ -7,9 +7,9 @@
  */
 import { expect, it } from '@jest/globals';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { changeOf } from './support/hap-client.js';
-import { START_TIMEOUT_MS } from './support/homebridge-sandbox.js';
-import { HOMEBRIDGE_RUNTIMES } from './support/homebridge-versions.js';
+import { changeOf } from '../../scripts/lib/hap-client.js';
+import { START_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
+import { HOMEBRIDGE_RUNTIMES } from '../../scripts/lib/homebridge-versions.js';
 import { pluginLogLine } from './support/plugin-config.js';
 import { itEndsCleanly, NO_FAULT, usePluginSetup, type DoorbellSensor } from './support/plugin-setup.js';
 

@@ -12,7 +12,7 @@ import { SettingsRequests } from '../../homebridge-ui/settings-requests.js';
 import { openDataFolder } from '../../src/session/data-folder.js';
 import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { SessionStore } from '../../src/session/session-store.js';
-import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
+import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
 
 export const FAST_RETRY = { backoff: { firstMs: 1, factor: 2, maxMs: 2, jitter: true }, wait: async () => undefined };
 

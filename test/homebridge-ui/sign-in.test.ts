@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { SettingsRequests } from '../../homebridge-ui/settings-requests.js';
 import { startSimulator } from '../../simulator/index.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
-import { createTestLogger } from '../support/homebridge-api.js';
+import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { useSimulator } from '../support/each-test.js';
 import { answerOf, everythingSaid, failureOf, settingsErrorOf, useSettingsPage } from './settings-page.js';

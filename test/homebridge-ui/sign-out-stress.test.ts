@@ -14,8 +14,8 @@ import type { RecordedRequest } from '../../simulator/types.js';
 import { DATA_FILES, dataFolderPath } from '../../src/session/data-folder.js';
 import type { StoredSession } from '../../src/session/session-store.js';
 import { withoutFreeDescriptors } from '../support/system-faults.js';
-import { createTestLogger } from '../support/homebridge-api.js';
-import { ACCOUNT, delay, waitFor } from '../support/platform-harness.js';
+import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
+import { ACCOUNT, delay, waitFor } from '../../scripts/lib/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
 import { FAST_RETRY } from './settings-page.js';
 

@@ -12,12 +12,12 @@ import { dataFolderPath, openDataFolder } from '../../src/session/data-folder.js
 import { SessionStore } from '../../src/session/session-store.js';
 import { STALE_AFTER_MS, STATUS_TIMING, type DeliveryStatus } from '../../src/status/delivery-status.js';
 import { sampleSession } from '../session/fixtures/sample-session.js';
-import { ACCOUNT, DOORBELLS, temporaryStorage, waitFor } from '../support/platform-harness.js';
+import { ACCOUNT, DOORBELLS, temporaryStorage, waitFor } from '../../scripts/lib/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
-import { pollUntil } from '../support/poll.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 import { FAST_RETRY } from './settings-page.js';
 import { FOLLOW_GRACE_MS, SettingsRequests } from '../../homebridge-ui/settings-requests.js';
-import { createTestLogger } from '../support/homebridge-api.js';
+import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
 import type { StatusAnswer } from '../../homebridge-ui/settings-requests.js';
 
 const [FRONT, BACK] = DOORBELLS.map(({ deviceId }) => deviceId);

@@ -9,9 +9,9 @@ import type { DoorbellSettings } from '../../src/config/parse-config.js';
 import { MatterDoorbells } from '../../src/matter/matter-doorbells.js';
 import type { MatterTiming } from '../../src/matter/registration-wait.js';
 import { FakeMatter } from '../support/fake-matter.js';
-import { createTestApi, createTestLogger } from '../support/homebridge-api.js';
-import { doorbellSettings } from '../support/platform-harness.js';
-import { pollUntil } from '../support/poll.js';
+import { createTestApi, createTestLogger } from '../../scripts/lib/homebridge-api.js';
+import { doorbellSettings } from '../../scripts/lib/platform-harness.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 
 const TIMING: MatterTiming = { firstCheckMs: 10, longestCheckMs: 200, slowAfterMs: 30_000 };
 const DEVICE_ID = '1234567';

@@ -12,9 +12,9 @@ import { Pauses } from '../../src/matter/pauses.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from '../../src/settings.js';
 import { MATTER_TIMING, type MatterTiming } from '../../src/matter/registration-wait.js';
 import { FakeMatter, type FakeMatterOptions } from '../support/fake-matter.js';
-import { createTestApi, createTestLogger, type TestLogger } from '../support/homebridge-api.js';
-import { delay, doorbellSettings } from '../support/platform-harness.js';
-import { pollUntil } from '../support/poll.js';
+import { createTestApi, createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
+import { delay, doorbellSettings } from '../../scripts/lib/platform-harness.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 
 /** Each with every device a doorbell can have over Matter: five. */
 function doorbells(count: number): DoorbellSettings[] {

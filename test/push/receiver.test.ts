@@ -9,7 +9,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DuplicateFilter } from '../../src/push/duplicate-filter.js';
 import type { Logger } from '../../src/log.js';
 import type { DoorbellNotification } from '../../src/push/notification.js';
-import { MAX_BODY_BYTES, PushReceiver } from '../../src/push/receiver.js';
+import { MAX_BODY_BYTES } from '../../src/push/intake.js';
+import { PushReceiver } from '../../src/push/receiver.js';
 
 const HOST = '127.0.0.1';
 const SECRET = randomBytes(32).toString('base64url');

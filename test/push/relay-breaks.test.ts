@@ -7,7 +7,7 @@ import { describe, expect, it, jest } from '@jest/globals';
 import { ReconnectDelays } from '../../src/push/relay-backoff.js';
 import { CATCH_UP_SLACK_S } from '../../src/push/relay-catch-up.js';
 import { RELAY_TIMING } from '../../src/push/relay-timing.js';
-import { waitFor } from '../support/platform-harness.js';
+import { waitFor } from '../../scripts/lib/platform-harness.js';
 import { connected, fakeTimeouts, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
 
 const sinceOf = (request: { rawQuery: string } | undefined) => new URLSearchParams(request?.rawQuery).get('since');

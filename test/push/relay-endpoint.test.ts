@@ -17,10 +17,10 @@ import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/session/da
 import type { PushSecrets } from '../../src/session/push-secrets.js';
 import { RelayMarkStore, type RelayMark } from '../../src/session/relay-mark.js';
 import { eachTest } from '../support/each-test.js';
-import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
+import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
 import { SHAPES } from '../support/notification-payloads.js';
-import { delay, temporaryStorage } from '../support/platform-harness.js';
-import { pollUntil } from '../support/poll.js';
+import { delay, temporaryStorage } from '../../scripts/lib/platform-harness.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 
 const TIMING = {
   aliveMs: 1_000,

@@ -9,7 +9,7 @@ import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay, RelayOptions } from '../../simulator/relay/index.js';
 import { RelaySubscription } from '../../src/push/relay-subscription.js';
 import type { RelayTiming } from '../../src/push/relay-timing.js';
-import { createTestLogger } from '../support/homebridge-api.js';
+import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
 
 export const TIMING: RelayTiming = {
   aliveMs: 400,
@@ -61,6 +61,8 @@ export function subscribe(overrides: { token?: string; timing?: Partial<RelayTim
   const topic = `up${randomBytes(9).toString('base64url')}`;
   const bodies: string[] = [];
   const down: boolean[] = [];
+  /** The age of each message dropped as stale, as the drop listener hears of it. */
+  const stale: number[] = [];
   const log = createTestLogger();
   const subscription = new RelaySubscription({
     relay: { relayUrl: overrides.relayUrl ?? relay.url, relayToken: overrides.token },
@@ -69,16 +71,13 @@ export function subscribe(overrides: { token?: string; timing?: Partial<RelayTim
     timing: { ...TIMING, ...overrides.timing },
     now: overrides.now,
     monotonicNow: overrides.monotonicNow,
-    onMessage: (body) => {
-      const text = body.toString('utf8');
-      bodies.push(text);
-      return text.startsWith('{');
-    },
+    onMessage: (body) => bodies.push(body.toString('utf8')),
     onDeliveryDown: (isDown) => down.push(isDown),
+    onStale: (ageMs) => stale.push(ageMs),
   });
   running.push(subscription);
   subscription.start();
-  return { subscription, topic, bodies, down, log };
+  return { subscription, topic, bodies, down, stale, log };
 }
 
 type Running = ReturnType<typeof subscribe>;

@@ -15,8 +15,8 @@ import type { StoredSession } from '../../src/session/session-store.js';
 import { SessionWatcher } from '../../src/session/session-watcher.js';
 import { withoutFreeDescriptors } from '../support/system-faults.js';
 import { eachTest } from '../support/each-test.js';
-import { temporaryStorage } from '../support/platform-harness.js';
-import { pollUntil } from '../support/poll.js';
+import { temporaryStorage } from '../../scripts/lib/platform-harness.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 import { aProcess } from './fixtures/a-process.js';
 import { sampleSession } from './fixtures/sample-session.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
 import { hashCode, SessionStore, type StoredSession } from '../../src/session/session-store.js';
-import { createTestLogger } from '../support/homebridge-api.js';
+import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
 
 const execFileAsync = promisify(execFile);
 const SPEND_CODES = new URL('./fixtures/spend-codes.ts', import.meta.url).pathname;

@@ -7,9 +7,9 @@ import { openDataFolder } from '../../src/session/data-folder.js';
 import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { hashCode, SessionStore } from '../../src/session/session-store.js';
 import type { StoredSession } from '../../src/session/session-store.js';
-import { createTestLogger } from '../support/homebridge-api.js';
+import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
 import { ACCOUNT_SERVER, EMAIL, sampleSession } from './fixtures/sample-session.js';
-import type { TestLogger } from '../support/homebridge-api.js';
+import type { TestLogger } from '../../scripts/lib/homebridge-api.js';
 
 const NOBODY = 65534;
 

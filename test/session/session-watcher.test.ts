@@ -6,8 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openDataFolder } from '../../src/session/data-folder.js';
 import { SessionStore, type StoredSession } from '../../src/session/session-store.js';
 import { SessionWatcher } from '../../src/session/session-watcher.js';
-import { createTestLogger } from '../support/homebridge-api.js';
-import { pollUntil } from '../support/poll.js';
+import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 import { sampleSession } from './fixtures/sample-session.js';
 
 /** Longer than the watcher's poll and debounce. */

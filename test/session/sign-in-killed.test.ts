@@ -16,8 +16,8 @@ import { SecretMaskingLogger } from '../../src/log.js';
 import { openDataFolder } from '../../src/session/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { CodeUnderWayError, signInWithCode, type SignInAccount } from '../../src/session/sign-in.js';
-import { createTestLogger } from '../support/homebridge-api.js';
-import { pollUntil } from '../support/poll.js';
+import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 import { useSimulator } from '../support/each-test.js';
 
 const SIGN_IN_CHILD = new URL('./fixtures/sign-in-child.ts', import.meta.url).pathname;

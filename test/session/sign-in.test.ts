@@ -12,8 +12,8 @@ import { SecretMaskingLogger } from '../../src/log.js';
 import { openDataFolder } from '../../src/session/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { CodeUnderWayError, SignInError, signInWithCode, type SignInAccount } from '../../src/session/sign-in.js';
-import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
-import { pollUntil } from '../support/poll.js';
+import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 import { useSimulator } from '../support/each-test.js';
 
 const EMAIL = 'porch+light@example.com';

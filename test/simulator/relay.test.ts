@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay, RelayOptions } from '../../simulator/relay/index.js';
 import { heldResources, untilReleased } from '../support/held-resources.js';
-import { pollUntil } from '../support/poll.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 
 const START_MS = Date.parse('2025-06-01T12:00:00Z');
 const START_S = START_MS / 1000;

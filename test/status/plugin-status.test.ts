@@ -18,7 +18,7 @@ import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/session/da
 import type { DeliveryStatus } from '../../src/status/delivery-status.js';
 import { PluginStatus } from '../../src/status/plugin-status.js';
 import type { StatusSink } from '../../src/status/status-writer.js';
-import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
+import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
 
 const DOORBELL = { deviceId: '1234567', name: 'Front Door' };
 const START = Date.parse('2026-03-01T10:00:00.000Z');

@@ -13,8 +13,8 @@ import { openDataFolder } from '../../src/session/data-folder.js';
 import type { JsonFile } from '../../src/session/json-file.js';
 import { openStatusFile, type DeliveryStatus } from '../../src/status/delivery-status.js';
 import { StatusWriter, type StatusSink } from '../../src/status/status-writer.js';
-import { createTestLogger, type TestLogger } from '../support/homebridge-api.js';
-import { pollUntil } from '../support/poll.js';
+import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 
 const TIMING = { minIntervalMs: 150, maxIntervalMs: 600 };
 

@@ -5,8 +5,8 @@
  * characteristic it should have left alone shows up here too.
  */
 import type { PlatformAccessory } from 'homebridge';
-import { hap } from './hap.js';
-import { accessoryOf, type RunningPlatform } from './platform-harness.js';
+import { hap } from '../../scripts/lib/hap.js';
+import { accessoryOf, type RunningPlatform } from '../../scripts/lib/platform-harness.js';
 
 export interface HapChange {
   deviceId: string;

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from '@jest/globals';
 import type { Logger } from '../../src/log.js';
-import { createTestApi, createTestLogger, reloadFromCache } from './homebridge-api.js';
+import { createTestApi, createTestLogger, reloadFromCache } from '../../scripts/lib/homebridge-api.js';
 
 // The platform's tests trust this stand-in for Homebridge, so it is held to Homebridge's behaviour here.
 describe('createTestApi', () => {

@@ -26,7 +26,7 @@ import type { PlatformConfig } from 'homebridge';
 import { parseConfig } from '../../src/config/parse-config.js';
 import { platformBlock, type GeneratedBlock } from './config-arbitrary.js';
 import { heldResources, untilReleased } from './held-resources.js';
-import { delay, launchPlatform } from './platform-harness.js';
+import { delay, launchPlatform } from '../../scripts/lib/platform-harness.js';
 import { propertyRuns } from './property-runs.js';
 
 /** Long enough for a stopped platform's last timers and sockets; past it, what is left is a leak. */

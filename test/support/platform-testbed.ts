@@ -13,10 +13,10 @@ import { DATA_FILES, dataFolderPath } from '../../src/session/data-folder.js';
 import type { DeliveryStatus } from '../../src/status/delivery-status.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-config.js';
 import { eachTest, useSimulator } from './each-test.js';
-import { reloadFromCache } from './homebridge-api.js';
-import { ACCOUNT, DOORBELLS, FAST, launchPlatform, platformConfig, sensorValue, temporaryStorage, untilPortFree } from './platform-harness.js';
-import type { RunningPlatform } from './platform-harness.js';
-import { pollUntil } from './poll.js';
+import { reloadFromCache } from '../../scripts/lib/homebridge-api.js';
+import { ACCOUNT, DOORBELLS, FAST, launchPlatform, platformConfig, sensorValue, temporaryStorage, untilPortFree } from '../../scripts/lib/platform-harness.js';
+import type { RunningPlatform } from '../../scripts/lib/platform-harness.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 
 export interface LaunchOptions {
   overrides?: Record<string, unknown>;

@@ -9,13 +9,13 @@ import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { startRelay } from '../../../simulator/relay/index.js';
 import type { Relay } from '../../../simulator/relay/index.js';
 import { linesRevealing } from '../../support/log-secrets.js';
-import { pollUntil } from '../../support/poll.js';
-import { findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef } from './hap-client.js';
-import { HomebridgeSandbox, RUNNING_LINE, STOP_TIMEOUT_MS } from './homebridge-sandbox.js';
-import { asMatterRuntime, RUNTIME_SETUP_TIMEOUT_MS, type HomebridgeRuntime, type MatterRuntime } from './homebridge-versions.js';
+import { pollUntil } from '../../../scripts/lib/poll.js';
+import { findBySerialNumber, HapCharacteristic, HapService, HapTestClient, type CharacteristicRef } from '../../../scripts/lib/hap-client.js';
+import { HomebridgeSandbox, RUNNING_LINE, STOP_TIMEOUT_MS } from '../../../scripts/lib/homebridge-sandbox.js';
+import { asMatterRuntime, RUNTIME_SETUP_TIMEOUT_MS, type HomebridgeRuntime, type MatterRuntime } from '../../../scripts/lib/homebridge-versions.js';
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { doorbellMotionPlatform, SERIAL_NUMBERS, SIMULATOR_OPTIONS, type PluginEndpoints } from './plugin-config.js';
-import type { MatterTestClient } from './matter/matter-client.js';
+import type { MatterTestClient } from '../../../scripts/lib/matter/matter-client.js';
 
 /**
  * How long a scenario watches a running Homebridge for a crash, a restart or requests that should not
@@ -41,7 +41,7 @@ export interface PluginSetupOptions {
   delivery?: 'direct' | 'relay';
   /**
    * Publishes the bridge over Matter too: Homebridge runs in a private network beside a Matter
-   * controller (see matter/private-network.ts), which each start connects, commissioning it first.
+   * controller (see scripts/lib/matter/private-network.ts), which each start connects, commissioning it first.
    */
   matter?: boolean;
 }

@@ -5,7 +5,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isOurPlatform } from '../../../src/settings.js';
-import { pollUntil } from '../../support/poll.js';
+import { pollUntil } from '../../../scripts/lib/poll.js';
 
 /** The plugin's platform block in the config.json of a Homebridge storage; {} when there is none. */
 export async function readSavedBlock(storagePath: string): Promise<Record<string, unknown>> {

@@ -10,8 +10,8 @@ import type { Browser, BrowserContext, Locator } from 'playwright-core';
 import type { HomebridgeProcess } from '../../../scripts/lib/homebridge-process.js';
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
 import { launchChromium } from './browser.js';
-import { CONFIG_UI_SETUP_TIMEOUT_MS, CONFIG_UI_VERSION, startConfigUi, UI_ADMIN } from './config-ui.js';
-import { STOP_TIMEOUT_MS } from './homebridge-sandbox.js';
+import { CONFIG_UI_SETUP_TIMEOUT_MS, CONFIG_UI_VERSION, startConfigUi, UI_ADMIN } from '../../../scripts/lib/config-ui.js';
+import { STOP_TIMEOUT_MS } from '../../../scripts/lib/homebridge-sandbox.js';
 import { ACCOUNT, doorbellMotionPlatform } from './plugin-config.js';
 import type { PluginSetup } from './plugin-setup.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { HomebridgeProcess } from '../../../scripts/lib/homebridge-process.js';
 import { DATA_FILES, dataFolderPath } from '../../../src/session/data-folder.js';
 import type { DeliveryStatus } from '../../../src/status/delivery-status.js';
-import { pollUntil } from '../../support/poll.js';
+import { pollUntil } from '../../../scripts/lib/poll.js';
 import type { SettingsPage } from './settings-page.js';
 
 /**

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import lockfile from 'proper-lockfile';
-import { REPO_ROOT } from '../../../scripts/lib/paths.js';
+import { REPO_ROOT } from './paths.js';
 
 const CACHE_DIR = join(REPO_ROOT, '.cache');
 

@@ -9,8 +9,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import process from 'node:process';
-import type { HomebridgeCommand } from '../../../../scripts/lib/homebridge-process.js';
-import { withTimeout } from '../../../../scripts/lib/timeout.js';
+import type { HomebridgeCommand } from '../homebridge-process.js';
+import { withTimeout } from '../timeout.js';
 import { MatterTestController, type ControllerSettings, type MatterChange } from './matter-controller.js';
 import { tcpToUnix, unixToTcp, type TunnelEnd } from './tunnel.js';
 

@@ -14,8 +14,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { homebridgeCommand, HomebridgeProcess, type HomebridgeLaunch } from '../../../../scripts/lib/homebridge-process.js';
-import { REPO_ROOT } from '../../../../scripts/lib/paths.js';
+import { homebridgeCommand, HomebridgeProcess, type HomebridgeLaunch } from '../homebridge-process.js';
+import { REPO_ROOT } from '../paths.js';
 import type { HostMessage, HostOrder } from './private-network-host.js';
 import { tcpToUnix, unixToTcp, type TunnelEnd } from './tunnel.js';
 

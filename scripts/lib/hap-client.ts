@@ -7,7 +7,7 @@
 import httpClientModule from 'hap-controller/lib/transport/ip/http-client.js';
 import type { ServiceObject } from 'hap-controller/lib/model/service.js';
 import type { PairingData } from 'hap-controller/lib/protocol/pairing-protocol.js';
-import { withTimeout } from '../../../scripts/lib/timeout.js';
+import { withTimeout } from './timeout.js';
 import { ClaimQueue } from './claim-queue.js';
 
 const HttpClient = httpClientModule.default;

@@ -15,7 +15,7 @@ import {
   type HomebridgeConfig,
   type HomebridgeLaunch,
   type HomebridgeProcess,
-} from '../../../scripts/lib/homebridge-process.js';
+} from './homebridge-process.js';
 import { snapshotFiles } from './file-snapshot.js';
 import type { HomebridgeRuntime, MatterRuntime } from './homebridge-versions.js';
 import { MatterTestClient } from './matter/matter-client.js';

@@ -3,7 +3,7 @@
  * requests over the host's IPC channel, and every attribute report and event the controller received.
  */
 import type { ChildProcess } from 'node:child_process';
-import { withTimeout } from '../../../../scripts/lib/timeout.js';
+import { withTimeout } from '../timeout.js';
 import { ClaimQueue } from '../claim-queue.js';
 import type { ControllerSettings, MatterChange, MatterEndpoint } from './matter-controller.js';
 import type { HostMessage, HostRequest } from './private-network-host.js';

@@ -11,7 +11,7 @@ import type { PlatformTiming } from '../../src/platform.js';
 import { hap } from './hap.js';
 import { createTestApi, createTestLogger } from './homebridge-api.js';
 import type { TestApi, TestLogger } from './homebridge-api.js';
-import { loopbackPlatformBlock } from '../../scripts/lib/platform-block.js';
+import { loopbackPlatformBlock } from './platform-block.js';
 import { pollUntil } from './poll.js';
 
 export const ACCOUNT = { email: 'porch+light@example.com', code: '012345' };

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOMEBRIDGE_2_BIN, REPO_ROOT } from '../../../scripts/lib/paths.js';
+import { HOMEBRIDGE_2_BIN, REPO_ROOT } from './paths.js';
 import { cachedPackageRoot, ensureCachedInstall, INSTALL_TIMEOUT_MS, type CachedInstall } from './cache-install.js';
 
 /** What `E2E_VERSIONS` names: the versions users install (the default), or the older ones. */
