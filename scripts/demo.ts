@@ -20,7 +20,7 @@ import {
   removeDemoInfo,
   writeDemoInfo,
 } from './lib/demo-folder.js';
-import { BRIDGE_NAME, DEMO_DOORBELLS, DEMO_EMAIL, demoControlsNote, demoPlatform, newVerificationCode } from './lib/demo-setup.js';
+import { BRIDGE_NAME, DEMO_DOORBELLS, DEMO_EMAIL, demoControlsNote, demoDevices, demoPlatform, newVerificationCode } from './lib/demo-setup.js';
 import {
   currentNodeRunsHomebridge2,
   freeLoopbackPort,
@@ -110,6 +110,7 @@ async function startDemo(options: DemoOptions, stop: AbortSignal, started: Start
   const simulator = await startSimulator({
     accounts: [{ email: DEMO_EMAIL, code }],
     doorbells: DEMO_DOORBELLS.map(({ deviceId }) => deviceId),
+    devices: demoDevices(),
   });
   started.simulator = simulator;
   stop.throwIfAborted();

@@ -4,7 +4,8 @@ import { jsonReply } from './incoming.js';
 import type { IncomingRequest, Reply } from './incoming.js';
 import { isLoopbackAddress } from './loopback.js';
 import type { RouteCounts } from './recorder.js';
-import type { DeliveryResult, DeviceListMode, MotionOptions } from './types.js';
+import { DeviceNotListed } from './device-list.js';
+import type { DeliveryResult, DeviceHealth, DeviceListMode, MotionOptions } from './types.js';
 
 /**
  * The control API lets another process (the demo, an end-to-end test) drive a running simulator:
@@ -13,6 +14,10 @@ import type { DeliveryResult, DeviceListMode, MotionOptions } from './types.js';
  *   GET  /__simulator/state              answers ControlState
  *   PUT  /__simulator/device-list        body {"mode": "offered" | "not-offered" | "unauthorized"}:
  *                                        how the device list answers from now on; answers ControlState
+ *   PUT  /__simulator/doorbells/<deviceId>  body {"battery_life"?: number | string | null,
+ *                                        "connection"?: "online" | "offline"}: what the device list says
+ *                                        of that doorbell from now on (a key left out stays); answers
+ *                                        ControlState, 404 for a doorbell the list does not hold
  */
 
 /** Requests under this path are the tester's, answered only by the doorbell server and never recorded. */
@@ -31,6 +36,8 @@ export interface ControlTarget {
   deliverMotion(deviceId: string, options: MotionOptions): Promise<DeliveryResult>;
   controlState(): ControlState;
   setDeviceListMode(mode: DeviceListMode): void;
+  /** Throws DeviceNotListed for a doorbell the list does not hold. */
+  setDoorbellHealth(deviceId: string, health: DeviceHealth): void;
 }
 
 const DEVICE_LIST_MODES: readonly DeviceListMode[] = ['offered', 'not-offered', 'unauthorized'];
@@ -59,6 +66,10 @@ export async function answerControl(request: IncomingRequest, target: ControlTar
   }
   if (route === 'device-list') {
     return request.method === 'PUT' ? setDeviceListMode(request.body, target) : wrongMethod('PUT');
+  }
+  const doorbell = /^doorbells\/(\d+)$/.exec(route);
+  if (doorbell) {
+    return request.method === 'PUT' ? setDoorbellHealth(request.body, doorbell[1], target) : wrongMethod('PUT');
   }
   return jsonReply(404, { reason: `no control route ${request.path}` });
 }
@@ -89,6 +100,33 @@ function setDeviceListMode(body: string, target: ControlTarget): Reply {
   }
   target.setDeviceListMode(mode as DeviceListMode);
   return jsonReply(200, target.controlState());
+}
+
+function setDoorbellHealth(body: string, deviceId: string, target: ControlTarget): Reply {
+  const health = parseHealth(body);
+  if (health === undefined) {
+    return jsonReply(400, { reason: 'body must be a JSON object with optional "battery_life" (number, string or null) and "connection" ("online" or "offline")' });
+  }
+  try {
+    target.setDoorbellHealth(deviceId, health);
+  } catch (error) {
+    if (error instanceof DeviceNotListed) {
+      return jsonReply(404, { reason: error.message });
+    }
+    throw error;
+  }
+  return jsonReply(200, target.controlState());
+}
+
+function parseHealth(body: string): DeviceHealth | undefined {
+  const parsed = parseObject(body);
+  if (parsed === undefined || !Object.keys(parsed).every((key) => key === 'battery_life' || key === 'connection')) {
+    return undefined;
+  }
+  const { battery_life: battery, connection } = parsed;
+  const batteryOk = battery === undefined || battery === null || typeof battery === 'number' || typeof battery === 'string';
+  const connectionOk = connection === undefined || connection === 'online' || connection === 'offline';
+  return batteryOk && connectionOk ? (parsed as DeviceHealth) : undefined;
 }
 
 /** A JSON object's entries; undefined for anything else. */

@@ -3,6 +3,7 @@ import type { ControlState, ControlTarget } from './control-api.js';
 import { deliverNotification } from './delivery.js';
 import { createRequestHandler } from './dispatch.js';
 import type { DispatchContext } from './dispatch.js';
+import { DeviceNotListed, setDeviceHealth } from './device-list.js';
 import { FaultQueue } from './faults.js';
 import { isLoopbackHost } from './loopback.js';
 import { Recorder } from './recorder.js';
@@ -12,6 +13,7 @@ import { ServiceState } from './state.js';
 import type {
   Chaos,
   DeliveryResult,
+  DeviceHealth,
   DeviceListMode,
   Fault,
   MotionOptions,
@@ -141,6 +143,17 @@ class LocalSimulator implements Simulator, ControlTarget {
 
   setDeviceListMode(mode: DeviceListMode): void {
     this.state.deviceListMode = mode;
+  }
+
+  /**
+   * What the device list says of doorbell `deviceId` from now on: its battery (`battery_life`, null
+   * for a wired doorbell) and `alerts.connection`; a key left undefined stays as it was. Throws for
+   * a doorbell the list does not hold.
+   */
+  setDoorbellHealth(deviceId: string, health: DeviceHealth): void {
+    if (!setDeviceHealth(this.state.devices, deviceId, health)) {
+      throw new DeviceNotListed(deviceId);
+    }
   }
 
   get secrets(): string[] {

@@ -25,7 +25,7 @@ export class ServiceState {
   private latestRegistration: string | undefined;
   private readonly registeredPushTokens = new Set<string>();
   /** The account's device list, and how its route answers. */
-  readonly devices: readonly SimulatedDevice[];
+  readonly devices: SimulatedDevice[];
   deviceListMode: DeviceListMode;
 
   constructor(doorbells: readonly string[] | undefined, devices?: readonly SimulatedDevice[], deviceListMode: DeviceListMode = 'offered') {

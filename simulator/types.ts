@@ -77,8 +77,17 @@ export type DeviceListName = 'doorbots' | 'authorized_doorbots' | 'stickup_cams'
  * for entries a client must skip.
  */
 export type SimulatedDevice =
-  | { list: DeviceListName; id: string; description?: string; kind?: string }
+  | ({ list: DeviceListName; id: string; description?: string; kind?: string } & DeviceHealth)
   | { list: DeviceListName; rawEntry: string };
+
+/**
+ * What the service says of a doorbell's health: `battery_life` written as given (a number, a decimal
+ * string, null; absent: no key), and `alerts.connection` (default "online"; any string is written as is).
+ */
+export interface DeviceHealth {
+  battery_life?: number | string | null;
+  connection?: string;
+}
 
 /**
  * How the device list answers: the list (`offered`), 404 as a service without it (`not-offered`), or
@@ -164,6 +173,8 @@ export interface Simulator {
   readonly secrets: readonly string[];
   /** From now on, the device list answers as `mode` says. */
   setDeviceListMode(mode: DeviceListMode): void;
+  /** What the device list says of a listed doorbell's battery and connection from now on; throws for one it does not hold. */
+  setDoorbellHealth(deviceId: string, health: DeviceHealth): void;
   /** Makes a bearer token invalid: the doorbell routes then answer 401 for it. */
   revokeToken(token: string): void;
   /** The push_notification_token of the latest valid registration, if any. */

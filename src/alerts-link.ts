@@ -122,6 +122,11 @@ export class AlertsLink {
     }
   }
 
+  /** The doorbell service says it cannot reach the doorbell, or no longer says so: why it is down. */
+  doorbellOffline(deviceId: string, offline: boolean): void {
+    this.reasons.doorbellOffline(deviceId, offline);
+  }
+
   /** A relay stream opened: what it drops as stale from now on is one catch-up. */
   relayConnected(): void {
     this.rule?.catchUpBegins();

@@ -43,7 +43,7 @@ export class MatterLink {
     this.then((doorbells) => doorbells.restore(accessory));
   }
 
-  publish(doorbells: readonly DoorbellSettings[], options: { complete: boolean; alerts?: boolean }): void {
+  publish(doorbells: readonly DoorbellSettings[], options: { complete: boolean; alerts?: boolean; batteries?: ReadonlyMap<string, number> }): void {
     this.then((matter) => matter.publish(doorbells, options));
   }
 

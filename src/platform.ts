@@ -147,11 +147,21 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     // A doorbell left out for a bad entry may own a cached accessory: keep them all until it is fixed,
     // but nothing updates those, so they must not go on showing what they were saved with.
     this.accessories.publish(settings.doorbells, { removeStale: complete });
-    this.matter?.publish(settings.doorbells, { complete, alerts: settings.alertsSensor });
+    const batteries = new Map<string, number>();
+    this.accessories.forEach((accessory, deviceId) => accessory.health.battery !== null && batteries.set(deviceId, accessory.health.battery));
+    this.matter?.publish(settings.doorbells, { complete, alerts: settings.alertsSensor, batteries });
     this.alerts.launch(settings, complete);
     this.accessories.forEach((accessory, deviceId) => {
       this.matter?.follow(accessory, deviceId);
-      accessory.onChange((change) => change.type === 'fault' && this.alerts.faultChanged(deviceId, change.faulted));
+      // Kept offline from the last run: why it is down, before its fault is first counted.
+      this.alerts.doorbellOffline(deviceId, accessory.health.online === false);
+      accessory.onChange((change) => {
+        if (change.type === 'fault') {
+          this.alerts.faultChanged(deviceId, change.faulted);
+        } else if (change.type === 'online') {
+          this.alerts.doorbellOffline(deviceId, change.online === false);
+        }
+      });
     });
     if (!complete) {
       this.accessories.showUnavailable();
@@ -176,6 +186,8 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     this.accessories.forEach((accessory, deviceId) => {
       board.switchesChanged(deviceId, accessory.offUntil);
       accessory.onChange((change) => change.type === 'control' && board.switchesChanged(deviceId, accessory.offUntil));
+      board.doorbellHealth(deviceId, accessory.health);
+      accessory.onChange((change) => (change.type === 'battery' || change.type === 'online') && board.doorbellHealth(deviceId, accessory.health));
     });
     this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log), this.status.board, new RelayMarkStore(folder, this.log));
     const connection = new Connection({
@@ -195,6 +207,8 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
           sessionUnavailable: () => this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
           // A refresh that cannot register leaves no doorbell subscribed, until a retry gets through.
           connectFailed: (stage) => stage === 'registration' && this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
+          // What the doorbell service says of each doorbell: its battery, whether it reaches it.
+          doorbellListRead: (list) => this.accessories.listRead(list),
         }),
       ),
       timing: this.timing.schedule,

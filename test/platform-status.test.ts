@@ -39,7 +39,8 @@ describe('status.json', () => {
     const platform = testbed.launch({ relayUrl: relay().url });
     await waitFor(() => allConfirmed(platform), 'subscriptions');
 
-    const confirmed = await statusWhere('every doorbell subscribed', ({ doorbells }) => doorbells.every(({ subscribed }) => subscribed));
+    // The list read after the first pass tells whether the service reaches each doorbell.
+    const confirmed = await statusWhere('every doorbell subscribed', ({ doorbells }) => doorbells.every(({ subscribed, online }) => subscribed && online === true));
     expect(confirmed).toEqual({
       pid: process.pid,
       startedAt: expect.any(String),
@@ -52,8 +53,8 @@ describe('status.json', () => {
       // The session's own time of sign-in, as session.json holds it: how the settings page tells it is the one it signed in.
       signedInAt: (await new SessionStore(openDataFolder(testbed.storagePath, createTestLogger('UI')), createTestLogger('UI')).readSession())?.loggedInAt,
       doorbells: [
-        { deviceId: FRONT, name: 'Front Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null, motionAlertsOffUntil: null, chimeOffUntil: null },
-        { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null, motionAlertsOffUntil: null, chimeOffUntil: null },
+        { deviceId: FRONT, name: 'Front Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null, motionAlertsOffUntil: null, chimeOffUntil: null, battery: null, online: true, offlineSince: null },
+        { deviceId: BACK, name: 'Back Door', subscribed: true, fault: null, lastMotionAt: null, lastRingAt: null, motionAlertsOffUntil: null, chimeOffUntil: null, battery: null, online: true, offlineSince: null },
       ],
       dropped: { invalid: 0, duplicate: 0, unconfigured: 0, stale: 0, flood: 0 },
       alerts: { flowing: true, since: expect.any(String), reason: null },

@@ -186,7 +186,22 @@ function describeDoorbell(doorbell) {
     .filter(([field]) => isTime(doorbell[field]))
     .map(([field, what]) => `; ${what} off until ${timeOf(doorbell[field])}`)
     .join('');
-  return { text: `${name} (${deviceId}): ${state}; ${motion}, ${ring}${silenced}.`, tone: fault === null ? undefined : 'danger' };
+  return { text: `${name} (${deviceId}): ${state}; ${motion}, ${ring}${silenced}${describeHealth(doorbell)}.`, tone: fault === null ? undefined : 'danger' };
+}
+
+/** A battery doorbell at 20 % or less reads low, as the Home app shows it. */
+const LOW_BATTERY_PERCENT = 20;
+
+/** What the doorbell service says of the doorbell: `; battery 15 % (low); offline since 10:02`, or nothing. Absent from an older plugin's status. */
+function describeHealth({ battery, online, offlineSince }) {
+  const parts = [];
+  if (typeof battery === 'number') {
+    parts.push(`battery ${battery} %${battery <= LOW_BATTERY_PERCENT ? ' (low)' : ''}`);
+  }
+  if (online === false) {
+    parts.push(offlineSince ? `offline since ${timeOf(offlineSince)}` : 'offline');
+  }
+  return parts.map((part) => `; ${part}`).join('');
 }
 
 /** `lines`: texts, or `{ text, tone }` for a line in a Bootstrap text colour. */

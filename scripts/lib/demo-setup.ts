@@ -3,7 +3,7 @@
  * platform block pointing at the simulator.
  */
 import { randomInt } from 'node:crypto';
-import type { Simulator } from '../../simulator/index.js';
+import type { SimulatedDevice, Simulator } from '../../simulator/index.js';
 import type { Relay } from '../../simulator/relay/index.js';
 import { loopbackPlatformBlock } from './platform-block.js';
 import type { DemoDoorbell } from './demo-folder.js';
@@ -15,6 +15,20 @@ export const DEMO_DOORBELLS: readonly DemoDoorbell[] = [
   { deviceId: '7654321', name: 'Back Door' },
 ];
 
+/** The first demo doorbell runs on a battery, so the Home app shows its level; the second is wired. */
+const DEMO_BATTERY_PERCENT = 85;
+
+/** The simulated account's device list: the demo doorbells, the first with its battery. */
+export function demoDevices(): SimulatedDevice[] {
+  return DEMO_DOORBELLS.map(({ deviceId, name }, index) => ({
+    list: 'doorbots',
+    id: deviceId,
+    description: name,
+    kind: 'lpd_v2',
+    ...(index === 0 ? { battery_life: DEMO_BATTERY_PERCENT } : {}),
+  }));
+}
+
 /** The first demo doorbell carries every control, so each can be tried from the Home app; the second shows the defaults. */
 const DEMO_CONTROLS = { motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'package', 'animal', 'other'] };
 
@@ -24,6 +38,7 @@ export function demoControlsNote([first]: readonly DemoDoorbell[]): string[] {
     '  Add --detection person (or vehicle, package, animal, other) for what the motion saw. In the Home app,',
     `  ${first.name} has Motion Alerts and Chime switches and Person, Vehicle, Package, Animal and Other Motion`,
     '  sensors to try them with.',
+    `  ${first.name} also shows its battery; the simulator's control API (see CONTRIBUTING.md) makes it low or offline.`,
   ];
 }
 

@@ -30,6 +30,7 @@ export const HapService = {
   StatelessProgrammableSwitch: hapType('89'),
   Switch: hapType('49'),
   ContactSensor: hapType('80'),
+  Battery: hapType('96'),
 } as const;
 
 export const HapCharacteristic = {
@@ -43,6 +44,9 @@ export const HapCharacteristic = {
   ProgrammableSwitchEvent: hapType('73'),
   On: hapType('25'),
   ContactSensorState: hapType('6A'),
+  BatteryLevel: hapType('68'),
+  StatusLowBattery: hapType('79'),
+  ChargingState: hapType('8F'),
 } as const;
 
 /** Where a characteristic lives (accessory and characteristic instance ids), and its value format. */

@@ -3,7 +3,8 @@ import type { DoorbellSettings } from '../config/parse-config.js';
 import type { Logger } from '../log.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
 import { CONTROLS } from '../values/controls.js';
-import { accessoryUuid, DoorbellAccessory } from './doorbell-accessory.js';
+import { batteryIsLow } from './battery.js';
+import { accessoryUuid, DoorbellAccessory, type ListEntry } from './doorbell-accessory.js';
 import { cleanName, HOMEKIT_NAME_LENGTH } from './names.js';
 
 /**
@@ -13,6 +14,8 @@ import { cleanName, HOMEKIT_NAME_LENGTH } from './names.js';
 export class DoorbellAccessories {
   private readonly cached = new Map<string, PlatformAccessory>();
   private readonly byDeviceId = new Map<string, DoorbellAccessory>();
+  /** Doorbells whose absence from the account's list was told this run: once is enough. */
+  private readonly toldMissing = new Set<string>();
 
   constructor(
     private readonly api: API,
@@ -53,6 +56,7 @@ export class DoorbellAccessories {
       const published = new DoorbellAccessory(this.api, accessory, doorbell);
       published.onAgainAtLaunch.forEach((control) => this.log.info(`${published.name} ${CONTROLS[control].suffix} is on again`));
       this.logControlChanges(published);
+      this.logHealthChanges(published);
       this.byDeviceId.set(doorbell.deviceId, published);
     }
     if (fresh.length > 0) {
@@ -95,6 +99,47 @@ export class DoorbellAccessories {
     }
   }
 
+  /**
+   * A doorbell list read is over: each configured doorbell takes what its entry says, then counts the
+   * first read of the run as done (`list` undefined: the read found nothing, which faults nothing). A
+   * doorbell the list leaves out is named once a run, and not faulted: a list may leave out what a
+   * subscription still serves.
+   */
+  listRead(list: ListedDoorbells | undefined): void {
+    if (list !== undefined) {
+      const entries = new Map(list.doorbells.map((doorbell) => [doorbell.deviceId, doorbell]));
+      this.byDeviceId.forEach((accessory, deviceId) => {
+        const entry = entries.get(deviceId);
+        if (entry !== undefined) {
+          accessory.listEntry(entry);
+        } else if (!this.toldMissing.has(deviceId)) {
+          this.toldMissing.add(deviceId);
+          this.log.warn(`${accessory.name} (${deviceId}) is not among this account's doorbells`);
+        }
+      });
+    }
+    this.byDeviceId.forEach((accessory) => accessory.listRead());
+  }
+
+  /** A battery turning low, and a doorbell going offline, are said once when they change, never at every read. */
+  private logHealthChanges(accessory: DoorbellAccessory): void {
+    accessory.onChange((change) => {
+      if (change.type === 'battery' && change.level !== undefined) {
+        const low = batteryIsLow(change.level);
+        const wasLow = change.previous !== undefined && batteryIsLow(change.previous);
+        if (low && !wasLow) {
+          this.log.warn(`${accessory.name}'s battery is at ${change.level} %`);
+        } else if (!low && wasLow) {
+          this.log.info(`${accessory.name}'s battery is no longer low (${change.level} %)`);
+        }
+      } else if (change.type === 'online' && change.online === false) {
+        this.log.warn(`${accessory.name} is offline in the doorbell service (check its Wi-Fi or power)`);
+      } else if (change.type === 'online' && change.online === true && change.wasOffline) {
+        this.log.info(`${accessory.name} is online again in the doorbell service`);
+      }
+    });
+  }
+
   /** A switch turned in the Home app, by hand or by an automation, is worth a line: it changes what alerts do. */
   private logControlChanges(accessory: DoorbellAccessory): void {
     accessory.onChange((change) => {
@@ -114,6 +159,11 @@ export class DoorbellAccessories {
   dispose(): void {
     this.byDeviceId.forEach((accessory) => accessory.dispose());
   }
+}
+
+/** What the account's doorbell list holds, as far as the accessories read it. */
+export interface ListedDoorbells {
+  doorbells: ReadonlyArray<ListEntry & { deviceId: string }>;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { API, PlatformAccessory, Service } from 'homebridge';
 import type { DoorbellSettings } from '../config/parse-config.js';
 import { CONTROL_SUBTYPES, CONTROLS, offUntilKey, type Control, type OffUntilKey, type Silenced } from '../values/controls.js';
 import { DETECTION_SUFFIXES, DETECTIONS, type Detection } from '../values/detection.js';
+import { batteryLevel, BatteryPart } from './battery.js';
 import { ControlSwitch, type SwitchTurn } from './control-switch.js';
 import { DoorbellButton } from './doorbell-button.js';
 import { MotionSensor } from './motion-sensor.js';
@@ -56,7 +57,26 @@ export type DoorbellChange =
   | { type: 'motion'; sensor: 'main' | Detection; detected: boolean; since: number }
   | { type: 'control'; control: Control; on: boolean; how: SwitchTurn; offUntil: number | undefined }
   | { type: 'ring'; outcome: 'chimed' | 'silent' }
-  | { type: 'fault'; faulted: boolean };
+  | { type: 'fault'; faulted: boolean }
+  | { type: 'battery'; level: number | undefined; previous: number | undefined }
+  | { type: 'online'; online: boolean | undefined; wasOffline: boolean };
+
+/**
+ * What the doorbell service last said of the doorbell: its battery level (a whole percentage; null
+ * when there is none to show), whether it reaches the doorbell (null when it did not say), and since
+ * when it has not (ms since the epoch).
+ */
+export interface DoorbellHealth {
+  battery: number | null;
+  online: boolean | null;
+  offlineSince: number | undefined;
+}
+
+/** What a doorbell list entry says of the doorbell: see AccountDoorbell. */
+export interface ListEntry {
+  battery?: number | null;
+  online?: boolean;
+}
 
 /**
  * One doorbell as a HomeKit accessory: its main MotionSensor (the primary service), a MotionSensor
@@ -76,6 +96,22 @@ export class DoorbellAccessory {
   private deliveryDown = false;
   /** When the last ring that reached HomeKit arrived, and its relay time. */
   private lastPress: RingTimes = { at: -Infinity, relayTime: undefined };
+  /** The first doorbell list read of the run is over: answered, failed, or not offered. */
+  private listSettled = false;
+  /**
+   * Offline as the last run left it, and no read of this run has said so yet. It stands until the first
+   * read is over, so an outage outlives a restart; a first read that tells nothing of it ends it,
+   * since a list that fails faults nothing.
+   */
+  private offlineKept = false;
+  /** What the last list read said of its connection; undefined until one said. */
+  private online: boolean | undefined;
+  /** Since when the service has said it cannot reach the doorbell (ms since the epoch); kept in the context. */
+  private offlineSince: number | undefined;
+  /** The Battery service, while the doorbell has a battery to show, and its level. */
+  private battery: BatteryPart | undefined;
+  private batteryLevel: number | undefined;
+  private readonly batteryName: string;
 
   constructor(
     private readonly api: API,
@@ -109,6 +145,39 @@ export class DoorbellAccessory {
     for (const control of CONTROL_SUBTYPES) {
       const { setting, needsButton } = CONTROLS[control];
       this.control(settings[setting] && (settings.button || !needsButton), control, settings);
+    }
+    this.batteryName = cleanName(settings.name, deviceId, ' Battery');
+    this.restoreHealth();
+  }
+
+  /** What the doorbell service last said of it, for the status. */
+  get health(): DoorbellHealth {
+    return { battery: this.batteryLevel ?? null, online: this.online ?? null, offlineSince: this.offlineSince };
+  }
+
+  /** What the doorbell list says of this doorbell: a key it leaves out changes nothing. */
+  listEntry(entry: ListEntry): void {
+    if (entry.battery !== undefined) {
+      this.setBattery(entry.battery);
+    }
+    if (entry.online !== undefined) {
+      this.setOnline(entry.online);
+    }
+  }
+
+  /** A doorbell list read of this run is over, whatever it found (its entry, if any, came first). */
+  listRead(): void {
+    if (this.listSettled) {
+      return;
+    }
+    this.listSettled = true;
+    if (this.offlineKept) {
+      this.offlineKept = false;
+      this.offlineSince = undefined;
+      this.online = undefined;
+      delete this.accessory.context.offlineSince;
+      this.notify({ type: 'online', online: undefined, wasOffline: true });
+      this.showFault();
     }
   }
 
@@ -150,6 +219,7 @@ export class DoorbellAccessory {
    * accepted, on `performance.now()`'s clock, for what follows the change.
    */
   motionDetected(detection?: Detection, acceptedAt = performance.now()): boolean {
+    this.heardFrom();
     if (!this.motionAlertsOn) {
       return false;
     }
@@ -167,6 +237,7 @@ export class DoorbellAccessory {
    * in unix seconds, when it came through a relay. A ring never changes motion.
    */
   rang(at = performance.now(), relayTime?: number): RingOutcome {
+    this.heardFrom();
     if (this.button === undefined) {
       return 'no-button';
     }
@@ -197,6 +268,71 @@ export class DoorbellAccessory {
   dispose(): void {
     this.sensors().forEach((sensor) => sensor.dispose());
     this.switches.forEach((attached) => attached.dispose());
+  }
+
+  /** The battery level and the offline state the last run knew, so they show from launch. */
+  private restoreHealth(): void {
+    const { batteryLevel: level, offlineSince } = this.accessory.context as { batteryLevel?: unknown; offlineSince?: unknown };
+    if (typeof level === 'number' && Number.isFinite(level)) {
+      this.setBattery(level, false);
+    } else {
+      BatteryPart.detach(this.api, this.accessory);
+    }
+    if (typeof offlineSince === 'number' && Number.isFinite(offlineSince)) {
+      this.online = false;
+      this.offlineSince = offlineSince;
+      this.offlineKept = true;
+    }
+  }
+
+  /** `percent` as the service gave it; null removes the service (the doorbell is wired now). */
+  private setBattery(percent: number | null, tell = true): void {
+    const previous = this.batteryLevel;
+    const level = percent === null ? undefined : batteryLevel(percent);
+    if (level === previous && (level === undefined) === (this.battery === undefined)) {
+      return;
+    }
+    this.batteryLevel = level;
+    if (level === undefined) {
+      BatteryPart.detach(this.api, this.accessory);
+      this.battery = undefined;
+      delete this.accessory.context.batteryLevel;
+    } else {
+      this.battery ??= BatteryPart.attach(this.api, this.accessory, this.batteryName, this.accessory.context.deviceId as string);
+      this.battery.show(level);
+      this.accessory.context.batteryLevel = level;
+    }
+    if (tell) {
+      this.notify({ type: 'battery', level, previous });
+    }
+  }
+
+  private setOnline(online: boolean): void {
+    // Said again by this run's read, or told otherwise: no longer only what the last run knew.
+    this.offlineKept = false;
+    if (this.online === online) {
+      return;
+    }
+    const wasOffline = this.offlineSince !== undefined;
+    this.online = online;
+    this.offlineSince = online ? undefined : Date.now();
+    if (online) {
+      delete this.accessory.context.offlineSince;
+    } else {
+      this.accessory.context.offlineSince = this.offlineSince;
+    }
+    // Why first: the fault that follows may open the Doorbell Alerts sensor, which says why.
+    this.notify({ type: 'online', online, wasOffline });
+    if (wasOffline !== !online) {
+      this.showFault();
+    }
+  }
+
+  /** An alert from the doorbell proves it reaches the service, whatever a lagging list said. */
+  private heardFrom(): void {
+    if (this.offlineSince !== undefined) {
+      this.setOnline(true);
+    }
   }
 
   private motionSensor(service: Service, settings: DoorbellSettings, sensor: 'main' | Detection): MotionSensor {
@@ -245,9 +381,10 @@ export class DoorbellAccessory {
     this.notify({ type: 'fault', faulted: this.statusFault() !== this.api.hap.Characteristic.StatusFault.NO_FAULT });
   }
 
-  /** A fault until alerts are confirmed, and while they cannot arrive. */
+  /** A fault until alerts are confirmed, and while they cannot arrive (the doorbell offline included). */
   private statusFault(): number {
     const { StatusFault } = this.api.hap.Characteristic;
-    return this.confirmed && !this.deliveryDown ? StatusFault.NO_FAULT : StatusFault.GENERAL_FAULT;
+    const flowing = this.confirmed && !this.deliveryDown && this.offlineSince === undefined;
+    return flowing ? StatusFault.NO_FAULT : StatusFault.GENERAL_FAULT;
   }
 }

@@ -48,6 +48,8 @@ export class DownReasons {
   private stopped: { stage: ConnectStage; error: unknown } | undefined;
   /** Why each doorbell's subscription failed, until one succeeds. */
   private readonly failures = new Map<string, string>();
+  /** The doorbells the doorbell service says it cannot reach. */
+  private readonly offline = new Set<string>();
 
   constructor(private readonly settings: ReasonSettings) {}
 
@@ -60,6 +62,15 @@ export class DownReasons {
   subscriptionFailed(deviceId: string, error: unknown): void {
     this.failures.set(deviceId, causeOf(error, 'doorbell service', 'the doorbell service does not know this device id'));
     this.stopped = undefined;
+  }
+
+  /** The doorbell service says it cannot reach the doorbell (true), or no longer says so. */
+  doorbellOffline(deviceId: string, offline: boolean): void {
+    if (offline) {
+      this.offline.add(deviceId);
+    } else {
+      this.offline.delete(deviceId);
+    }
   }
 
   sessionUnavailable(why: SessionLoss): void {
@@ -91,6 +102,12 @@ export class DownReasons {
     }
     if (this.relay !== undefined) {
       return this.relayReason(this.relay.refused, this.relay.since, now);
+    }
+    if (this.offline.has(first)) {
+      return {
+        words: `${this.names([first])} is offline in the doorbell service`,
+        todo: `Check its Wi-Fi or power; the plugin asks the doorbell service again every 15 minutes, and an alert from it clears this at once.`,
+      };
     }
     const failure = this.failures.get(first);
     if (failure !== undefined) {

@@ -1,4 +1,4 @@
-import { exactDeviceId, parseJsonKeepingNumberText } from '../values/exact-json.js';
+import { exactDeviceId, JsonNumber, parseJsonKeepingNumberText } from '../values/exact-json.js';
 import { isJsonObject } from '../values/json.js';
 
 /**
@@ -20,6 +20,13 @@ export interface AccountDoorbell {
   kind?: string;
   /** Which list it came from: the account's own doorbells, shared ones, or cameras. */
   list: DoorbellListName;
+  /**
+   * The battery's charge in percent (0 to 100); null when the service says there is none (a wired
+   * doorbell); absent when the entry does not say, or says something that is not a percentage.
+   */
+  battery?: number | null;
+  /** Whether the service reaches the doorbell; absent when the entry does not say. */
+  online?: boolean;
 }
 
 export interface DoorbellList {
@@ -69,5 +76,37 @@ function readEntry(entry: unknown, list: DoorbellListName): AccountDoorbell | un
   }
   const description = typeof entry.description === 'string' ? entry.description.trim() : '';
   const kind = typeof entry.kind === 'string' && entry.kind !== '' ? entry.kind : undefined;
-  return { deviceId, name: description === '' ? `Doorbell ${deviceId}` : description, ...(kind === undefined ? {} : { kind }), list };
+  const battery = readBattery(entry.battery_life);
+  const online = readConnection(entry.alerts);
+  return {
+    deviceId,
+    name: description === '' ? `Doorbell ${deviceId}` : description,
+    ...(kind === undefined ? {} : { kind }),
+    list,
+    ...(battery === undefined ? {} : { battery }),
+    ...(online === undefined ? {} : { online }),
+  };
+}
+
+/** A number, or a decimal string, from 0 to 100; null for null; undefined for anything else. */
+function readBattery(value: unknown): number | null | undefined {
+  if (value === null) {
+    return null;
+  }
+  // The exact-JSON parser keeps a number as its text; a string must be a plain decimal.
+  let level: number | undefined;
+  if (value instanceof JsonNumber) {
+    level = Number(value.source);
+  } else if (typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value)) {
+    level = Number(value);
+  }
+  return level !== undefined && level >= 0 && level <= 100 ? level : undefined;
+}
+
+/** `alerts.connection`: "online" or "offline"; anything else says nothing. */
+function readConnection(alerts: unknown): boolean | undefined {
+  if (!isJsonObject(alerts)) {
+    return undefined;
+  }
+  return alerts.connection === 'online' ? true : alerts.connection === 'offline' ? false : undefined;
 }

@@ -70,7 +70,13 @@ export class Connection {
     const planned = (nextRunAt: number | undefined) => listener.progressed?.({ nextRunAt, registeredAt: this.registeredAt });
     this.schedule = new Schedule(timing, (reason) => void this.run(reason), planned, () => void this.listRead.read(this.client, this.sessionAbort.signal));
     this.subscriptions = new Subscriptions(settings.doorbells, listener, log, this.slots);
-    this.listRead = new DoorbellListRead(this.slots, log, () => void this.sessionRejected(), () => this.schedule.endListReads());
+    this.listRead = new DoorbellListRead(
+      this.slots,
+      log,
+      () => void this.sessionRejected(),
+      () => this.schedule.endListReads(),
+      (list) => listener.doorbellListRead?.(list),
+    );
     this.ownSignIn = new OwnSignIn(settings.credentials.account?.code);
   }
 
@@ -148,8 +154,9 @@ export class Connection {
     } else {
       this.retryLater('Some doorbells are not subscribed yet.');
     }
-    // After a launch, a new session and each refresh (a retry leaves the reads be); never while paused for the user.
-    if (reason !== 'retry') {
+    // After a launch, a new session and each refresh (a retry leaves the reads be, unless none has
+    // been made yet: a doorbell kept offline from the last run waits for one); never while paused for the user.
+    if (reason !== 'retry' || !this.listRead.settled) {
       this.schedule.readListNow();
     }
   }

@@ -16,6 +16,8 @@ export class DoorbellListRead {
   private offered = true;
   /** The list as the last read found it; undefined before the first answer. */
   latest: DoorbellList | undefined;
+  /** Some read of this run is over (answered, failed, or not offered). */
+  settled = false;
   /** A read still under way when the next falls due is not doubled. */
   private reading = false;
 
@@ -26,6 +28,8 @@ export class DoorbellListRead {
     private readonly sessionRefused: () => void,
     /** The service does not offer the list: no read is due for the rest of the run. */
     private readonly notOffered: () => void,
+    /** A read is over: the list it found, or undefined when it found none. */
+    private readonly onRead: (list: DoorbellList | undefined) => void = () => undefined,
   ) {}
 
   /**
@@ -37,10 +41,12 @@ export class DoorbellListRead {
       return;
     }
     this.reading = true;
+    let found: DoorbellList | undefined;
     try {
       const answer = await this.slots.run(() => client.listDoorbells({ signal }), signal);
       if (answer.offered) {
         this.latest = { doorbells: answer.doorbells, skipped: answer.skipped };
+        found = this.latest;
       } else {
         this.offered = false;
         this.log.info('The doorbell service does not offer the doorbell list: an expired session is noticed at the next refresh instead.');
@@ -50,13 +56,19 @@ export class DoorbellListRead {
       if (signal.aborted) {
         return;
       }
+      // Told before the session's loss, whose faults then come last.
+      this.settled = true;
+      this.onRead(undefined);
       if (error instanceof CloudError && error.sessionInvalid) {
         this.sessionRefused();
       } else {
         this.log.debug(`Could not read the doorbell list (${errorMessage(error)}): it is read again at its next turn.`);
       }
+      return;
     } finally {
       this.reading = false;
     }
+    this.settled = true;
+    this.onRead(found);
   }
 }

@@ -1,3 +1,4 @@
+import type { DoorbellList } from '../cloud/doorbell-list.js';
 import type { SubscriptionListener } from './subscriptions.js';
 
 /** Why no session is usable: nobody is signed in, or the doorbell service refused the session or the configured token. */
@@ -32,4 +33,9 @@ export interface ConnectionListener extends SubscriptionListener, ProgressListen
    * `signedInAt` is when that session was signed in, undefined for the configured token.
    */
   sessionInUse?(signedInAt: string | undefined): void;
+  /**
+   * A doorbell list read is over: the list it found, or undefined when it found none (it failed, or
+   * the service does not offer the list). Never told for a read that was called off.
+   */
+  doorbellListRead?(list: DoorbellList | undefined): void;
 }

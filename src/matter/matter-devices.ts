@@ -59,8 +59,28 @@ function matterUuid(api: API, deviceId: string, role: MatterRole): string {
   return api.hap.uuid.generate(role === 'motion' || role === 'alerts' ? `doorbell-motion:matter:${deviceId}` : `doorbell-motion:matter:${deviceId}:${role}`);
 }
 
-/** The device's definition, in its resting state: no occupancy, the button released, the contact closed. */
-export function matterAccessory(api: API, matter: MatterAPI, context: MatterContext): MatterAccessory {
+/** A battery at this many percent or less is low: the same line as HomeKit's. */
+const LOW_BATTERY_PERCENT = 20;
+
+/**
+ * The doorbell's battery as Homebridge's power source cluster: Matter counts half percents, and names a
+ * low battery a warning. It is part of the device's definition, so it is given at registration only;
+ * Homebridge 2.4.0 composes it, and an earlier one would drop it without a word, so it is given only there.
+ */
+function powerSourceOf(api: API, batteryPercent: number | undefined): MatterAccessory['clusters'] {
+  if (batteryPercent === undefined || !api.versionGreaterOrEqual('2.4.0')) {
+    return {};
+  }
+  const level = Math.min(100, Math.max(0, Math.round(batteryPercent)));
+  // status 1: active; batChargeLevel 0: ok, 1: warning.
+  return { powerSource: { status: 1, order: 0, description: 'Battery', batPercentRemaining: level * 2, batChargeLevel: level <= LOW_BATTERY_PERCENT ? 1 : 0 } };
+}
+
+/**
+ * The device's definition, in its resting state: no occupancy, the button released, the contact closed.
+ * `batteryPercent`: the doorbell's battery level as the last run left it, for its `motion` device.
+ */
+export function matterAccessory(api: API, matter: MatterAPI, context: MatterContext, batteryPercent?: number): MatterAccessory {
   const { deviceId, role, doorbellName } = context;
   return {
     UUID: matterUuid(api, deviceId, role),
@@ -70,7 +90,7 @@ export function matterAccessory(api: API, matter: MatterAPI, context: MatterCont
     manufacturer: 'Doorbell Motion',
     model: role === 'alerts' ? 'Alerts' : 'Doorbell',
     context: { ...context },
-    clusters: restingState(role),
+    clusters: { ...restingState(role), ...(role === 'motion' ? powerSourceOf(api, batteryPercent) : {}) },
   };
 }
 

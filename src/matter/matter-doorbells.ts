@@ -8,6 +8,18 @@ import { MatterEndpoint } from './matter-endpoint.js';
 import { Pauses } from './pauses.js';
 import { HOMEBRIDGE_DEVICE_LIMIT, MATTER_TIMING, RegistrationWait, type MatterTiming } from './registration-wait.js';
 
+export interface MatterPublishOptions {
+  /** No doorbell entry was left out. */
+  complete: boolean;
+  /** The Doorbell Alerts sensor is on. */
+  alerts?: boolean;
+  /**
+   * Each battery doorbell's level as the last run left it: a battery first seen during a run shows
+   * over Matter from the next launch, since a device's clusters are fixed at its registration.
+   */
+  batteries?: ReadonlyMap<string, number>;
+}
+
 /**
  * The doorbells' devices on the bridge's Matter side. Homebridge hands back cached Matter accessories
  * but publishes them only when the plugin registers the same UUIDs again, so at every launch every
@@ -44,11 +56,11 @@ export class MatterDoorbells {
    * `complete`: no doorbell entry was left out, so a cached device no doorbell claims is gone for good.
    * `alerts`: the Doorbell Alerts sensor is on.
    */
-  publish(doorbells: readonly DoorbellSettings[], { complete, alerts = false }: { complete: boolean; alerts?: boolean }): void {
+  publish(doorbells: readonly DoorbellSettings[], { complete, alerts = false, batteries }: MatterPublishOptions): void {
     const configured = new Set(doorbells.map(({ deviceId }) => deviceId));
     for (const doorbell of doorbells) {
       const identity = { deviceId: doorbell.deviceId, doorbellName: doorbell.name };
-      const motion = this.endpoint({ ...identity, role: 'motion' });
+      const motion = this.endpoint({ ...identity, role: 'motion' }, batteries?.get(doorbell.deviceId));
       const button = doorbell.button ? this.endpoint({ ...identity, role: 'button' }) : undefined;
       const detections = new Map(doorbell.detections.map((detection) => [detection, this.endpoint({ ...identity, role: detection })]));
       this.doorbells.set(doorbell.deviceId, new MatterDoorbell({ motion, button, detections }));
@@ -92,8 +104,8 @@ export class MatterDoorbells {
     this.wait?.dispose();
   }
 
-  private endpoint(identity: MatterContext): MatterEndpoint {
-    const definition = matterAccessory(this.api, this.matter, identity);
+  private endpoint(identity: MatterContext, batteryPercent?: number): MatterEndpoint {
+    const definition = matterAccessory(this.api, this.matter, identity, batteryPercent);
     const cached = this.cached.get(definition.UUID);
     const renamed = cached !== undefined && cached.displayName !== definition.displayName;
     const endpoint = new MatterEndpoint(this.matter, definition, identity.role, this.pauses, this.log, renamed);

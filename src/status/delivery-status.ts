@@ -34,6 +34,12 @@ export interface DoorbellStatus extends Partial<Record<OffUntilKey, string | nul
   fault: string | null;
   lastMotionAt: string | null;
   lastRingAt: string | null;
+  /** The battery level in percent, as the Home app shows it; null without a battery to show. Absent from an earlier version's file. */
+  battery?: number | null;
+  /** Whether the doorbell service reaches the doorbell; null when it has not said. Absent from an earlier version's file. */
+  online?: boolean | null;
+  /** Since when the doorbell service has said it cannot reach the doorbell; null while it can. */
+  offlineSince?: string | null;
 }
 
 /**
@@ -126,6 +132,9 @@ function isDoorbellStatus(value: unknown): value is DoorbellStatus {
     (value.fault === null || typeof value.fault === 'string') &&
     isTimeOrNull(value.lastMotionAt) &&
     isTimeOrNull(value.lastRingAt) &&
+    absentOr(value.battery, (battery) => battery === null || (Number.isInteger(battery) && (battery as number) >= 0 && (battery as number) <= 100)) &&
+    absentOr(value.online, (online) => online === null || typeof online === 'boolean') &&
+    absentOr(value.offlineSince, isTimeOrNull) &&
     CONTROL_SUBTYPES.every((control) => absentOr(value[offUntilKey(control)], isTimeOrNull))
   );
 }

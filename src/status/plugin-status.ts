@@ -153,6 +153,7 @@ export class PluginStatus {
         board.connectionProgressed(progress);
       },
       connectFailed: (stage, error) => listener.connectFailed?.(stage, error),
+      doorbellListRead: (list) => listener.doorbellListRead?.(list),
     };
   }
 }

@@ -14,9 +14,16 @@ interface DoorbellRecord {
   failure?: string;
   lastMotionAt?: number;
   lastRingAt?: number;
+  /** What the doorbell service last said of it: see DoorbellHealth. */
+  battery?: number | null;
+  online?: boolean | null;
+  offlineSince?: number;
   /** When each switch off for a while turns itself on again. */
   offUntil?: Partial<Record<OffUntilKey, number>>;
 }
+
+/** Why a subscribed doorbell's alerts cannot arrive while the doorbell service cannot reach it. */
+const OFFLINE_FAULT = 'offline in the doorbell service (check its Wi-Fi or power)';
 
 /** Why no doorbell can be subscribed while the session stands so; none while it is usable or coming. */
 const SESSION_FAULTS: Partial<Record<SessionState, string>> = {
@@ -117,6 +124,11 @@ export class StatusBoard {
     this.onChange();
   }
 
+  /** What the doorbell service says of the doorbell changed (or was kept from the last run). */
+  doorbellHealth(deviceId: string, { battery, online, offlineSince }: { battery: number | null; online: boolean | null; offlineSince: number | undefined }): void {
+    this.update(deviceId, (record) => ({ ...record, battery, online, offlineSince }));
+  }
+
   motion(deviceId: string): void {
     this.update(deviceId, (record) => ({ ...record, lastMotionAt: this.now() }));
   }
@@ -168,14 +180,24 @@ export class StatusBoard {
       fault: this.faultOf(record),
       lastMotionAt: isoTime(record.lastMotionAt),
       lastRingAt: isoTime(record.lastRingAt),
+      battery: record.battery ?? null,
+      online: record.online ?? null,
+      offlineSince: isoTime(record.offlineSince),
       ...Object.fromEntries(CONTROL_SUBTYPES.map((control) => [offUntilKey(control), isoTime(record.offUntil?.[offUntilKey(control)])])),
     };
   }
 
   /** The same conditions as the accessory's StatusFault in HomeKit, in words. */
   private faultOf(record: DoorbellRecord): string | null {
+    const sessionFault = SESSION_FAULTS[this.session];
+    if (!record.subscribed && sessionFault !== undefined) {
+      return sessionFault;
+    }
+    if (record.offlineSince !== undefined) {
+      return OFFLINE_FAULT;
+    }
     if (!record.subscribed) {
-      return SESSION_FAULTS[this.session] ?? record.failure ?? 'not subscribed yet';
+      return record.failure ?? 'not subscribed yet';
     }
     return this.deliveryDown ? 'the push relay cannot be reached' : null;
   }

@@ -118,9 +118,9 @@ describe('DoorbellClient.listDoorbells', () => {
     expect(answer).toEqual({
       offered: true,
       doorbells: [
-        { deviceId: '1234567', name: 'Front Door', kind: 'lpd_v2', list: 'doorbots' },
-        { deviceId: '7654321', name: "Neighbour's Door", kind: 'doorbell_v3', list: 'authorized_doorbots' },
-        { deviceId: '9007199254740993', name: 'Garage', kind: 'stickup_cam_v4', list: 'stickup_cams' },
+        { deviceId: '1234567', name: 'Front Door', kind: 'lpd_v2', list: 'doorbots', battery: 15, online: true },
+        { deviceId: '7654321', name: "Neighbour's Door", kind: 'doorbell_v3', list: 'authorized_doorbots', battery: 87.6, online: false },
+        { deviceId: '9007199254740993', name: 'Garage', kind: 'stickup_cam_v4', list: 'stickup_cams', battery: null, online: true },
       ],
       // An id that is not a number, one past the int64 range, and none at all.
       skipped: 3,
@@ -145,6 +145,34 @@ describe('DoorbellClient.listDoorbells', () => {
 
     expect(answer.offered && answer.doorbells.map(({ deviceId }) => deviceId)).toEqual(deviceIds);
     expect(answer.offered && answer.skipped).toBe(skipped);
+  });
+
+  it('reads a battery from 0 to 100, as a number or a decimal string, null as none, and anything else as not said; a connection only as online or offline', async () => {
+    const client = doorbellClient(context, await signIn(context));
+    const entries = [
+      '{"id":1,"battery_life":0,"alerts":{"connection":"offline"}}',
+      '{"id":2,"battery_life":100,"alerts":{"connection":"online"}}',
+      '{"id":3,"battery_life":" 42.5 ","alerts":{"connection":"sleeping"}}',
+      '{"id":4,"battery_life":null,"alerts":null}',
+      '{"id":5,"battery_life":100.5,"alerts":"offline"}',
+      '{"id":6,"battery_life":-1}',
+      '{"id":7,"battery_life":"ok"}',
+      '{"id":8,"battery_life":"1e2"}',
+      '{"id":9,"battery_life":true,"alerts":{"connection":"OFFLINE"}}',
+      '{"id":10,"battery_life":{"level":50}}',
+    ];
+    context.sim.injectFault('devices', { rawBody: `{"doorbots":[${entries.join(',')}]}` });
+
+    const answer = await client.listDoorbells();
+
+    expect(answer.offered && answer.doorbells.map(({ deviceId, battery, online }) => ({ deviceId, battery, online }))).toEqual([
+      { deviceId: '1', battery: 0, online: false },
+      { deviceId: '2', battery: 100, online: true },
+      { deviceId: '3', battery: 42.5, online: undefined },
+      { deviceId: '4', battery: null, online: undefined },
+      ...['5', '6', '7', '8', '9', '10'].map((deviceId) => ({ deviceId, battery: undefined, online: undefined })),
+    ]);
+    expect(answer.offered && answer.doorbells.filter((doorbell) => 'battery' in doorbell || 'online' in doorbell).map(({ deviceId }) => deviceId)).toEqual(['1', '2', '3', '4']);
   });
 
   it('names a doorbell without a description after its id, and leaves out a kind it was not given', async () => {

@@ -7,7 +7,7 @@
 import { expect, it } from '@jest/globals';
 import type { RecordedRequest } from '../../simulator/index.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
-import { changeOf } from '../../scripts/lib/hap-client.js';
+import { changeOf, findBySerialNumber, HapCharacteristic, HapService } from '../../scripts/lib/hap-client.js';
 import { START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
 import { HOMEBRIDGE_RUNTIMES } from '../../scripts/lib/homebridge-versions.js';
 import { pollUntil } from '../../scripts/lib/poll.js';
@@ -143,6 +143,31 @@ describeWithBuiltPlugin.each(HOMEBRIDGE_RUNTIMES)('$label', (runtime) => {
 
     expect(idsOf(await setup().sensors())).toEqual(idsOf(firstRunSensors));
   });
+
+  it(
+    "shows a battery doorbell's level, its low battery and that it is not charged in place, as the doorbell list gives them at launch",
+    async () => {
+      const { simulator } = setup();
+      const front = String(DOORBELLS[0].deviceId);
+      simulator.setDoorbellHealth(front, { battery_life: '15.4' });
+      expectStoppedInTime(await setup().stop());
+      await setup().start();
+      await setup().waitForStatusFaults(NO_FAULT, SUBSCRIBED_TIMEOUT_MS);
+      const controller = await setup().controller();
+
+      const accessory = await pollUntil(
+        async () => findBySerialNumber(await controller.accessories(), front),
+        (found) => found.service(HapService.Battery) !== undefined,
+        SUBSCRIBED_TIMEOUT_MS,
+        "Front Door's Battery service",
+      );
+      const battery = [HapCharacteristic.BatteryLevel, HapCharacteristic.StatusLowBattery, HapCharacteristic.ChargingState].map((type) => accessory.characteristic(HapService.Battery, type));
+      // 15 %, BATTERY_LEVEL_LOW, NOT_CHARGEABLE.
+      expect(await controller.read(...battery)).toEqual([15, 1, 2]);
+      expect(accessory.namesOf(HapService.Battery)).toEqual(['Front Door Battery']);
+    },
+    RESTART_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS,
+  );
 
   itEndsCleanly(setup);
 });

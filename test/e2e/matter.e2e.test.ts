@@ -71,6 +71,9 @@ const ALERTS_OPEN_AFTER_MS = 60_000;
  * Exactly a doorbell's features: an occupancy sensor senses by passive infrared; a switch is momentary,
  * reports its release, and has neither long nor multiple presses, which a controller would wait for.
  */
+/** Matter's Power Source utility device type, which Homebridge 2.4 adds to a device with a power source. */
+const POWER_SOURCE_DEVICE_TYPE = 0x11;
+
 function expectDoorbellFeatures(devices: readonly MatterEndpoint[]): void {
   const features = devices.map((device) => [device.nodeLabel, featuresOn(isOccupancySensor(device) ? device.occupancyFeatures : device.switchFeatures), device.numberOfPositions]);
   expect(features).toEqual(
@@ -95,6 +98,8 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
       await sandbox.writeConfig([doorbellMotionPlatform(endpoints, { doorbells: MATTER_DOORBELLS })]);
       // The garage's subscription keeps failing: it shows a fault in HomeKit all along.
       simulator.injectFault('subscribe', { status: 503, deviceId: GARAGE.deviceId, times: 1_000 });
+      // The front door runs on a battery: read in the first run, over Matter from the next launch on.
+      simulator.setDoorbellHealth(String(FRONT.deviceId), { battery_life: 15 });
     },
     { matter: true },
   );
@@ -293,6 +298,9 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
       );
       // Restored from Homebridge's cache, the devices keep the features the plugin gave them.
       expectDoorbellFeatures(doorbellDevices(devices));
+      // The front door's battery, cached by the first run, is a power source of its device now, and only of it.
+      const powerSources = devices.filter(({ deviceTypes }) => deviceTypes.includes(POWER_SOURCE_DEVICE_TYPE)).map(({ nodeLabel }) => nodeLabel);
+      expect(powerSources).toEqual(runtime.label.includes('2.4') ? ['Front Door'] : []);
       await expectSinglePressAtRing('matter-ring-after-restart', endpointOf('Front Door Doorbell'), endpointOf('Front Door'));
     },
     RUN_TIMEOUT_MS + SUBSCRIBED_TIMEOUT_MS + CACHE_SAVED_WITHIN_MS + REPORT_TIMEOUT_MS + MULTI_PRESS_SETTLED_MS,

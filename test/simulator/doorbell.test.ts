@@ -214,6 +214,22 @@ describe('simulator: the device list', () => {
     expect((await send(`${simulator().doorbellUrl}/__simulator/device-list`, { method: 'GET' })).status).toBe(405);
     expect(json(await send(`${simulator().doorbellUrl}/__simulator/state`, { method: 'GET' })).deviceListMode).toBe('not-offered');
   });
+
+  it("changes a doorbell's battery and connection through the control API, a key left out staying as it was", async () => {
+    const control = (id: string, body: string) => send(`${simulator().doorbellUrl}/__simulator/doorbells/${id}`, { method: 'PUT', body });
+
+    expect((await control('1234567', '{"battery_life":"15.5","connection":"offline"}')).status).toBe(200);
+    expect((await listDevices(simulator(), token)).text).toContain('"id":1234567,"description":"Front Door","kind":"lpd_v2","device_id":"dev-1234567","battery_life":"15.5","alerts":{"connection":"offline"');
+    expect((await control('1234567', '{"battery_life":null}')).status).toBe(200);
+    expect((await listDevices(simulator(), token)).text).toContain('"battery_life":null,"alerts":{"connection":"offline"');
+    expect((await control('1234567', '{"connection":"online"}')).status).toBe(200);
+    expect((await listDevices(simulator(), token)).text).toContain('"battery_life":null,"alerts":{"connection":"online"');
+
+    expect((await control('5550002', '{"battery_life":50}')).status).toBe(404);
+    expect((await control('1234567', '{"connection":"asleep"}')).status).toBe(400);
+    expect((await control('1234567', '{"battery":50}')).status).toBe(400);
+    expect((await send(`${simulator().doorbellUrl}/__simulator/doorbells/1234567`, { method: 'GET' })).status).toBe(405);
+  });
 });
 
 describe('simulator: the device list options', () => {
