@@ -3,7 +3,9 @@
  * loopback relay and the home's connection to it, the disk under status.json, and the settings page
  * signing in again. It does what the week's plan says, when the driver says so; it decides nothing.
  */
-import type { RecordedRequest, Simulator } from '../../simulator/index.js';
+import { request } from 'node:http';
+import type { DeviceHealth, RecordedRequest, Simulator } from '../../simulator/index.js';
+import { CONTROL_PREFIX } from '../../simulator/control-api.js';
 import { startSimulator } from '../../simulator/index.js';
 import { deliverNotification } from '../../simulator/delivery.js';
 import { startRelay, type Relay } from '../../simulator/relay/index.js';
@@ -118,6 +120,28 @@ export class Cloud {
     this.relay.impersonate(on ? 'web-page' : undefined);
     if (on) {
       this.relay.dropStreams();
+    }
+  }
+
+  /**
+   * What the doorbell service's list says of a doorbell from now on (its battery, whether it can reach
+   * it), set as a tester does: over HTTP, through the simulator's control API. No connection is kept
+   * alive, so none is left in the count of what is held.
+   */
+  async setDoorbell(deviceId: string, health: DeviceHealth): Promise<void> {
+    const url = new URL(`${CONTROL_PREFIX}doorbells/${deviceId}`, this.sim.doorbellUrl);
+    const body = JSON.stringify(health);
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const sent = request(url, { method: 'PUT', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode));
+        response.on('error', reject);
+      });
+      sent.on('error', reject);
+      sent.end(body);
+    });
+    if (status !== 200) {
+      throw new Error(`the simulator's control API answered ${status} to ${body} for doorbell ${deviceId}`);
     }
   }
 

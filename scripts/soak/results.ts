@@ -19,6 +19,10 @@ export interface SoakResults {
   ringsDuringRestartDelivered: number;
   /** Minutes from the session's expiry to the sensor opening; null when it did not open after it. */
   expiryToSensorMaxMinutes: number | null;
+  /** The plugin's warnings that a doorbell's battery is low: the week's battery turns low once. */
+  lowBatteryWarnings: number;
+  /** Outages that were the offline doorbell's hour, from the list read that found it offline to the one that found it back, the sensor open throughout. */
+  offlineOutages: number;
   /** `late`: the `late` counts of status.json's outages, added up: the rings that came too late to show. */
   alerts: RingCounts & { late: number };
   outages: OutageFigures;
@@ -41,6 +45,8 @@ export const RESULT_KEYS = {
     'ringsDuringRestart',
     'ringsDuringRestartDelivered',
     'expiryToSensorMaxMinutes',
+    'lowBatteryWarnings',
+    'offlineOutages',
     'alerts',
     'outages',
     'resources',
@@ -92,6 +98,8 @@ export function violations(results: SoakResults, targets: Targets): string[] {
       results.expiryToSensorMaxMinutes !== null && !(results.expiryToSensorMaxMinutes <= MAX_EXPIRY_TO_SENSOR_MINUTES),
       `the sensor opened ${results.expiryToSensorMaxMinutes} minutes after the session expired (at most ${MAX_EXPIRY_TO_SENSOR_MINUTES})`,
     ],
+    [results.lowBatteryWarnings !== 1, `${results.lowBatteryWarnings} warnings that a battery is low, for one battery that ran low`],
+    [results.offlineOutages !== 1, `${results.offlineOutages} outages for the doorbell offline for an hour, from the read that found it offline to the one that found it back (1 expected)`],
     [outages.seen < targets.minOutages, `${outages.seen} outages seen, fewer than ${targets.minOutages}`],
     [outages.opened !== outages.seen, `${outages.seen} outages seen but ${outages.opened} opened the sensor and kept it open to their end`],
     [outages.falseOpens > 0, `the sensor opened ${outages.falseOpens} times with no outage of a minute behind it`],

@@ -3,7 +3,8 @@
  * each ring comes and at which doorbell, when the relay restarts and for how long, when the home is
  * cut off from the relay (for half an hour, and for 2.5 minutes on a half-open stream), when a web
  * page answers in the relay's place, when Homebridge restarts and when it is killed, when the host's
- * clock jumps, when the disk is full. The session's expiry and
+ * clock jumps, when the disk is full, when a doorbell's battery runs low and when a doorbell is offline
+ * for an hour (both at fixed times early in the week). The session's expiry and
  * the doorbell service's outage are placed around a refresh, whose time only the run knows: the plan
  * says which refresh. Times are in ms after the launch.
  */
@@ -16,10 +17,22 @@ export const DAY_MS = 24 * HOUR_MS;
 /**
  * The faults of a week long enough to open the Doorbell Alerts sensor, each once: the home cut off
  * from the relay for half an hour, the half-open stream of the short cut, a web page answering in the
- * relay's place, the session refused, and the doorbell service down across a refresh. The relay's
- * restarts and Homebridge's are shorter than a minute and never count.
+ * relay's place, the session refused, the doorbell service down across a refresh, and one doorbell
+ * offline for an hour. The relay's restarts and Homebridge's are shorter than a minute and never count.
  */
-export const OUTAGES_PER_WEEK = 5;
+export const OUTAGES_PER_WEEK = 6;
+
+/** The plugin reads each account's doorbell list this often: an offline doorbell shows from the next read. */
+export const LIST_READ_MS = 15 * MINUTE_MS;
+
+/**
+ * The doorbell offline for an hour, from this long after the week starts: after the battery has run
+ * low, and done (with the read that finds it back) well before the earliest Homebridge restart, the
+ * quick run's at 2.4 hours. Only the first doorbell goes offline.
+ */
+export const OFFLINE_AT_MS = 40 * MINUTE_MS;
+export const OFFLINE_FOR_MS = HOUR_MS;
+
 
 /** How long Homebridge is down when it restarts, and when it is killed. */
 export const HOMEBRIDGE_DOWN_MS = 30_000;
@@ -88,6 +101,17 @@ export interface WeekPlan {
   hostClock: { forwardAtMs: number; backAtMs: number; jumpMs: number };
   /** status.json cannot be written (ENOSPC) from atMs for forMs. */
   diskFull: { atMs: number; forMs: number };
+  /**
+   * The doorbell service says this doorbell is offline from atMs for forMs (the control API's
+   * `connection`): no ring is sent to it meanwhile, nor until the plugin's next list read after it.
+   */
+  offline: { doorbell: number; atMs: number; forMs: number };
+  /**
+   * This doorbell's battery reads `healthy` % from the launch, `low` % from lowAtMs (one warning), and
+   * `replaced` % from replacedAtMs, after the kill, on the last day (one line that it is no longer low).
+   * Low across both of Homebridge's restarts, so the warning must not come again after either.
+   */
+  battery: { doorbell: number; healthy: number; low: number; lowAtMs: number; replaced: number; replacedAtMs: number };
 }
 
 export interface WeekShape {
@@ -143,14 +167,19 @@ export function planWeek(shape: WeekShape, seed: number): WeekPlan {
     { atMs: around(0.9, 0.04), abrupt: true },
   ];
   const halfOpenCut = { atMs: around(0.1, 0.03), forMs: HALF_OPEN_CUT_MS };
-  const cases = planCaseRings(shape.doorbells, homeCut, halfOpenCut, homebridgeRestarts, random);
+  const offline = { doorbell: 0, atMs: OFFLINE_AT_MS, forMs: OFFLINE_FOR_MS };
+  // The other doorbell's battery, where there is one: the offline one's case stays its own.
+  const battery = { doorbell: shape.doorbells > 1 ? 1 : 0, healthy: 80, low: 15, lowAtMs: 20 * MINUTE_MS, replaced: 100, replacedAtMs: spanMs - HOUR_MS };
+  const cases = planCaseRings(shape.doorbells, homeCut, halfOpenCut, homebridgeRestarts, offline, random);
   const restartSpans = homebridgeRestarts.map(({ atMs }) => ({ atMs, forMs: HOMEBRIDGE_DOWN_MS }));
+  // Until the list read that finds it online again.
+  const offlineSpan = { atMs: offline.atMs, forMs: offline.forMs + LIST_READ_MS };
   return {
     seed,
     days: shape.days,
     refreshes: shape.refreshes,
     rings: planRings(shape, spanMs, cases, random),
-    relayRestarts: planRestarts(shape.relayRestarts, spanMs, [homeCut, webPage, halfOpenCut, ...restartSpans], random),
+    relayRestarts: planRestarts(shape.relayRestarts, spanMs, [homeCut, webPage, halfOpenCut, offlineSpan, ...restartSpans], random),
     homeCut,
     webPage,
     halfOpenCut,
@@ -160,26 +189,32 @@ export function planWeek(shape: WeekShape, seed: number): WeekPlan {
     serviceUnavailable: { aroundRefreshAfterMs: Math.round(spanMs * 0.536), leadMs: HOUR_MS, forMs: 2 * HOUR_MS },
     hostClock,
     diskFull,
+    offline,
+    battery,
   };
 }
 
-/** The rings of the planned cases, and the spans no random ring may fall in around them. */
+/** The rings of the planned cases, and the spans no random ring may fall in around them (at one doorbell only, for `doorbell`). */
 interface CaseRings {
   rings: Ring[];
-  clear: Array<{ fromMs: number; toMs: number }>;
+  clear: Array<{ fromMs: number; toMs: number; doorbell?: number }>;
 }
 
 /**
  * The rings the cases need: one at each doorbell while Homebridge is down (10 and 20 s into it); two
  * 10 s apart at one doorbell late in the long cut, young enough to be shown when it ends; and the
  * half-open cut's, 5 s after its keepalive. Random rings keep clear of the restarts and of the
- * half-open cut, so that each of them has only its own rings.
+ * half-open cut, so that each of them has only its own rings; and none comes at the offline doorbell
+ * from a few minutes before it goes offline to a few after the list read that finds it back, since
+ * the service sends nothing from a doorbell it cannot reach, and an alert from it would end its
+ * outage early.
  */
 function planCaseRings(
   doorbells: number,
   homeCut: { atMs: number; forMs: number },
   halfOpenCut: { atMs: number; forMs: number },
   restarts: readonly HomebridgeRestart[],
+  offline: WeekPlan['offline'],
   random: () => number,
 ): CaseRings {
   const pick = (): number => Math.floor(random() * doorbells);
@@ -197,14 +232,15 @@ function planCaseRings(
   // The keepalive comes within the relay's 45 s of atMs; the cut, and the reconnect after it, follow.
   rings.push({ atMs: halfOpenCut.atMs + HALF_OPEN_RING_AFTER_MS, doorbell: pick(), afterKeepalive: true });
   clear.push({ fromMs: halfOpenCut.atMs - CASE_CLEARANCE_MS, toMs: halfOpenCut.atMs + MINUTE_MS + halfOpenCut.forMs + CASE_CLEARANCE_MS });
+  clear.push({ fromMs: offline.atMs - CASE_CLEARANCE_MS, toMs: offline.atMs + offline.forMs + LIST_READ_MS + CASE_CLEARANCE_MS, doorbell: offline.doorbell });
   return { rings, clear };
 }
 
 /**
  * The planned cases' rings, and the rest at random moments from a few minutes after the launch to a
  * quarter of an hour before the span ends (so the last can be accounted for), each at a random
- * doorbell; one that comes within 10 s of another ring at its doorbell, or near a restart or the
- * half-open cut, is drawn again.
+ * doorbell; one that comes within 10 s of another ring at its doorbell, near a restart or the
+ * half-open cut, or at the offline doorbell around its hour, is drawn again.
  */
 function planRings({ rings, doorbells }: WeekShape, spanMs: number, cases: CaseRings, random: () => number): Ring[] {
   const fromMs = 2 * MINUTE_MS;
@@ -215,13 +251,14 @@ function planRings({ rings, doorbells }: WeekShape, spanMs: number, cases: CaseR
     byDoorbell[ring.doorbell].push(ring.atMs);
     planned.push(ring);
   }
-  const free = (atMs: number): boolean => cases.clear.every((span) => atMs < span.fromMs || atMs > span.toMs);
+  const free = ({ atMs, doorbell }: Ring): boolean =>
+    cases.clear.every((span) => atMs < span.fromMs || atMs > span.toMs || (span.doorbell !== undefined && span.doorbell !== doorbell));
   for (let attempts = 0; planned.length < rings; attempts += 1) {
     if (attempts > 20 * rings) {
       throw new Error(`${rings} rings do not fit ${RING_SPACING_MS / 1000} s apart`);
     }
     const ring = { atMs: Math.round(fromMs + (toMs - fromMs) * random()), doorbell: Math.floor(random() * doorbells) };
-    if (free(ring.atMs) && byDoorbell[ring.doorbell].every((atMs) => Math.abs(atMs - ring.atMs) >= RING_SPACING_MS)) {
+    if (free(ring) && byDoorbell[ring.doorbell].every((atMs) => Math.abs(atMs - ring.atMs) >= RING_SPACING_MS)) {
       byDoorbell[ring.doorbell].push(ring.atMs);
       planned.push(ring);
     }

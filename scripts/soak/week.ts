@@ -3,7 +3,7 @@
  * then the week's plan played out on the simulated clock (rings, relay restarts, the home cut off for
  * half an hour and on a half-open stream for 2.5 minutes, a web page in the relay's place, the service
  * down, the session expired and signed in again, the host's clock jumping, a full disk, Homebridge
- * restarted and killed) until it has run its days and its refreshes, and what the plugin showed of it
+ * restarted and killed, a battery running low, a doorbell offline for an hour) until it has run its days and its refreshes, and what the plugin showed of it
  * all accounted for.
  */
 import { existsSync } from 'node:fs';
@@ -16,10 +16,11 @@ import { openStatusFile } from '../../src/status/delivery-status.js';
 import { DOORBELLS } from '../lib/platform-harness.js';
 import { Cloud } from './cloud.js';
 import { outageFigures, type SeenOutage } from './outages.js';
-import { PluginLog } from './plugin-log.js';
+import { PluginLog, type LogLine } from './plugin-log.js';
 import { PluginUnderTest } from './plugin-under-test.js';
 import { RelayDowns } from './relay-downs.js';
 import { held } from './resources.js';
+import type { RecordedRequest } from '../../simulator/index.js';
 import type { SoakResults } from './results.js';
 import { RingDelivery } from './ring-delivery.js';
 import { RingLedger } from './ring-ledger.js';
@@ -43,6 +44,11 @@ const WARM_UP_MOTIONS = 30;
 const WARM_UP_SPACING_MS = 30_000;
 /** How long the launch, and the return to health at the end, may take. */
 const HEALTHY_WITHIN_MS = 15 * MINUTE_MS;
+/** The plugin's lines when a battery turns low, and when it is no longer low. */
+const LOW_BATTERY_LINE = /^.+'s battery is at \d+ %$/;
+const BATTERY_OK_LINE = /^.+'s battery is no longer low \(\d+ %\)$/;
+/** A fault that begins or ends at a list read may be set this long after the read was answered. */
+const READ_TOLERANCE_MS = 1_000;
 
 export interface WeekReport {
   results: Omit<SoakResults, 'wallSeconds'>;
@@ -91,6 +97,15 @@ class Week {
   private readonly rungAt = new Map<number, number>();
   private expiredAt: number | undefined;
   private readonly failures: string[] = [];
+  /** The plugin's warnings that a battery is low, and its lines that one is no longer low. */
+  private lowBatteryWarnings = 0;
+  private batteryOkLines = 0;
+  /**
+   * The offline doorbell's hour, as the doorbell service and the plugin's list reads see it: when the
+   * service was told it is offline, the first list read after that, when it was told it is back, and
+   * the first read after that. Rings to it between the first and the last are a broken plan.
+   */
+  private readonly offlineHour: { setAt?: number; seenAt?: number; backAt?: number; seenBackAt?: number } = {};
 
   constructor(
     private readonly plan: WeekPlan,
@@ -120,9 +135,14 @@ class Week {
       doorbells: DOORBELLS,
       storagePath: this.storagePath,
       now: () => this.time.now,
-      onRequest: (request) => this.watch.onRequest(request),
+      onRequest: (request) => {
+        this.watch.onRequest(request);
+        this.onListRead(request);
+      },
       logger: settingsPage.logger,
     });
+    const { battery } = this.plan;
+    await this.cloud.setDoorbell(DOORBELLS[battery.doorbell].deviceId, { battery_life: battery.healthy });
     this.delivery = new RingDelivery(this.cloud, this.ledger, this.watch, this.timeline, () => this.time.now);
     const plugin = PluginUnderTest.launch({
       cloud: this.cloud,
@@ -131,7 +151,7 @@ class Week {
       ledger: this.ledger,
       time: this.time,
       onLaunch: () => this.relayDowns.up(this.time.now),
-      onLogLine: ({ level, message }) => level === 'info' && message.startsWith('push relay connected: ') && this.relayDowns.up(this.time.now),
+      onLogLine: (line) => this.onLogLine(line),
       onRing: (deviceId) => this.presses.set(deviceId, (this.presses.get(deviceId) ?? 0) + 1),
     });
     this.plugin = plugin;
@@ -161,6 +181,7 @@ class Week {
         ...this.failures,
         ...this.time.timerErrors.map((error) => `a timer threw, which would end Homebridge: ${String(error)}`),
         ...(this.ledger.unexplained > 0 ? [`${this.ledger.unexplained} button events or stale drops no ring explains (a ring shown twice?)`] : []),
+        ...(this.batteryOkLines === 1 ? [] : [`${this.batteryOkLines} lines that the battery is no longer low, for one battery replaced`]),
       ];
       const { sent, delivered, caughtUp, stale, afterExpiry, lost } = this.ledger.counts();
       const lostRings = this.ledger.rings.filter(({ outcome }) => outcome === undefined || outcome === 'lost');
@@ -177,6 +198,8 @@ class Week {
           ringsDuringRestart: this.ringsWhileDown.size,
           ringsDuringRestartDelivered: this.ringsWhileDownShown,
           expiryToSensorMaxMinutes: opening === undefined ? null : Math.round((opening.fromMs - this.expiredAt!) / 6_000) / 10,
+          lowBatteryWarnings: this.lowBatteryWarnings,
+          offlineOutages: this.offlineOutages(outages),
           alerts: { sent, delivered, caughtUp, stale, late, afterExpiry, lost },
           outages: figures,
           resources: {
@@ -240,10 +263,56 @@ class Week {
     });
   }
 
+  /** Every line the plugin logs: the relay stream opening, and a battery turning low or no longer low. */
+  private onLogLine({ level, message }: LogLine): void {
+    if (level === 'info' && message.startsWith('push relay connected: ')) {
+      this.relayDowns.up(this.time.now);
+    } else if (level === 'warn' && LOW_BATTERY_LINE.test(message)) {
+      this.lowBatteryWarnings += 1;
+    } else if (level === 'info' && BATTERY_OK_LINE.test(message)) {
+      this.batteryOkLines += 1;
+    }
+  }
+
+  /** The first doorbell list reads after the offline doorbell went offline, and after it came back. */
+  private onListRead({ route, status }: RecordedRequest): void {
+    if (route !== 'devices' || status !== 200) {
+      return;
+    }
+    const hour = this.offlineHour;
+    if (hour.setAt !== undefined && hour.seenAt === undefined) {
+      hour.seenAt = this.time.now;
+      this.timeline.note('the doorbell list read finds the doorbell offline');
+    } else if (hour.backAt !== undefined && hour.seenBackAt === undefined) {
+      hour.seenBackAt = this.time.now;
+      this.timeline.note('the doorbell list read finds the doorbell online again');
+    }
+  }
+
+  /**
+   * The outages that are the offline hour: from the list read that found the doorbell offline to the
+   * one that found it back, the sensor open until that end. 1 when the plugin showed the hour as it is to.
+   */
+  private offlineOutages(outages: readonly SeenOutage[]): number {
+    const { seenAt, seenBackAt } = this.offlineHour;
+    if (seenAt === undefined || seenBackAt === undefined) {
+      return 0;
+    }
+    const near = (atMs: number | undefined, readAt: number): boolean => atMs !== undefined && atMs >= readAt && atMs - readAt <= READ_TOLERANCE_MS;
+    return outages.filter(
+      ({ period, opening }) => near(period.fromMs, seenAt) && near(period.toMs, seenBackAt) && opening !== undefined && opening.toMs !== undefined && opening.toMs >= period.toMs!,
+    ).length;
+  }
+
   /** A ring of the plan is published now; one while Homebridge is down is counted apart. */
   private ring(index: number): Promise<void> {
     if (this.plugin.down) {
       this.ringsWhileDown.add(index);
+    }
+    const { deviceId } = this.ledger.rings[index];
+    const { setAt, seenBackAt } = this.offlineHour;
+    if (deviceId === DOORBELLS[this.plan.offline.doorbell].deviceId && setAt !== undefined && seenBackAt === undefined) {
+      this.failures.push(`a ring was sent to ${deviceId} at ${this.timeline.when(this.time.now)}, while the doorbell service could not reach it`);
     }
     this.rungAt.set(index, this.time.now);
     return this.delivery.ring(this.ledger.rings[index]);
@@ -289,6 +358,25 @@ class Week {
     });
     timeline.at(at(plan.diskFull.atMs + plan.diskFull.forMs), 'disk has space again', () => {
       cloud.disk.full = false;
+    });
+    this.planHealth(at);
+  }
+
+  /** The battery running low and replaced, and the doorbell offline for an hour, through the simulator's control API. */
+  private planHealth(at: (offsetMs: number) => number): void {
+    const { plan, timeline, cloud } = this;
+    const { battery, offline } = plan;
+    const batteryId = DOORBELLS[battery.doorbell].deviceId;
+    timeline.at(at(battery.lowAtMs), `${batteryId}'s battery drops from ${battery.healthy} % to ${battery.low} %`, () => cloud.setDoorbell(batteryId, { battery_life: battery.low }));
+    timeline.at(at(battery.replacedAtMs), `${batteryId}'s battery replaced: ${battery.replaced} %`, () => cloud.setDoorbell(batteryId, { battery_life: battery.replaced }));
+    const offlineId = DOORBELLS[offline.doorbell].deviceId;
+    timeline.at(at(offline.atMs), `${offlineId} offline in the doorbell service for ${offline.forMs / MINUTE_MS} minutes`, async () => {
+      this.offlineHour.setAt = this.time.now;
+      await cloud.setDoorbell(offlineId, { connection: 'offline' });
+    });
+    timeline.at(at(offline.atMs + offline.forMs), `${offlineId} online again in the doorbell service`, async () => {
+      this.offlineHour.backAt = this.time.now;
+      await cloud.setDoorbell(offlineId, { connection: 'online' });
     });
   }
 

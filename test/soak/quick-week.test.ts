@@ -3,7 +3,8 @@
  * process of its own (it installs a fake clock over every timer of its process). It must keep every
  * rule of the week, write exactly the keys of soak-results.json, and say which seed replays it. Every
  * case of the week is in it: Homebridge restarted and killed with rings meanwhile, the half-open cut,
- * two rings caught up together, the expiry found by the doorbell list read.
+ * two rings caught up together, the expiry found by the doorbell list read, a battery running low across
+ * both restarts, a doorbell offline for an hour.
  */
 import { expect, it } from '@jest/globals';
 import { OUTAGES_PER_WEEK, planWeek, QUICK_WEEK } from '../../scripts/soak/week-plan.js';
@@ -44,6 +45,10 @@ it(
     expect(results.ringsDuringRestart).toBe(4);
     expect(results.ringsDuringRestartDelivered).toBe(results.ringsDuringRestart);
     expect(results.expiryToSensorMaxMinutes).toBeLessThanOrEqual(16);
+    // Low from before the restart to after the kill: warned of once, not again at either launch.
+    expect(results.lowBatteryWarnings).toBe(1);
+    // The offline hour is one outage, from the list read that found it to the one that found it back.
+    expect(results.offlineOutages).toBe(1);
     expect(results.outages.maxOpenDelayS).toBeGreaterThanOrEqual(60);
     expect(results.resources.handlesAfterLaunch).toBeGreaterThan(0);
     expect(results.wallSeconds).toBeGreaterThan(0);

@@ -22,6 +22,8 @@ import {
   HALF_OPEN_CUT_MS,
   HALF_OPEN_RING_AFTER_MS,
   HOMEBRIDGE_DOWN_MS,
+  LIST_READ_MS,
+  OFFLINE_AT_MS,
   planWeek,
   QUICK_WEEK,
   RING_SPACING_MS,
@@ -38,6 +40,8 @@ function goodWeek(): SoakResults {
     ringsDuringRestart: 4,
     ringsDuringRestartDelivered: 4,
     expiryToSensorMaxMinutes: 13.5,
+    lowBatteryWarnings: 1,
+    offlineOutages: 1,
     alerts: { sent: 1_000, delivered: 985, caughtUp: 8, stale: 3, late: 3, afterExpiry: 12, lost: 0 },
     outages: { seen: 3, opened: 3, falseOpens: 0, maxOpenDelayS: 60, maxCloseDelayS: 0.5, warnings: 3, recoveries: 3 },
     resources: { handlesAfterLaunch: 18, handlesAfterWeek: 18, heapDeltaMiB: 0.7 },
@@ -72,6 +76,10 @@ describe('the soak\'s checks', () => {
     ['too few Homebridge restarts', (r) => Object.assign(r, { homebridgeRestarts: 1 }), /1 Homebridge restarts, fewer than 2/],
     ['an expiry the sensor showed after the next refresh', (r) => Object.assign(r, { expiryToSensorMaxMinutes: 121 }), /opened 121 minutes after the session expired \(at most 16\)/],
     ['an expiry the sensor showed a little late', (r) => Object.assign(r, { expiryToSensorMaxMinutes: 16.1 }), /opened 16.1 minutes after/],
+    ['a low battery never warned of', (r) => Object.assign(r, { lowBatteryWarnings: 0 }), /0 warnings that a battery is low, for one battery that ran low/],
+    ['a low battery warned of again after a restart', (r) => Object.assign(r, { lowBatteryWarnings: 2 }), /2 warnings that a battery is low/],
+    ['an offline hour the plugin never showed', (r) => Object.assign(r, { offlineOutages: 0 }), /0 outages for the doorbell offline for an hour/],
+    ['an offline hour shown as two outages', (r) => Object.assign(r, { offlineOutages: 2 }), /2 outages for the doorbell offline for an hour/],
     ['an expiry the sensor never showed', (r) => Object.assign(r, { expiryToSensorMaxMinutes: null }), /did not open after the session expired/],
     ['a ring in no count', (r) => Object.assign(r.alerts, { delivered: 984 }), /1000 rings sent but 999 accounted for/],
     ['more caught up than delivered', (r) => Object.assign(r.alerts, { caughtUp: 986 }), /caught up/],
@@ -341,6 +349,23 @@ function expectWellFormed(plan: WeekPlan, doorbells: number): void {
       expect(Math.abs(atMs - (restart.atMs + HOMEBRIDGE_DOWN_MS / 2))).toBeGreaterThan(HOMEBRIDGE_DOWN_MS / 2 + HOUR_MS);
     }
   }
+  // The first doorbell offline for an hour: no ring at it until minutes after the list read that finds
+  // it back, and that read comes before any other case (Homebridge's restart, a relay restart) begins.
+  const { offline, battery } = plan;
+  expect(offline).toEqual({ doorbell: 0, atMs: OFFLINE_AT_MS, forMs: HOUR_MS });
+  const seenBackBy = offline.atMs + offline.forMs + LIST_READ_MS;
+  expect(plan.rings.filter((ring) => ring.doorbell === offline.doorbell && ring.atMs > offline.atMs - 5 * 60_000 && ring.atMs < seenBackBy + 5 * 60_000)).toEqual([]);
+  const otherCases = [plan.homeCut.atMs, plan.halfOpenCut.atMs, plan.webPage.atMs, ...plan.homebridgeRestarts.map(({ atMs }) => atMs)];
+  expect(Math.min(...otherCases)).toBeGreaterThan(seenBackBy + 5 * 60_000);
+  expect(Math.min(...plan.relayRestarts.map(({ atMs }) => atMs))).toBeGreaterThan(seenBackBy + HOUR_MS);
+  // The other doorbell's battery runs low before Homebridge's restart and is replaced after the kill, before the span ends.
+  expect(battery.doorbell).toBe(doorbells > 1 ? 1 : 0);
+  expect(battery.healthy).toBeGreaterThan(20);
+  expect(battery.low).toBeLessThanOrEqual(20);
+  expect(battery.replaced).toBeGreaterThan(20);
+  expect(battery.lowAtMs + LIST_READ_MS).toBeLessThan(plan.homebridgeRestarts[0].atMs);
+  expect(battery.replacedAtMs).toBeGreaterThan(plan.homebridgeRestarts[1].atMs + HOMEBRIDGE_DOWN_MS + 5 * 60_000);
+  expect(battery.replacedAtMs + LIST_READ_MS).toBeLessThan(spanMs);
 }
 
 describe('the soak\'s week plan', () => {
