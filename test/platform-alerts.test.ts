@@ -203,7 +203,7 @@ describe('when a doorbell has been down for the whole minute', () => {
 
   it('opens on an invalid configuration, keeping the cached sensor, and sends nothing', async () => {
     const first = launch();
-    await waitFor(() => allConfirmed(first), 'subscriptions');
+    await testbed.untilLaunchDone(first);
     await testbed.stop(first);
     testbed.sim.reset();
 

@@ -89,7 +89,7 @@ describe('no stale state', () => {
 
   async function accessoriesWithMotion(): Promise<RunningPlatform> {
     const first = testbed.launch({ overrides: { motionTimeout: 600 } });
-    await waitFor(() => allConfirmed(first), 'subscriptions');
+    await testbed.untilLaunchDone(first);
     await testbed.sim.deliverMotion(FRONT);
     await testbed.sim.deliverMotion(BACK);
     expect(DOORBELLS.map(({ deviceId }) => sensorValue(first.test, deviceId, 'MotionDetected'))).toEqual([true, true]);

@@ -70,7 +70,7 @@ describe('refresh', () => {
 describe('restart', () => {
   it('reuses the stored session: no login request, registration and subscriptions again, same accessories', async () => {
     const first = testbed.launch();
-    await waitFor(() => allConfirmed(first), 'first subscriptions');
+    await testbed.untilLaunchDone(first);
     await testbed.stop(first);
     testbed.sim.reset();
 

@@ -14,7 +14,7 @@ import type { DeliveryStatus } from '../../src/status/delivery-status.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-config.js';
 import { eachTest, useSimulator } from './each-test.js';
 import { reloadFromCache } from '../../scripts/lib/homebridge-api.js';
-import { ACCOUNT, DOORBELLS, FAST, launchPlatform, platformConfig, sensorValue, temporaryStorage, untilPortFree } from '../../scripts/lib/platform-harness.js';
+import { ACCOUNT, DOORBELLS, FAST, launchPlatform, platformConfig, sensorValue, temporaryStorage, untilPortFree, waitFor } from '../../scripts/lib/platform-harness.js';
 import type { RunningPlatform } from '../../scripts/lib/platform-harness.js';
 import { pollUntil } from '../../scripts/lib/poll.js';
 
@@ -107,6 +107,14 @@ export function usePlatformTestbed(
       const platform = launchPlatform(config, storage().path, restored, timing, prepare);
       running.push(platform);
       return platform;
+    },
+    /**
+     * Waits until the launch's work is done: every doorbell confirmed, and the doorbell list read that
+     * follows the first run answered. A test that resets the simulator's records after stopping the
+     * platform then finds none of that launch's requests still on its way.
+     */
+    untilLaunchDone(platform: RunningPlatform): Promise<void> {
+      return waitFor(() => allConfirmed(platform) && sim().requestsTo('devices').length > 0, 'the subscriptions and the doorbell list read');
     },
     async stop(platform: RunningPlatform): Promise<void> {
       running.splice(running.indexOf(platform), 1);
