@@ -33,8 +33,8 @@ const GARAGE_NAME = 'Garagentür an der Einfahrt zum Hoftor';
 const GARAGE_MOTION_NAME = 'Garagentür an der Einfahrt zum';
 const GARAGE_BUTTON_NAME = 'Garagentür an der Einf Doorbell';
 
-/** The front door has the Home app's controls and a person sensor: over Matter, a second occupancy sensor. */
-const FRONT_WITH_CONTROLS = { ...FRONT, motionSwitch: true, chimeSwitch: true, detections: ['person'] };
+/** The front door has the Home app's controls and a person and a package sensor: over Matter, two more occupancy sensors. */
+const FRONT_WITH_CONTROLS = { ...FRONT, motionSwitch: true, chimeSwitch: true, detections: ['person', 'package'] };
 
 /**
  * The front door and the garage have the button (the default); the back door has it off, and a name
@@ -122,12 +122,13 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
         'Front Door': [MatterDeviceType.OccupancySensor],
         'Front Door Doorbell': [MatterDeviceType.GenericSwitch],
         'Front Door Person': [MatterDeviceType.OccupancySensor],
+        'Front Door Package': [MatterDeviceType.OccupancySensor],
         'Back Door Yard': [MatterDeviceType.OccupancySensor],
         [GARAGE_MOTION_NAME]: [MatterDeviceType.OccupancySensor],
         [GARAGE_BUTTON_NAME]: [MatterDeviceType.GenericSwitch],
         [ALERTS_SENSOR]: [MatterDeviceType.ContactSensor],
       });
-      expect(devices).toHaveLength(7);
+      expect(devices).toHaveLength(8);
       const alerts = firstRun.get(ALERTS_SENSOR);
       expect([alerts?.vendorName, alerts?.productName, alerts?.serialNumber, alerts?.reachable, alerts?.contactClosed]).toEqual(['Doorbell Motion', 'Alerts', 'alerts', true, true]);
       for (const device of doorbellDevices(devices)) {
@@ -218,6 +219,16 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
     expect((await matter.bridgedDevices()).filter(({ occupied }) => occupied === true).map(({ endpoint }) => endpoint).sort()).toEqual([main, person].sort());
   });
 
+  it('occupies the package sensor, and the main one, at a package delivered', async () => {
+    const { matter, simulator } = setup();
+    const [main, parcel] = ['Front Door', 'Front Door Package'].map((name) => (firstRun.get(name) as MatterEndpoint).endpoint);
+
+    expect(await simulator.deliverMotion(FRONT.deviceId, { id: 'matter-package-1', subtype: 'package_delivery' })).toMatchObject({ status: 202 });
+    await matter.nextChange(occupancyOf(parcel, true), REPORT_TIMEOUT_MS);
+    const occupied = (await matter.bridgedDevices()).filter(({ occupied }) => occupied === true).map(({ endpoint }) => endpoint);
+    expect(occupied).toEqual(expect.arrayContaining([main, parcel]));
+  });
+
   it('clears every occupancy of the front door at once when its Motion Alerts switch is turned off, shows no motion until it is on again, then a plain motion at the main sensor alone', async () => {
     const { matter, simulator } = setup();
     const controller = await setup().controller();
@@ -263,7 +274,7 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
   );
 
   it(
-    'after a restart without the back door and the front door\'s person sensor, with the garage renamed: the same devices without commissioning again, those removed gone, the garage still unreachable, a cached occupancy cleared',
+    'after a restart without the back door and the front door\'s person and package sensors, with the garage renamed: the same devices without commissioning again, those removed gone, the garage still unreachable, a cached occupancy cleared',
     async () => {
       await occupyAndStop(FRONT.deviceId, 'Front Door');
       const uuidsBefore = new Map((await cachedMatterAccessories(setup().sandbox.storagePath)).map(({ displayName, uuid }) => [displayName, uuid]));
@@ -289,12 +300,12 @@ describeWithBuiltPlugin.each(MATTER_RUNTIMES)('$label with Matter on', (runtime)
       expect(setup().sandbox.outputLines.filter((line) => /\[Matter\/Server\] Bridge commissioned/.test(line))).toHaveLength(1);
       // Unregistered, the removed devices leave Homebridge's Matter cache: only the kept ones are there.
       const kept = ['Front Door', 'Front Door Doorbell', GARAGE_MOTION_NAME, GARAGE_BUTTON_NAME, ALERTS_SENSOR].map((name) => uuidsBefore.get(name));
-      expect(uuidsBefore.size).toBe(7);
+      expect(uuidsBefore.size).toBe(8);
       await pollUntil(
         async () => (await cachedMatterAccessories(setup().sandbox.storagePath)).map(({ uuid }) => uuid).sort(),
         (uuids) => JSON.stringify(uuids) === JSON.stringify([...kept].sort()),
         CACHE_SAVED_WITHIN_MS,
-        'Homebridge\'s Matter cache without the back door\'s and the person sensor\'s devices',
+        'Homebridge\'s Matter cache without the back door\'s and the person and package sensors\' devices',
       );
       // Restored from Homebridge's cache, the devices keep the features the plugin gave them.
       expectDoorbellFeatures(doorbellDevices(devices));
