@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import type { BurstFigure } from './burst.js';
 import type { LatencyFigure, PathLatency } from './latency.js';
 import type { MatterFigure } from './matter.js';
-import type { MemoryFigure, MemoryPhase, Spread } from './memory.js';
+import type { AddedFigure, MemoryFigure, MemoryPhase, Spread } from './memory.js';
 import type { DirectPhase, HomebridgePhase, RelayPhase } from './phases.js';
 import { HOMEBRIDGE_2_VERSION } from '../lib/homebridge-versions.js';
 import { NETWORK_ENV } from './private-network.js';
@@ -54,10 +54,11 @@ const METHODS = {
   burst: 'in this process, direct mode: rings as fast as the sender delivers them (a new connection each), counted at the doorbell service; heap after GC, before and after',
   memory:
     `real Homebridge ${HOMEBRIDGE_2_VERSION} child processes (--expose-gc, -D), one at a time: without the plugin; with it in the default set-up (relay mode, default doorbells, ` +
-    'signed in on the settings page by its own server code), with 1 doorbell and with all; with all carrying every control; the four again in turn for every run. ' +
-    'Each is read once its heap has settled (two GCs every 500 ms until three readings lie within 64 KiB; at most 30 s): heap used + external, then the RSS ' +
+    'signed in on the settings page by its own server code), with 1 doorbell and with all; with all again, each with a battery in the doorbell list (a Battery service each); ' +
+    'with all carrying every control; the five again in turn for every run. ' +
+    'Each is read once every doorbell is subscribed and the launch\'s doorbell list read has answered, and its heap has settled (two GCs every 500 ms until three readings lie within 64 KiB; at most 30 s): heap used + external, then the RSS ' +
     'as V8 held it and after a memory-reducing GC that gives back the young generation V8 grew. A run\'s overhead is the plugin\'s reading less the bare Homebridge\'s ' +
-    'of the same run; heap: the median of the runs; RSS: min / median / max',
+    'of the same run; heap: the median of the runs; RSS: min / median / max. What the batteries add: each run\'s reading with them less its reading of all without',
   matter:
     `a real Homebridge ${HOMEBRIDGE_2_VERSION} child with Matter on, in a private network namespace (the Matter tests' setup), direct mode, occupancy sensors only, commissioned by a matter.js controller; ` +
     'one motion alert per doorbell per round, one at a time. plugin: the plugin\'s own debug line, from the notification accepted (before HomeKit is updated) ' +
@@ -120,6 +121,13 @@ function memoryText({ heapOverheadMb, heapOverheadSpreadMb, rssOverheadMb, rssHe
   );
 }
 
+function addedText({ heapMb, heapSpreadMb, rssMb }: AddedFigure): string {
+  return `heap + external ${signed(heapMb)} MiB (runs within ${heapSpreadMb} MiB); RSS ${spreadText(rssMb)}`;
+}
+
+/** At most this much heap + external for a battery on each of the 100 doorbells. */
+const BATTERIES_TARGET_MB = 0.3;
+
 function burstText({ sent, accepted, lost, perSecond, heapGrowthMb }: BurstFigure): string {
   return `${sent} sent, ${accepted} accepted, ${lost} lost, ${perSecond}/s, heap ${heapGrowthMb >= 0 ? '+' : ''}${heapGrowthMb} MB`;
 }
@@ -147,6 +155,12 @@ export function formatTable(results: BenchResults): string {
       `memory added, ${memory.n100.doorbells} doorbells`,
       memoryText(memory.n100),
       `heap + external ≤ 10 MiB, RSS median ≤ 20 MiB: ${met(memory.n100.heapOverheadMb <= 10 && memory.n100.rssOverheadMb.median <= 20)}`,
+    ],
+    [`memory added, ${memory.batteries.doorbells} doorbells with a battery each`, memoryText(memory.batteries), ''],
+    [
+      `batteries on ${memory.batteries.doorbells} doorbells, against none`,
+      addedText(memory.batteriesAdded),
+      `heap + external ≤ ${BATTERIES_TARGET_MB} MiB: ${met(memory.batteriesAdded.heapMb <= BATTERIES_TARGET_MB)}`,
     ],
     ...(memory.everyControl === undefined ? [] : [[`memory added, ${memory.everyControl.doorbells} doorbells with every control`, memoryText(memory.everyControl), ''] as [string, string, string]]),
     ['benchmark run', `${results.durationS} s`, `< 5 min: ${met(results.durationS < 300)}`],

@@ -85,7 +85,7 @@ describeWithBuiltPlugin('npm run bench -- --quick', () => {
       expect(memory.homebridge.heapMb).toBeGreaterThan(5);
       expectSpread(memory.homebridge.rssMb);
       expect(memory.homebridge.rssMb.min).toBeGreaterThan(20);
-      for (const [size, doorbells] of [['n1', 1], ['n100', 5]] as const) {
+      for (const [size, doorbells] of [['n1', 1], ['n100', 5], ['batteries', 5]] as const) {
         const figure = memory[size];
         expect(figure.doorbells).toBe(doorbells);
         // The plugin's modules alone take megabytes: a figure near zero means the plugin was not measured.
@@ -96,6 +96,13 @@ describeWithBuiltPlugin('npm run bench -- --quick', () => {
         expectSpread(figure.rssHeldOverheadMb);
       }
       expect(output).toContain('| memory added, 5 doorbells |');
+      // A Battery service on 5 doorbells is kilobytes: a difference of megabytes either way means a set-up was not what it says.
+      const { heapMb, heapSpreadMb, rssMb } = memory.batteriesAdded;
+      expect(Math.abs(heapMb)).toBeLessThan(1);
+      expect(heapSpreadMb).toBeGreaterThanOrEqual(0);
+      expectSpread(rssMb);
+      expect(output).toContain('| memory added, 5 doorbells with a battery each |');
+      expect(output).toMatch(/\| batteries on 5 doorbells, against none \| heap \+ external [+-][\d.]+ MiB .*\| heap \+ external ≤ 0\.3 MiB: (met|\*\*missed\*\*) \|/);
 
       expect(results.machine.cores).toBeGreaterThanOrEqual(1);
       expect(results.machine.node).toMatch(/^v\d+\./);
