@@ -9,44 +9,24 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import type { API, PlatformAccessory } from 'homebridge';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ALERTS_OPEN_AFTER_MS, type AlertsClock } from '../src/alerts/alerts-rule.js';
+import { ALERTS_OPEN_AFTER_MS } from '../src/alerts/alerts-rule.js';
 import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
-import { SCHEDULE_TIMING } from '../src/connection/schedule.js';
-import type { PlatformTiming } from '../src/platform.js';
 import { FakeMatter } from './support/fake-matter.js';
 import { hap } from '../scripts/lib/hap.js';
-import { accessoryOf, DOORBELLS, FAST, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
+import { accessoryOf, DOORBELLS, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
 import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
+import { PRODUCTION_SCHEDULE, runUntil } from './support/fake-clock.js';
 
 const MINUTE = 60_000;
 const [FRONT, BACK] = DOORBELLS.map(({ deviceId }) => deviceId);
 const { CONTACT_DETECTED: CLOSED, CONTACT_NOT_DETECTED: OPEN } = hap.Characteristic.ContactSensorState;
 const C = hap.Characteristic;
 
-const FAKE_ALERTS_CLOCK: AlertsClock = {
-  monotonic: () => jest.now(),
-  wall: () => Date.now(),
-  after: (ms, action) => {
-    const timer = setTimeout(action, ms);
-    return () => clearTimeout(timer);
-  },
-};
+const TIMING = PRODUCTION_SCHEDULE;
 
-/** The production schedule (the list every 15 minutes) and the alerts' minute, on the fake clock. */
-const TIMING: PlatformTiming = { ...FAST, schedule: SCHEDULE_TIMING, alerts: { openAfterMs: ALERTS_OPEN_AFTER_MS, clock: FAKE_ALERTS_CLOCK } };
-
-/** Lets real I/O run until `condition` holds, the fake clock standing still; rejects after `timeoutMs` of real time. */
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`Gave up waiting for ${what}`);
-    }
-    await jest.advanceTimersByTimeAsync(0);
-    await sleep(1);
-  }
-}
+/** Lets real I/O run until `condition` holds, the fake clock standing still. */
+const until = (condition: () => boolean, what: string, timeoutMs?: number) => runUntil(condition, what, 0, timeoutMs);
 
 /** Lets real I/O run until `condition` holds, the fake clock standing still even at 0 ms: what is due next waits. */
 async function untilStill(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {

@@ -6,48 +6,27 @@
  */
 import { describe, expect, it, jest } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ALERTS_OPEN_AFTER_MS, type AlertsClock } from '../src/alerts/alerts-rule.js';
+import { ALERTS_OPEN_AFTER_MS } from '../src/alerts/alerts-rule.js';
 import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
-import { SCHEDULE_TIMING } from '../src/connection/schedule.js';
 import { SecretMaskingLogger } from '../src/log.js';
-import type { PlatformTiming } from '../src/platform.js';
 import { advice } from '../src/session/advice.js';
 import { openDataFolder } from '../src/session/data-folder.js';
 import { SessionStore } from '../src/session/session-store.js';
 import { signInWithCode } from '../src/session/sign-in.js';
 import { hap } from '../scripts/lib/hap.js';
 import { createTestLogger } from '../scripts/lib/homebridge-api.js';
-import { ACCOUNT, DOORBELLS, FAST, sensorValue, temporaryStorage } from '../scripts/lib/platform-harness.js';
+import { ACCOUNT, DOORBELLS, sensorValue, temporaryStorage } from '../scripts/lib/platform-harness.js';
 import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, usePlatformTestbed } from './support/platform-testbed.js';
+import { PRODUCTION_SCHEDULE, runUntil } from './support/fake-clock.js';
 
 const MINUTE = 60_000;
 const { CONTACT_DETECTED: CLOSED, CONTACT_NOT_DETECTED: OPEN } = hap.Characteristic.ContactSensorState;
 
-/** The Doorbell Alerts rule's minute on the fake clock. */
-const FAKE_ALERTS_CLOCK: AlertsClock = {
-  monotonic: () => jest.now(),
-  wall: () => Date.now(),
-  after: (ms, action) => {
-    const timer = setTimeout(action, ms);
-    return () => clearTimeout(timer);
-  },
-};
+const TIMING = PRODUCTION_SCHEDULE;
 
-/** The production schedule (refresh every 12 hours, the list every 15 minutes) and the alerts' minute. */
-const TIMING: PlatformTiming = { ...FAST, schedule: SCHEDULE_TIMING, alerts: { openAfterMs: ALERTS_OPEN_AFTER_MS, clock: FAKE_ALERTS_CLOCK } };
-
-/** Lets real I/O run until `condition` holds, the fake clock standing still; rejects after `timeoutMs` of real time. */
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`Gave up waiting for ${what}`);
-    }
-    await jest.advanceTimersByTimeAsync(0);
-    await sleep(1);
-  }
-}
+/** Lets real I/O run until `condition` holds, the fake clock standing still. */
+const until = (condition: () => boolean, what: string, timeoutMs?: number) => runUntil(condition, what, 0, timeoutMs);
 
 /** Moves the fake clock on a minute at a time, letting real I/O run in between. */
 async function minutesPass(minutes: number): Promise<void> {

@@ -1,5 +1,9 @@
 import { jest } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FAST } from '../../scripts/lib/platform-harness.js';
+import { ALERTS_OPEN_AFTER_MS, type AlertsClock } from '../../src/alerts/alerts-rule.js';
+import { SCHEDULE_TIMING } from '../../src/connection/schedule.js';
+import type { PlatformTiming } from '../../src/platform.js';
 
 /** Real time, which the tests' fake timers leave alone (they never fake `hrtime`). */
 const realMs = () => Number(process.hrtime.bigint()) / 1e6;
@@ -19,3 +23,16 @@ export async function runUntil(condition: () => boolean | Promise<boolean>, what
     await sleep(1);
   }
 }
+
+/** The Doorbell Alerts rule's clock on jest's fake timers: its minute passes as the fake clock moves. */
+export const FAKE_ALERTS_CLOCK: AlertsClock = {
+  monotonic: () => jest.now(),
+  wall: () => Date.now(),
+  after: (ms, action) => {
+    const timer = setTimeout(action, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
+/** The production schedule (refresh every 12 hours, the doorbell list every 15 minutes) and the alerts' minute, on the fake clock. */
+export const PRODUCTION_SCHEDULE: PlatformTiming = { ...FAST, schedule: SCHEDULE_TIMING, alerts: { openAfterMs: ALERTS_OPEN_AFTER_MS, clock: FAKE_ALERTS_CLOCK } };
