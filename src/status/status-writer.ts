@@ -89,11 +89,13 @@ export class StatusWriter {
   }
 
   private async write(): Promise<void> {
+    // The status first: a write starts when it is handed to the file, so the next one is timed from then.
+    const status = this.snapshot();
     this.lastWriteAt = this.now();
     this.changedMeanwhile = false;
     this.unwritten = false;
     try {
-      await this.sink.replace(this.snapshot());
+      await this.sink.replace(status);
       this.failing = false;
     } catch (error) {
       // Said once, not every minute: the settings page then reads the plugin as not running.

@@ -83,7 +83,8 @@ describe('StatusWriter', () => {
     await pollUntil(written, (status) => status?.pid === version, 2_000, 'the latest change');
 
     const gaps = sink.writeStarts.slice(1).map((start, index) => start - sink.writeStarts[index]);
-    expect(gaps.every((gap) => gap >= TIMING.minIntervalMs)).toBe(true);
+    // Timers count whole milliseconds: a write may come a fraction of one before the interval is out by this clock.
+    expect(gaps.filter((gap) => gap < TIMING.minIntervalMs - 1)).toEqual([]);
     // About 150 changes in a second, at most one write per 150 ms of them.
     expect(sink.writeStarts.length).toBeGreaterThanOrEqual(2);
     expect(sink.writeStarts.length).toBeLessThanOrEqual(Math.ceil(1_000 / TIMING.minIntervalMs) + 2);
