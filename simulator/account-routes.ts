@@ -21,6 +21,7 @@ export function evaluateRegion(request: IncomingRequest, context: RouteContext):
   requireFieldFormat(check, query, 'needtwostepauth', /^false$/, 'exactly "false"');
   requireNoBody(check, request);
   requireHeaderAbsent(check, request, 'authorization');
+  check.account = context.state.findAccount(email)?.email;
   return check.conclude(() => {
     const profile = context.state.findAccount(email);
     return profile ? regionReply(profile, context.regionalUrl) : serviceError(...UNKNOWN_ACCOUNT);
@@ -50,6 +51,7 @@ export function evaluateLogin(request: IncomingRequest, context: RouteContext): 
   requireFieldFormat(check, form, 'majorVersion', NON_NEGATIVE_INTEGER, 'a non-negative decimal integer');
   requireFieldFormat(check, form, 'minorVersion', NON_NEGATIVE_INTEGER, 'a non-negative decimal integer');
   const email = requireEmailField(check, form, 'body');
+  check.account = context.state.findAccount(email)?.email;
   return check.conclude(() => {
     const outcome = context.state.login(email, code);
     if (outcome === 'unknown account') {

@@ -5,12 +5,17 @@ import type { IncomingRequest, Reply } from './incoming.js';
 import { isLoopbackAddress } from './loopback.js';
 import type { RouteCounts } from './recorder.js';
 import { DeviceNotListed } from './device-list.js';
-import type { DeliveryResult, DeviceHealth, DeviceListMode, MotionOptions } from './types.js';
+import { randomInt } from 'node:crypto';
+import { leadingResult } from './delivery.js';
+import { UnknownAccount } from './unknown-account.js';
+import type { AccountDelivery, DeviceHealth, DeviceListMode, MotionOptions, SimulatedAccountSetup, SimulatedAccountState } from './types.js';
 
 /**
  * The control API lets another process (the demo, an end-to-end test) drive a running simulator:
  *   POST /__simulator/motion/<deviceId>  optional JSON body {"id","kind","subtype","rawBody"} (strings);
- *                                        answers {status, body} of the push receiver's reply
+ *                                        delivers once per subscription of the doorbell; answers
+ *                                        {status, body} as deliverMotion does and {deliveries}: each
+ *                                        {account, status, body}
  *   GET  /__simulator/state              answers ControlState
  *   PUT  /__simulator/device-list        body {"mode": "offered" | "not-offered" | "unauthorized"}:
  *                                        how the device list answers from now on; answers ControlState
@@ -18,6 +23,11 @@ import type { DeliveryResult, DeviceHealth, DeviceListMode, MotionOptions } from
  *                                        "connection"?: "online" | "offline"}: what the device list says
  *                                        of that doorbell from now on (a key left out stays); answers
  *                                        ControlState, 404 for a doorbell the list does not hold
+ *   GET  /__simulator/accounts           answers {accounts: ControlAccountState[]}
+ *   POST /__simulator/accounts           body {"email", "code"?, "country"?, "countryCode"?, "doorbells"?}:
+ *                                        adds (or replaces) an account; answers {email, code, doorbells}
+ *   POST /__simulator/accounts/<e-mail>/revoke  revokes every session token of that account; answers
+ *                                        {accounts}, 404 for an unknown e-mail
  */
 
 /** Requests under this path are the tester's, answered only by the doorbell server and never recorded. */
@@ -32,9 +42,29 @@ export interface ControlState {
   invalidRequests: number;
 }
 
+/**
+ * One account as the control API shows it: never a token or code, the push token only as its origin.
+ * `doorbells` null: any valid id exists for it.
+ */
+export interface ControlAccountState {
+  email: string;
+  doorbells: string[] | null;
+  /** Session tokens issued to it and still valid. */
+  sessions: number;
+  revokedSessions: number;
+  pushToken: string | null;
+  subscribedDoorbells: string[];
+  /** The requests that acted for it, by route. */
+  requestCounts: RouteCounts;
+}
+
 export interface ControlTarget {
-  deliverMotion(deviceId: string, options: MotionOptions): Promise<DeliveryResult>;
+  deliverMotionEach(deviceId: string, options: MotionOptions): Promise<AccountDelivery[]>;
   controlState(): ControlState;
+  accountsState(): ControlAccountState[];
+  addAccount(account: SimulatedAccountSetup): SimulatedAccountState;
+  /** Throws UnknownAccount for an e-mail the simulator does not hold. */
+  revokeAccount(email: string): void;
   setDeviceListMode(mode: DeviceListMode): void;
   /** Throws DeviceNotListed for a doorbell the list does not hold. */
   setDoorbellHealth(deviceId: string, health: DeviceHealth): void;
@@ -71,7 +101,75 @@ export async function answerControl(request: IncomingRequest, target: ControlTar
   if (doorbell) {
     return request.method === 'PUT' ? setDoorbellHealth(request.body, doorbell[1], target) : wrongMethod('PUT');
   }
+  if (route === 'accounts') {
+    return answerAccounts(request, target);
+  }
+  const revoke = /^accounts\/([^/]+)\/revoke$/.exec(route);
+  if (revoke) {
+    return request.method === 'POST' ? revokeAccount(revoke[1], target) : wrongMethod('POST');
+  }
   return jsonReply(404, { reason: `no control route ${request.path}` });
+}
+
+function answerAccounts(request: IncomingRequest, target: ControlTarget): Reply {
+  if (request.method === 'GET') {
+    return jsonReply(200, { accounts: target.accountsState() });
+  }
+  if (request.method !== 'POST') {
+    return jsonReply(405, { reason: 'use GET or POST' }, { allow: 'GET, POST' });
+  }
+  const account = parseAccount(request.body);
+  if (account === undefined) {
+    return jsonReply(400, {
+      reason: 'body must be a JSON object with a string "email", and optional strings "code", "country", "countryCode" and an array of decimal strings "doorbells"',
+    });
+  }
+  try {
+    const added = target.addAccount(account);
+    return jsonReply(200, { email: added.email, code: added.code, doorbells: added.doorbells ?? null });
+  } catch (error) {
+    if (error instanceof TypeError) {
+      return jsonReply(400, { reason: error.message });
+    }
+    throw error;
+  }
+}
+
+/** Six random digits, leading zeros kept, for an account added without a code. */
+function newCode(): string {
+  return String(randomInt(0, 1_000_000)).padStart(6, '0');
+}
+
+function parseAccount(body: string): SimulatedAccountSetup | undefined {
+  const parsed = parseObject(body);
+  if (parsed === undefined || !Object.keys(parsed).every((key) => ['email', 'code', 'country', 'countryCode', 'doorbells'].includes(key))) {
+    return undefined;
+  }
+  const { email, code = newCode(), country, countryCode, doorbells } = parsed;
+  const strings = [email, code].every((value) => typeof value === 'string') && [country, countryCode].every((value) => value === undefined || typeof value === 'string');
+  const doorbellsOk = doorbells === undefined || (Array.isArray(doorbells) && doorbells.every((id) => typeof id === 'string'));
+  if (!strings || !doorbellsOk) {
+    return undefined;
+  }
+  return { ...(parsed as unknown as SimulatedAccountSetup), code: code as string };
+}
+
+function revokeAccount(encodedEmail: string, target: ControlTarget): Reply {
+  let email: string;
+  try {
+    email = decodeURIComponent(encodedEmail);
+  } catch {
+    return jsonReply(400, { reason: 'the e-mail in the path has broken percent-encoding' });
+  }
+  try {
+    target.revokeAccount(email);
+  } catch (error) {
+    if (error instanceof UnknownAccount) {
+      return jsonReply(404, { reason: error.message });
+    }
+    throw error;
+  }
+  return jsonReply(200, { accounts: target.accountsState() });
 }
 
 function wrongMethod(allowed: string): Reply {
@@ -84,7 +182,8 @@ async function deliverFromControl(body: string, deviceId: string, target: Contro
     return jsonReply(400, { reason: 'body must be empty or a JSON object with optional string id, kind, subtype, rawBody' });
   }
   try {
-    return jsonReply(200, await target.deliverMotion(deviceId, options));
+    const deliveries = await target.deliverMotionEach(deviceId, options);
+    return jsonReply(200, { ...leadingResult(deliveries), deliveries });
   } catch (error) {
     if (error instanceof DeliveryError) {
       return jsonReply(FAILURE_STATUS[error.failure], { reason: error.message });

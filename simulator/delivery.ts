@@ -4,7 +4,8 @@ import { request as httpsRequest } from 'node:https';
 import { readBoundedText } from './bounded-read.js';
 import { isDeviceIdText } from './field-checks.js';
 import { isLoopbackHost } from './loopback.js';
-import type { DeliveryResult, MotionOptions } from './types.js';
+import type { DeliveryTarget } from './state.js';
+import type { AccountDelivery, DeliveryResult, MotionOptions } from './types.js';
 
 /** A receiver that does not answer within this long counts as unreachable. */
 const DELIVERY_TIMEOUT_MS = 5000;
@@ -47,21 +48,45 @@ function notificationText(deviceId: string, options: MotionOptions): string {
   return `{${fields.join(',')}}`;
 }
 
-/** POSTs a notification to the registered push token, as the push delivery service would. */
-export async function deliverNotification(
-  pushToken: string | undefined,
+/**
+ * POSTs one notification to each target, as the push delivery service would: the same body to each,
+ * one after the other, in the order given.
+ */
+export async function deliverToTargets(
+  targets: readonly DeliveryTarget[],
   deviceId: string,
   options: MotionOptions,
   signal: AbortSignal,
-): Promise<DeliveryResult> {
-  if (pushToken === undefined) {
+): Promise<AccountDelivery[]> {
+  if (targets.length === 0) {
     throw new DeliveryError('no-push-token', 'no push token is registered (PATCH /clients_api/device first)');
   }
   const body = notificationText(deviceId, options);
-  const target = new URL(pushToken);
-  if (!isLoopbackHost(target.hostname)) {
-    throw new DeliveryError('not-loopback', `refusing to deliver to ${target.host}: the simulator sends to loopback addresses only`);
+  const urls = targets.map(({ pushToken }) => new URL(pushToken));
+  const outside = urls.find((url) => !isLoopbackHost(url.hostname));
+  if (outside !== undefined) {
+    throw new DeliveryError('not-loopback', `refusing to deliver to ${outside.host}: the simulator sends to loopback addresses only`);
   }
+  const deliveries: AccountDelivery[] = [];
+  for (const [index, url] of urls.entries()) {
+    deliveries.push({ account: targets[index].account, ...(await post(url, body, signal)) });
+  }
+  return deliveries;
+}
+
+/** POSTs a notification to one push token, as the push delivery service would. */
+export async function deliverNotification(pushToken: string | undefined, deviceId: string, options: MotionOptions, signal: AbortSignal): Promise<DeliveryResult> {
+  const targets = pushToken === undefined ? [] : [{ account: '', pushToken }];
+  return leadingResult(await deliverToTargets(targets, deviceId, options, signal));
+}
+
+/** The answer that speaks for several deliveries: the first that was not a 2xx, else the first. */
+export function leadingResult(deliveries: readonly AccountDelivery[]): DeliveryResult {
+  const { status, body } = deliveries.find(({ status: answered }) => answered < 200 || answered > 299) ?? deliveries[0];
+  return { status, body };
+}
+
+function post(target: URL, body: string, signal: AbortSignal): Promise<DeliveryResult> {
   return new Promise((resolve) => {
     const unreachable = (): void => resolve({ status: 0, body: '' });
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;

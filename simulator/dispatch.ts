@@ -69,6 +69,9 @@ async function answerRoute(match: RouteMatch, entry: RecordedRequest, context: D
     }
     const evaluation = match.evaluate(context.routeContext());
     entry.problems.push(...evaluation.problems);
+    if (evaluation.account !== undefined) {
+      entry.account = evaluation.account;
+    }
     return (fault && faultAnswer(fault)) ?? evaluation.respond();
   } catch (error) {
     if (context.signal.aborted) {

@@ -1,9 +1,10 @@
 import { answerControl, maskPushToken } from './control-api.js';
-import type { ControlState, ControlTarget } from './control-api.js';
-import { deliverNotification } from './delivery.js';
+import type { ControlAccountState, ControlState, ControlTarget } from './control-api.js';
+import { deliverToTargets, leadingResult } from './delivery.js';
 import { createRequestHandler } from './dispatch.js';
 import type { DispatchContext } from './dispatch.js';
 import { DeviceNotListed, setDeviceHealth } from './device-list.js';
+import { UnknownAccount } from './unknown-account.js';
 import { FaultQueue } from './faults.js';
 import { isLoopbackHost } from './loopback.js';
 import { Recorder } from './recorder.js';
@@ -11,6 +12,7 @@ import { listen } from './servers.js';
 import type { ListeningServer } from './servers.js';
 import { ServiceState } from './state.js';
 import type {
+  AccountDelivery,
   Chaos,
   DeliveryResult,
   DeviceHealth,
@@ -19,7 +21,8 @@ import type {
   MotionOptions,
   RecordedRequest,
   RouteName,
-  SimulatedAccount,
+  SimulatedAccountSetup,
+  SimulatedAccountState,
   SimulatedService,
   Simulator,
   SimulatorOptions,
@@ -28,7 +31,8 @@ import type {
 export type * from './types.js';
 export { DeliveryError } from './delivery.js';
 export { SAMPLE_DEVICES } from './device-list.js';
-export type { ControlState } from './control-api.js';
+export type { ControlAccountState, ControlState } from './control-api.js';
+export { UnknownAccount } from './unknown-account.js';
 
 const DEFAULT_HOST = '127.0.0.1';
 
@@ -117,8 +121,27 @@ class LocalSimulator implements Simulator, ControlTarget {
     return this.recorder.invalidRequests();
   }
 
-  addAccount(account: SimulatedAccount): void {
-    this.state.addAccount(account);
+  addAccount(account: SimulatedAccountSetup): SimulatedAccountState {
+    return this.state.addAccount(account);
+  }
+
+  accounts(): SimulatedAccountState[] {
+    return this.state.accountSnapshots();
+  }
+
+  account(email: string): SimulatedAccountState | undefined {
+    return this.state.accountSnapshot(email);
+  }
+
+  revokeAccount(email: string): void {
+    if (!this.state.revokeAccountTokens(email)) {
+      throw new UnknownAccount(email);
+    }
+  }
+
+  requestsOf(email: string): RecordedRequest[] {
+    const wanted = email.toLowerCase();
+    return this.recorder.requests.filter((request) => request.account?.toLowerCase() === wanted);
   }
 
   injectFault(route: RouteName, fault: Fault): void {
@@ -151,7 +174,9 @@ class LocalSimulator implements Simulator, ControlTarget {
    * a doorbell the list does not hold.
    */
   setDoorbellHealth(deviceId: string, health: DeviceHealth): void {
-    if (!setDeviceHealth(this.state.devices, deviceId, health)) {
+    // A doorbell in several accounts' lists is one device: every list says the same of it.
+    const changed = this.state.deviceLists.map((devices) => setDeviceHealth(devices, deviceId, health));
+    if (!changed.includes(true)) {
       throw new DeviceNotListed(deviceId);
     }
   }
@@ -169,7 +194,23 @@ class LocalSimulator implements Simulator, ControlTarget {
   }
 
   async deliverMotion(deviceId: string, options: MotionOptions = {}): Promise<DeliveryResult> {
-    return deliverNotification(this.state.pushToken, deviceId, options, this.closing.signal);
+    return leadingResult(await this.deliverMotionEach(deviceId, options));
+  }
+
+  async deliverMotionEach(deviceId: string, options: MotionOptions = {}): Promise<AccountDelivery[]> {
+    return deliverToTargets(this.state.deliveryTargets(deviceId), deviceId, options, this.closing.signal);
+  }
+
+  accountsState(): ControlAccountState[] {
+    return this.state.accountSnapshots().map((account) => ({
+      email: account.email,
+      doorbells: account.doorbells === undefined ? null : [...account.doorbells],
+      sessions: account.tokens.length - account.revokedTokens.length,
+      revokedSessions: account.revokedTokens.length,
+      pushToken: maskPushToken(account.pushToken),
+      subscribedDoorbells: [...account.subscribedDoorbells],
+      requestCounts: this.recorder.countsByRoute(this.requestsOf(account.email)),
+    }));
   }
 
   controlState(): ControlState {

@@ -39,9 +39,10 @@ export class Recorder {
     return this.requests.filter((entry) => entry.problems.length > 0);
   }
 
-  countsByRoute(): RouteCounts {
+  /** How many of `requests` (default: all) each route received. */
+  countsByRoute(requests: readonly RecordedRequest[] = this.requests): RouteCounts {
     const counts: RouteCounts = { region: 0, login: 0, register: 0, subscribe: 0, devices: 0, unrouted: 0 };
-    for (const entry of this.requests) {
+    for (const entry of requests) {
       counts[entry.route ?? 'unrouted'] += 1;
     }
     return counts;

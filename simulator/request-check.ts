@@ -14,6 +14,8 @@ export interface Refusal {
 /** A judged request: the rules it broke, and the reply (refusal or the route's effect) still to send. */
 export interface Evaluation {
   readonly problems: readonly string[];
+  /** The e-mail of the account the request acted for, when the service could tell. */
+  readonly account?: string;
   respond(): Reply;
 }
 
@@ -25,6 +27,8 @@ export interface Evaluation {
  */
 export class RequestCheck {
   readonly problems: string[] = [];
+  /** The e-mail of the account the request acted for: the one it names, or its bearer token's. */
+  account: string | undefined;
   private refusal: Refusal | undefined;
 
   constructor(private readonly service: SimulatedService) {}
@@ -40,8 +44,8 @@ export class RequestCheck {
 
   /** `accept` runs the route's effect; it is called only when nothing refused the request. */
   conclude(accept: () => Reply): Evaluation {
-    const { refusal, problems, service } = this;
-    return { problems, respond: () => (refusal ? refusalReply(service, refusal, problems) : accept()) };
+    const { refusal, problems, service, account } = this;
+    return { problems, account, respond: () => (refusal ? refusalReply(service, refusal, problems) : accept()) };
   }
 }
 

@@ -26,6 +26,12 @@ export interface RecordedRequest {
   status: number;
   /** Every strictness rule the request broke; empty for a valid request. */
   problems: string[];
+  /**
+   * The e-mail (as the account was added) of the account the request acted for: the account a region
+   * or login request names, or the one a doorbell request's bearer token was issued to (revoked or
+   * not). Absent when the service could not tell, e.g. an unknown e-mail or token.
+   */
+  account?: string;
 }
 
 /** One injected fault; applied to the next `times` requests of its route (default 1). */
@@ -68,6 +74,45 @@ export interface SimulatedAccount {
   countryCode?: string;
 }
 
+/** An account with, optionally, doorbells of its own; what `accounts` and `addAccount` take. */
+export interface SimulatedAccountSetup extends SimulatedAccount {
+  /**
+   * The doorbells this account's tokens may subscribe (decimal ids); another id answers 404, another
+   * account's doorbell included. A doorbell may be in several accounts' lists. Absent (and no
+   * `devices`): the simulator's `doorbells` and `devices`, as every account had before accounts had
+   * their own; with `devices` alone, any valid id.
+   */
+  doorbells?: string[];
+  /** This account's device list; default: each of its `doorbells` as one of its own doorbells. */
+  devices?: SimulatedDevice[];
+}
+
+/**
+ * One account as the simulator holds it now: what `addAccount` answers and `accounts()` lists. A copy:
+ * it does not change afterwards.
+ */
+export interface SimulatedAccountState {
+  /** As the account was added (logins match it without regard to case). */
+  email: string;
+  /** Its current verification code (spent or not). */
+  code: string;
+  /** The doorbells it may subscribe, undefined when any valid id exists for it. */
+  doorbells: readonly string[] | undefined;
+  /** Session tokens issued to it by logins, in order, revoked ones included. */
+  tokens: readonly string[];
+  /** Those of `tokens` revoked since. */
+  revokedTokens: readonly string[];
+  /** The push token of its latest valid registration, if any: where its subscriptions are delivered. */
+  pushToken: string | undefined;
+  /** The doorbells it subscribed. */
+  subscribedDoorbells: ReadonlySet<string>;
+}
+
+/** One delivery of a notification: to the push token of `account`, for one of its subscriptions. */
+export interface AccountDelivery extends DeliveryResult {
+  account: string;
+}
+
 /** The lists of the device list's answer: the account's doorbells, those shared with it, cameras, chimes. */
 export type DeviceListName = 'doorbots' | 'authorized_doorbots' | 'stickup_cams' | 'chimes';
 
@@ -100,12 +145,18 @@ export interface SimulatorOptions {
   host?: string;
   /** Fixed ports; 0 or absent means an ephemeral port. */
   ports?: Partial<Record<SimulatedService, number>>;
-  /** Accounts known to the service. Login with another e-mail answers code 2008. */
-  accounts?: SimulatedAccount[];
-  /** Doorbell ids (decimal strings) that exist; subscribing to another id answers 404. Absent: any valid id exists. */
+  /**
+   * Accounts known to the service; the first is the default account. Login with another e-mail
+   * answers code 2008.
+   */
+  accounts?: SimulatedAccountSetup[];
+  /**
+   * Doorbell ids (decimal strings) of every account without doorbells of its own; subscribing to
+   * another id answers 404. Absent: any valid id exists.
+   */
   doorbells?: string[];
   /**
-   * The account's device list. Default: each of `doorbells` as one of the account's own doorbells,
+   * The device list of every account without one of its own. Default: each of `doorbells` as one of the account's own doorbells,
    * named `Doorbell <id>`; none without `doorbells`. `SAMPLE_DEVICES` has one of every kind of entry.
    */
   devices?: SimulatedDevice[];
@@ -154,7 +205,23 @@ export interface Simulator {
   requestsTo(route: RouteName): RecordedRequest[];
   /** Requests that broke a strictness rule; tests assert this is empty. */
   invalidRequests(): RecordedRequest[];
-  addAccount(account: SimulatedAccount): void;
+  /**
+   * Adds an account, or replaces the one with the same e-mail, giving it a fresh, unspent code (its
+   * sessions, registration and subscriptions stay, and its doorbells unless new ones are given).
+   * Answers the account as it now is.
+   */
+  addAccount(account: SimulatedAccountSetup): SimulatedAccountState;
+  /** Every account, in the order added; the first is the default account. */
+  accounts(): SimulatedAccountState[];
+  /** One account by e-mail, without regard to case. */
+  account(email: string): SimulatedAccountState | undefined;
+  /**
+   * Revokes every session token issued to one account so far, as when the service ends its session;
+   * other accounts' tokens keep working. Throws for an unknown e-mail.
+   */
+  revokeAccount(email: string): void;
+  /** The recorded requests that acted for one account (`RecordedRequest.account`), in order. */
+  requestsOf(email: string): RecordedRequest[];
   injectFault(route: RouteName, fault: Fault): void;
   /**
    * Fails requests of every route at random from now on, as a chaos run wants: a 503, a reset, a
@@ -177,17 +244,22 @@ export interface Simulator {
   setDoorbellHealth(deviceId: string, health: DeviceHealth): void;
   /** Makes a bearer token invalid: the doorbell routes then answer 401 for it. */
   revokeToken(token: string): void;
-  /** The push_notification_token of the latest valid registration, if any. */
+  /** The push_notification_token of the latest valid registration of any account, if any. */
   readonly pushToken: string | undefined;
-  /** Doorbell ids with a valid motion subscription, as decimal strings. */
+  /** Doorbell ids with a valid motion subscription of any account, as decimal strings. */
   readonly subscribedDoorbells: ReadonlySet<string>;
   /**
-   * Delivers a notification to the registered push token as the push delivery service would:
-   * POST <pushToken> with Content-Type application/json. Without `body`, sends the flat motion
-   * shape {"device_id":<id as a JSON integer, exact>,"kind":"motion","id":"<unique>","created_at":...}.
-   * `rawBody` replaces the whole body text. Rejects when nothing is registered.
+   * Delivers a notification as the push delivery service would: POST <pushToken> with Content-Type
+   * application/json, once per subscription of the doorbell, each to the push token its account
+   * registered last (a doorbell nobody subscribed: once, to the latest registration). Every delivery
+   * carries the same body. Without `rawBody`, the flat motion shape
+   * {"device_id":<id as a JSON integer, exact>,"kind":"motion","id":"<unique>","created_at":...};
+   * `rawBody` replaces the whole body text. Answers the first delivery that was not a 2xx, else the
+   * first. Rejects when nothing is registered.
    */
   deliverMotion(deviceId: string, options?: MotionOptions): Promise<DeliveryResult>;
+  /** As deliverMotion, answering every delivery with the account it went to, in the order the accounts were added. */
+  deliverMotionEach(deviceId: string, options?: MotionOptions): Promise<AccountDelivery[]>;
   /** Clears recorded requests (not accounts, tokens or registrations). */
   reset(): void;
   /**

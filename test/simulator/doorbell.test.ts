@@ -347,7 +347,7 @@ describe('simulator: control API', () => {
     const response = await send(motionUrl('9007199254740993'));
 
     expect(response.status).toBe(200);
-    expect(json(response)).toEqual({ status: 202, body: '' });
+    expect(json(response)).toEqual({ status: 202, body: '', deliveries: [{ account: ACCOUNT.email, status: 202, body: '' }] });
     expect(receiver.deliveries[0].body).toContain('"device_id":9007199254740993,');
     expect(simulator().requests).toHaveLength(recorded);
   });
