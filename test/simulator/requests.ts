@@ -84,6 +84,17 @@ export async function signIn(simulator: Simulator): Promise<string> {
   return (json(response).data as { token: string }).token;
 }
 
+/** Signs another account in with its own e-mail and code; the session token. */
+export async function signInAs(simulator: Simulator, { email, code }: { email: string; code: string }): Promise<string> {
+  const response = await login(simulator, { body: loginForm({ email, code }) });
+  return (json(response).data as { token: string }).token;
+}
+
+/** GET /clients_api/ring_devices with the token. */
+export function listDevices(simulator: Simulator, token: string): Promise<Response> {
+  return send(`${simulator.doorbellUrl}/clients_api/ring_devices`, { method: 'GET', headers: { authorization: `Bearer ${token}` } });
+}
+
 export function registrationBody(pushToken: string): string {
   return JSON.stringify({ device: { metadata: { pn_dict_version: '2.0.0', pn_service: 'webhook' }, os: 'linux', push_notification_token: pushToken } });
 }
