@@ -298,11 +298,11 @@ describe('simulator: command line with several accounts', () => {
   });
 
   it.each([
-    ['zero accounts', ['--accounts', '0']],
-    ['fewer accounts than --account gives', ['--account', 'a@example.com:111111', '--account', 'b@example.com:222222', '--accounts', '1']],
-    ['a shared doorbell without --accounts', ['--shared-doorbell', '1234567']],
-    ['a shared doorbell that is no id', ['--accounts', '2', '--shared-doorbell', '01']],
-  ])('exits with 2 and the usage on %s', async (_name, args) => {
+    ['zero accounts', ['--accounts', '0'], '--accounts must be a whole number from 1 to 100'],
+    ['fewer accounts than --account gives', ['--account', 'a@example.com:111111', '--account', 'b@example.com:222222', '--accounts', '1'], '--accounts 1 is fewer than the 2 accounts'],
+    ['a shared doorbell without --accounts', ['--shared-doorbell', '1234567'], '--shared-doorbell goes with --accounts'],
+    ['a shared doorbell that is no id', ['--accounts', '2', '--shared-doorbell', '01'], '--shared-doorbell must be a doorbell id'],
+  ])('exits with 2, the mistake and the usage on %s', async (_name, args, mistake) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/main.ts', ...args], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     const cli = new HomebridgeProcess(child, 'The simulator');
     try {
@@ -311,6 +311,7 @@ describe('simulator: command line with several accounts', () => {
       await cli.stop(EXIT_TIMEOUT_MS);
     }
     expect(cli.exitCode).toBe(2);
+    expect(cli.lines.join('\n')).toContain(mistake);
     expect(cli.lines.join('\n')).toContain('usage: simulator');
   });
 });
