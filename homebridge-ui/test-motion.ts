@@ -7,7 +7,7 @@ import { directPushToken, relayPushToken } from '#plugin/push/push-token.js';
 import { errorMessage } from '#plugin/log.js';
 import type { PushSecrets } from '#plugin/session/push-secrets.js';
 import { originOf } from '#plugin/values/address.js';
-import { deviceIdText, isDeviceId } from '#plugin/values/device-id.js';
+import { deviceIdText, isDeviceId } from '#plugin/values/json.js';
 import { isJsonObject } from '#plugin/values/json.js';
 import { SettingsError } from './settings-error.js';
 import { responseUnlessAborted } from '#plugin/push/abortable-stream.js';

@@ -1,5 +1,5 @@
 import type { DoorbellClient } from '../cloud/doorbell.js';
-import type { DoorbellList } from '../cloud/doorbell-list.js';
+import type { DoorbellList } from '../cloud/doorbell.js';
 import { CloudError } from '../cloud/errors.js';
 import { errorMessage, type Logger } from '../log.js';
 import type { RequestSlots } from './request-slots.js';

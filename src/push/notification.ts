@@ -1,5 +1,5 @@
 import type { Detection } from '../values/detection.js';
-import { exactDeviceId, JsonNumber, parseJsonKeepingNumberText } from '../values/exact-json.js';
+import { exactDeviceId, JsonNumber, parseJsonKeepingNumberText } from '../values/json.js';
 import { isJsonObject } from '../values/json.js';
 
 /** One delivered doorbell event, read from a push body (docs/cloud-protocol.md). */

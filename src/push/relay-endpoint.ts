@@ -1,5 +1,5 @@
 import type { RelaySettings } from '../config/push-settings.js';
-import { insecureUrlProblem } from '../values/secure-url.js';
+import { insecureUrlProblem } from '../values/address.js';
 import type { SecretMaskingLogger } from '../log.js';
 import type { PushSecrets } from '../session/push-secrets.js';
 import type { RelayMarkStore } from '../session/relay-mark.js';

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { axios } from '../cloud/axios.js';
+import { axios } from '../cloud/http.js';
 
 /** The relay's answer to a subscribe request: its status, and the stream of lines when it is 200. */
 export interface RelayAnswer {

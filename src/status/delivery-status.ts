@@ -5,7 +5,7 @@ import { DATA_FILES } from '../session/data-folder.js';
 import { JsonFile } from '../session/json-file.js';
 import type { PrivateFolder } from '../session/private-folder.js';
 import { CONTROL_SUBTYPES, offUntilKey, type OffUntilKey } from '../values/controls.js';
-import { isDeviceId } from '../values/device-id.js';
+import { isDeviceId } from '../values/json.js';
 import { isJsonObject } from '../values/json.js';
 import { isTimestamp } from '../values/time.js';
 

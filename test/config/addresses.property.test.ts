@@ -12,7 +12,7 @@ import { parseConfig, type PlatformSettings } from '../../src/config/parse-confi
 import { pushAddressWarnings } from '../../src/config/push-settings.js';
 import { directPushToken, relayPushToken } from '../../src/push/push-token.js';
 import { originOf } from '../../src/values/address.js';
-import { insecureUrlProblem } from '../../src/values/secure-url.js';
+import { insecureUrlProblem } from '../../src/values/address.js';
 import { propertyRuns } from '../support/property-runs.js';
 import { goodUrl, ODD_URLS } from '../support/typed-values.js';
 
