@@ -18,7 +18,7 @@ import type { IntakeDrop } from './push/intake.js';
 import type { DoorbellNotification } from './push/notification.js';
 import { RelayEndpoint } from './push/relay-endpoint.js';
 import { RELAY_TIMING, type RelayTiming } from './push/relay-timing.js';
-import { openDataFolder } from './session/data-folder.js';
+import { openDataFolder } from './storage/data-folder.js';
 import { PushSecretStore } from './session/push-secrets.js';
 import { RelayMarkStore } from './session/relay-mark.js';
 import { SessionStore } from './session/session-store.js';

@@ -19,12 +19,13 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   values: [],
   cloud: [],
   config: [],
-  session: ['cloud'],
+  storage: [],
+  session: ['cloud', 'storage'],
   connection: ['cloud', 'session'],
   push: ['cloud', 'session'],
   accessories: ['config'],
   alerts: ['cloud', 'session', 'connection'],
-  status: ['cloud', 'session', 'connection', 'alerts'],
+  status: ['cloud', 'connection', 'storage', 'alerts'],
   matter: ['config', 'accessories'],
 };
 

@@ -14,7 +14,7 @@ import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
 import type { AlertsClock } from '../src/alerts/alerts-rule.js';
 import type { Outage } from '../src/alerts/alerts-state.js';
 import type { PlatformTiming } from '../src/platform.js';
-import { dataFolderPath } from '../src/session/data-folder.js';
+import { dataFolderPath } from '../src/storage/data-folder.js';
 import type { DeliveryStatus } from '../src/status/delivery-status.js';
 import { hap } from '../scripts/lib/hap.js';
 import { SHAPES } from './support/notification-payloads.js';

@@ -9,7 +9,7 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DATA_FILES, dataFolderPath } from '../src/session/data-folder.js';
+import { DATA_FILES, dataFolderPath } from '../src/storage/data-folder.js';
 import { sendTestMotion } from '../homebridge-ui/test-motion.js';
 import { DOORBELLS, FAST, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
 import type { RunningPlatform } from '../scripts/lib/platform-harness.js';

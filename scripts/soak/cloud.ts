@@ -11,7 +11,7 @@ import { deliverNotification } from '../../simulator/delivery.js';
 import { startRelay, type Relay } from '../../simulator/relay/index.js';
 import { parseConfig } from '../../src/config/parse-config.js';
 import { SecretMaskingLogger } from '../../src/log.js';
-import { openDataFolder } from '../../src/session/data-folder.js';
+import { openDataFolder } from '../../src/storage/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { signInWithCode } from '../../src/session/sign-in.js';
 import type { StatusSink } from '../../src/status/status-writer.js';

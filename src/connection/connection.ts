@@ -2,7 +2,7 @@ import { DoorbellClient } from '../cloud/doorbell.js';
 import { CloudError } from '../cloud/errors.js';
 import type { RetryPolicy } from '../cloud/retry-policy.js';
 import { errorMessage, type SecretMaskingLogger } from '../log.js';
-import { obtainAccessToken, type Credentials } from '../session/access-token.js';
+import { obtainAccessToken, type Credentials } from '../session/sign-in.js';
 import { advice } from '../session/advice.js';
 import type { SessionStore, StoredSession } from '../session/session-store.js';
 import { SignInError } from '../session/sign-in.js';

@@ -1,9 +1,9 @@
 import { MAX_OUTAGES, type AlertsHealth, type Outage } from '../alerts/alerts-state.js';
 import type { SessionLoss } from '../connection/progress.js';
 import { errorCode, type Logger } from '../log.js';
-import { DATA_FILES } from '../session/data-folder.js';
-import { JsonFile } from '../session/json-file.js';
-import type { PrivateFolder } from '../session/private-folder.js';
+import { DATA_FILES } from '../storage/data-folder.js';
+import { JsonFile } from '../storage/json-file.js';
+import type { PrivateFolder } from '../storage/data-folder.js';
 import { CONTROL_SUBTYPES, offUntilKey, type OffUntilKey } from '../values/controls.js';
 import { isDeviceId } from '../values/json.js';
 import { isJsonObject } from '../values/json.js';

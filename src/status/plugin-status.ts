@@ -1,8 +1,8 @@
 import type { AlertsRecord } from '../alerts/alerts-state.js';
 import type { ConnectionListener } from '../connection/progress.js';
 import type { Logger } from '../log.js';
-import { describeFileError } from '../session/file-errors.js';
-import type { PrivateFolder } from '../session/private-folder.js';
+import { describeFileError } from '../storage/file-errors.js';
+import type { PrivateFolder } from '../storage/data-folder.js';
 import { openStatusFile, type DeliveryStatus, type StatusTiming } from './delivery-status.js';
 import { StatusBoard, type BoardDoorbell } from './status-board.js';
 import { StatusWriter, type StatusSink } from './status-writer.js';

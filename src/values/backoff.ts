@@ -7,7 +7,7 @@
  * (honouringRetryAfter).
  *
  * Two waits do not follow it, on purpose: the data folder's lock (proper-lockfile's own retries, 10 to
- * 250 ms apart, as a write holds the lock for milliseconds; session/private-folder.ts) and the wait for
+ * 250 ms apart, as a write holds the lock for milliseconds; storage/data-folder.ts) and the wait for
  * Homebridge to register the Matter devices (a poll, not a failure: its pauses start over after each
  * registration; matter/registration-wait.ts).
  *

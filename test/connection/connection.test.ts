@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Connection, type ConnectionOptions, type ConnectionSettings } from '../../src/connection/connection.js';
 import type { PushEndpoint } from '../../src/connection/push-endpoint.js';
 import { SecretMaskingLogger } from '../../src/log.js';
-import { openDataFolder } from '../../src/session/data-folder.js';
+import { openDataFolder } from '../../src/storage/data-folder.js';
 import { SessionStore, type StoredSession } from '../../src/session/session-store.js';
 import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
 import { delay } from '../../scripts/lib/platform-harness.js';

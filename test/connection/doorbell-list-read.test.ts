@@ -18,7 +18,7 @@ import type { SessionLoss } from '../../src/connection/progress.js';
 import type { ScheduleTiming } from '../../src/connection/schedule.js';
 import { SecretMaskingLogger } from '../../src/log.js';
 import { advice } from '../../src/session/advice.js';
-import { openDataFolder } from '../../src/session/data-folder.js';
+import { openDataFolder } from '../../src/storage/data-folder.js';
 import { SessionStore, type StoredSession } from '../../src/session/session-store.js';
 import { signInWithCode } from '../../src/session/sign-in.js';
 import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';

@@ -13,7 +13,7 @@ import type { Relay } from '../../simulator/relay/index.js';
 import { SecretMaskingLogger } from '../../src/log.js';
 import { CATCH_UP_SLACK_S, MARK_WRITE_INTERVAL_MS } from '../../src/push/relay-catch-up.js';
 import { RelayEndpoint } from '../../src/push/relay-endpoint.js';
-import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
+import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/storage/data-folder.js';
 import type { PushSecrets } from '../../src/session/push-secrets.js';
 import { RelayMarkStore, type RelayMark } from '../../src/session/relay-mark.js';
 import { eachTest } from '../support/each-test.js';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errorCode, type Logger } from '../log.js';
+import { GROUP_AND_OTHER_BITS, type PrivateFolder } from './data-folder.js';
 import { describeFileError, FileReadError } from './file-errors.js';
-import { GROUP_AND_OTHER_BITS, type PrivateFolder } from './private-folder.js';
 
 const PRIVATE_FILE_MODE = 0o600;
 

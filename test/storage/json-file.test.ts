@@ -9,12 +9,12 @@ import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
+import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/storage/data-folder.js';
 import { hashCode, SessionStore, type StoredSession } from '../../src/session/session-store.js';
 import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
 
 const execFileAsync = promisify(execFile);
-const SPEND_CODES = new URL('./fixtures/spend-codes.ts', import.meta.url).pathname;
+const SPEND_CODES = new URL('../session/fixtures/spend-codes.ts', import.meta.url).pathname;
 
 let storagePath: string;
 
