@@ -7,7 +7,7 @@ import type { RetryPolicy } from './cloud/retry-policy.js';
 import { parseConfig, type PlatformSettings } from './config/parse-config.js';
 import { pushAddressWarnings } from './config/push-settings.js';
 import { Connection } from './connection/connection.js';
-import type { PushEndpoint } from './connection/push-endpoint.js';
+import type { PushEndpoint } from './connection/connection.js';
 import { SCHEDULE_TIMING, type ScheduleTiming } from './connection/schedule.js';
 import { errorMessage, SecretMaskingLogger } from './log.js';
 import { MatterLink, type MatterLoader } from './matter-link.js';

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection, type ConnectionOptions, type ConnectionSettings } from '../../src/connection/connection.js';
-import type { PushEndpoint } from '../../src/connection/push-endpoint.js';
+import type { PushEndpoint } from '../../src/connection/connection.js';
 import { SecretMaskingLogger } from '../../src/log.js';
 import { openDataFolder } from '../../src/storage/data-folder.js';
 import { SessionStore, type StoredSession } from '../../src/session/session-store.js';

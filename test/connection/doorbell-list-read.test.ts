@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecordedRequest, Simulator } from '../../simulator/types.js';
 import { Connection } from '../../src/connection/connection.js';
-import type { PushEndpoint } from '../../src/connection/push-endpoint.js';
+import type { PushEndpoint } from '../../src/connection/connection.js';
 import type { SessionLoss } from '../../src/connection/progress.js';
 import type { ScheduleTiming } from '../../src/connection/schedule.js';
 import { SecretMaskingLogger } from '../../src/log.js';
