@@ -1,5 +1,5 @@
 import { errorMessage } from '#plugin/log.js';
-import { MAX_LINE_BYTES, parseRelayLine } from '#plugin/push/relay-lines.js';
+import { MAX_LINE_BYTES, parseRelayLine } from '#plugin/push/relay/stream.js';
 import { originOf } from '#plugin/values/address.js';
 import { SettingsError } from './settings-error.js';
 import type { PushAddress } from './test-motion.js';

@@ -3,14 +3,14 @@ import { STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
 import { parseConfig, type DoorbellSettings, type PlatformSettings } from '#plugin/config/parse-config.js';
 import type { PushSettings } from '#plugin/config/push-settings.js';
-import { directPushToken, relayPushToken } from '#plugin/push/push-token.js';
+import { directPushToken, relayPushToken } from '#plugin/push/notification.js';
 import { errorMessage } from '#plugin/log.js';
 import type { PushSecrets } from '#plugin/session/push-secrets.js';
 import { originOf } from '#plugin/values/address.js';
 import { deviceIdText, isDeviceId } from '#plugin/values/json.js';
 import { isJsonObject } from '#plugin/values/json.js';
 import { SettingsError } from './settings-error.js';
-import { responseUnlessAborted } from '#plugin/push/abortable-stream.js';
+import { responseUnlessAborted } from '#plugin/push/relay/stream.js';
 import { expectPublishReply } from './relay-reply.js';
 
 /**

@@ -7,7 +7,7 @@ import type { ConnectionListener } from './connection/progress.js';
 import type { Logger } from './log.js';
 import type { MatterLink } from './matter-link.js';
 import type { IntakeDrop } from './push/intake.js';
-import type { DeliveryOutage } from './push/relay-outage.js';
+import type { DeliveryOutage } from './push/relay/subscription.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 
 /** HAP bridges at most this many accessories: 149 doorbells leave no room for the sensor. */

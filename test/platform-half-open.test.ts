@@ -14,7 +14,7 @@ import { startRelay, type Relay } from '../simulator/relay/index.js';
 import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
 import { ALERTS_OPEN_AFTER_MS } from '../src/alerts/alerts-rule.js';
 import type { PlatformTiming } from '../src/platform.js';
-import { RELAY_TIMING } from '../src/push/relay-timing.js';
+import { RELAY_TIMING } from '../src/push/relay/subscription.js';
 import type { DeliveryStatus } from '../src/status/delivery-status.js';
 import { hap } from '../scripts/lib/hap.js';
 import { SHAPES } from './support/notification-payloads.js';

@@ -121,7 +121,7 @@ describe('relay mode', () => {
       expect.objectContaining({ message: expect.stringMatching(new RegExp(`^push\\.relayUrl ${relay().url} answered, but not as an ntfy relay \\(`)) }),
     ]);
     // The reason the fault names is the page's only when the page answered within faultAfterMs, which a
-    // busy machine may not do: test/push/relay-subscription.test.ts checks it on a fake clock.
+    // busy machine may not do: test/push/relay/relay-subscription.test.ts checks it on a fake clock.
     expect(warnings('Push relay unreachable')).toEqual([
       expect.objectContaining({ message: expect.stringMatching(/^Push relay unreachable for \d+ s \((answered, but not as an ntfy relay|not connected yet)\)/) }),
     ]);

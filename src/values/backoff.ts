@@ -2,7 +2,7 @@
  * How patiently something that failed is tried again, as data. Three waits follow this one rule, each
  * with its own numbers: a cloud call's retries within the call (cloud/http.ts: p-retry runs the
  * attempts, the wait between them is backoffDelay), the background retries of the connection
- * (connection/schedule.ts) and the relay's reconnects (push/relay-backoff.ts). Where a server says when
+ * (connection/schedule.ts) and the relay's reconnects (push/relay/subscription.ts). Where a server says when
  * to ask again (Retry-After), those waits take the larger of its wait and the backoff's
  * (honouringRetryAfter).
  *

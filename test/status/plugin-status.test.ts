@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AlertsRule, type AlertsClock } from '../../src/alerts/alerts-rule.js';
 import type { AlertsRecord, Outage } from '../../src/alerts/alerts-state.js';
-import { PushReceiver } from '../../src/push/receiver.js';
+import { PushReceiver } from '../../src/push/direct/receiver.js';
 import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/storage/data-folder.js';
 import type { DeliveryStatus } from '../../src/status/delivery-status.js';
 import { PluginStatus } from '../../src/status/plugin-status.js';

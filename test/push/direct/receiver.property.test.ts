@@ -8,13 +8,13 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { Agent, request } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { MIN_RING_INTERVAL_MS } from '../../src/accessories/doorbell-accessory.js';
-import { MAX_BODY_BYTES } from '../../src/push/intake.js';
-import { changesOf, recordHapChanges, type HapChange } from '../support/hap-changes.js';
-import { FAST, waitFor } from '../../scripts/lib/platform-harness.js';
-import { allConfirmed, usePlatformTestbed } from '../support/platform-testbed.js';
-import { MOTION_SUBTYPES, SHAPE_NAMES, SHAPES } from '../support/notification-payloads.js';
-import { propertyRuns } from '../support/property-runs.js';
+import { MIN_RING_INTERVAL_MS } from '../../../src/accessories/doorbell-accessory.js';
+import { MAX_BODY_BYTES } from '../../../src/push/intake.js';
+import { changesOf, recordHapChanges, type HapChange } from '../../support/hap-changes.js';
+import { FAST, waitFor } from '../../../scripts/lib/platform-harness.js';
+import { allConfirmed, usePlatformTestbed } from '../../support/platform-testbed.js';
+import { MOTION_SUBTYPES, SHAPE_NAMES, SHAPES } from '../../support/notification-payloads.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 /** The gate's doorbell button is turned off: a ring there changes nothing. */
 const DOORBELLS = [

@@ -3,8 +3,8 @@
  * timings shortened: the stream, its lines, refusals and stop. Breaks are in relay-breaks.test.ts.
  */
 import { describe, expect, it, jest } from '@jest/globals';
-import { listen } from '../../simulator/servers.js';
-import { waitFor } from '../../scripts/lib/platform-harness.js';
+import { listen } from '../../../simulator/servers.js';
+import { waitFor } from '../../../scripts/lib/platform-harness.js';
 import { connected, fakeTimeouts, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
 
 const messageLine = (fields: Record<string, unknown>) => JSON.stringify({ event: 'message', topic: 't', ...fields });

@@ -5,11 +5,11 @@
  */
 import { afterEach, beforeEach, expect, jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { startRelay } from '../../simulator/relay/index.js';
-import type { Relay, RelayOptions } from '../../simulator/relay/index.js';
-import { RelaySubscription } from '../../src/push/relay-subscription.js';
-import type { RelayTiming } from '../../src/push/relay-timing.js';
-import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
+import { startRelay } from '../../../simulator/relay/index.js';
+import type { Relay, RelayOptions } from '../../../simulator/relay/index.js';
+import { RelaySubscription } from '../../../src/push/relay/subscription.js';
+import type { RelayTiming } from '../../../src/push/relay/subscription.js';
+import { createTestLogger } from '../../../scripts/lib/homebridge-api.js';
 
 export const TIMING: RelayTiming = {
   aliveMs: 400,

@@ -5,7 +5,7 @@
  * jumped ahead, which steps back with its next keepalive (one warning per stream).
  */
 import { describe, expect, it } from '@jest/globals';
-import { delay, waitFor } from '../../scripts/lib/platform-harness.js';
+import { delay, waitFor } from '../../../scripts/lib/platform-harness.js';
 import { connected, lines, relay, subscribe, subscribeRequests, useRelay } from './relay-subscription-harness.js';
 
 const MINUTES = 60_000;

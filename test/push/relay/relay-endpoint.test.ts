@@ -8,19 +8,19 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startRelay } from '../../simulator/relay/index.js';
-import type { Relay } from '../../simulator/relay/index.js';
-import { SecretMaskingLogger } from '../../src/log.js';
-import { CATCH_UP_SLACK_S, MARK_WRITE_INTERVAL_MS } from '../../src/push/relay-catch-up.js';
-import { RelayEndpoint } from '../../src/push/relay-endpoint.js';
-import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/storage/data-folder.js';
-import type { PushSecrets } from '../../src/session/push-secrets.js';
-import { RelayMarkStore, type RelayMark } from '../../src/session/relay-mark.js';
-import { eachTest } from '../support/each-test.js';
-import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
-import { SHAPES } from '../support/notification-payloads.js';
-import { delay, temporaryStorage } from '../../scripts/lib/platform-harness.js';
-import { pollUntil } from '../../scripts/lib/poll.js';
+import { startRelay } from '../../../simulator/relay/index.js';
+import type { Relay } from '../../../simulator/relay/index.js';
+import { SecretMaskingLogger } from '../../../src/log.js';
+import { CATCH_UP_SLACK_S, MARK_WRITE_INTERVAL_MS } from '../../../src/push/relay/messages.js';
+import { RelayEndpoint } from '../../../src/push/relay/endpoint.js';
+import { DATA_FILES, dataFolderPath, openDataFolder } from '../../../src/storage/data-folder.js';
+import type { PushSecrets } from '../../../src/session/push-secrets.js';
+import { RelayMarkStore, type RelayMark } from '../../../src/session/relay-mark.js';
+import { eachTest } from '../../support/each-test.js';
+import { createTestLogger, type TestLogger } from '../../../scripts/lib/homebridge-api.js';
+import { SHAPES } from '../../support/notification-payloads.js';
+import { delay, temporaryStorage } from '../../../scripts/lib/platform-harness.js';
+import { pollUntil } from '../../../scripts/lib/poll.js';
 
 const TIMING = {
   aliveMs: 1_000,

@@ -3,12 +3,12 @@
  * listening after close.
  */
 import { afterEach, expect, it } from '@jest/globals';
-import { SecretMaskingLogger } from '../../src/log.js';
-import { DirectEndpoint } from '../../src/push/direct-endpoint.js';
-import type { PushSecrets } from '../../src/session/push-secrets.js';
-import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
-import { portIsFree } from '../../scripts/lib/platform-harness.js';
-import { freeLoopbackPort } from '../../scripts/lib/homebridge-config.js';
+import { SecretMaskingLogger } from '../../../src/log.js';
+import { DirectEndpoint } from '../../../src/push/direct/endpoint.js';
+import type { PushSecrets } from '../../../src/session/push-secrets.js';
+import { createTestLogger } from '../../../scripts/lib/homebridge-api.js';
+import { portIsFree } from '../../../scripts/lib/platform-harness.js';
+import { freeLoopbackPort } from '../../../scripts/lib/homebridge-config.js';
 
 const HOST = '127.0.0.1';
 const secrets: PushSecrets = { receiverSecret: 's'.repeat(43), relayTopic: 'up000000000000' };

@@ -1,16 +1,12 @@
-import type { RelaySettings } from '../config/push-settings.js';
-import { insecureUrlProblem } from '../values/address.js';
-import type { SecretMaskingLogger } from '../log.js';
-import type { PushSecrets } from '../session/push-secrets.js';
-import type { RelayMarkStore } from '../session/relay-mark.js';
-import { NotificationIntake, type IntakeDrop } from './intake.js';
-import type { DoorbellNotification } from './notification.js';
-import { relayPushToken } from './push-token.js';
-import { KeptCatchUpPoint } from './relay-catch-up.js';
-import { ImpostorWarning } from './relay-impostor.js';
-import type { DeliveryOutage } from './relay-outage.js';
-import { RelaySubscription } from './relay-subscription.js';
-import type { RelayTiming } from './relay-timing.js';
+import type { RelaySettings } from '../../config/push-settings.js';
+import type { SecretMaskingLogger } from '../../log.js';
+import type { PushSecrets } from '../../session/push-secrets.js';
+import type { RelayMarkStore } from '../../session/relay-mark.js';
+import { insecureUrlProblem } from '../../values/address.js';
+import { type IntakeDrop, NotificationIntake } from '../intake.js';
+import { type DoorbellNotification, relayPushToken } from '../notification.js';
+import { KeptCatchUpPoint } from './messages.js';
+import { type DeliveryOutage, ImpostorWarning, RelaySubscription, type RelayTiming } from './subscription.js';
 
 export interface RelayEndpointOptions {
   settings: RelaySettings;

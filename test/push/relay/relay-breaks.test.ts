@@ -4,10 +4,10 @@
  * only while the stream has been down too long.
  */
 import { describe, expect, it, jest } from '@jest/globals';
-import { ReconnectDelays } from '../../src/push/relay-backoff.js';
-import { CATCH_UP_SLACK_S } from '../../src/push/relay-catch-up.js';
-import { RELAY_TIMING } from '../../src/push/relay-timing.js';
-import { waitFor } from '../../scripts/lib/platform-harness.js';
+import { ReconnectDelays } from '../../../src/push/relay/subscription.js';
+import { CATCH_UP_SLACK_S } from '../../../src/push/relay/messages.js';
+import { RELAY_TIMING } from '../../../src/push/relay/subscription.js';
+import { waitFor } from '../../../scripts/lib/platform-harness.js';
 import { connected, fakeTimeouts, lines, relay, subscribe, subscribeRequests, TIMING, useRelay } from './relay-subscription-harness.js';
 
 const sinceOf = (request: { rawQuery: string } | undefined) => new URLSearchParams(request?.rawQuery).get('since');

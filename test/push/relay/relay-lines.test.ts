@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isRelayEvent, LineSplitter, MAX_LINE_BYTES, parseRelayLine } from '../../src/push/relay-lines.js';
+import { isRelayEvent, LineSplitter, MAX_LINE_BYTES, parseRelayLine } from '../../../src/push/relay/stream.js';
 
 describe('parseRelayLine', () => {
   it("reads open and keepalive as signs of life, with the relay's time", () => {

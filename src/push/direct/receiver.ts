@@ -1,14 +1,111 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, STATUS_CODES } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { errorMessage, quoteForLog, type Logger } from '../log.js';
-import { isReceiverSecret } from '../session/push-secrets.js';
+import { errorMessage, type Logger, quoteForLog } from '../../log.js';
+import { isReceiverSecret } from '../../session/push-secrets.js';
+import { type DropListener, MAX_BODY_BYTES, NotificationIntake } from '../intake.js';
+import type { DoorbellNotification } from '../notification.js';
 import { ConnectionSlots } from './connection-slots.js';
-import { RECEIVER_BOUNDS, serverOptions, type ReceiverBounds } from './receiver-bounds.js';
-import { MAX_BODY_BYTES, NotificationIntake, type DropListener } from './intake.js';
-import type { DoorbellNotification } from './notification.js';
-import { isJsonContentType, readBody } from './request-body.js';
+
+/**
+ * The push receiver of direct mode: the HTTP server, its bounds against strangers, and how it reads a
+ * request's body.
+ */
+
+/**
+ * What one client can hold of the receiver, which faces the internet: every connection costs memory
+ * and a file descriptor for as long as it lasts (docs/cloud-protocol.md).
+ */
+export interface ReceiverBounds {
+  /** A request's headers are complete this long after it began (a new connection's first: after it opened). */
+  headersTimeoutMs: number;
+  /** The whole request, body included, is complete this long after it began. */
+  requestTimeoutMs: number;
+  /** How often both are checked: a request runs over its time by at most this much. */
+  checkIntervalMs: number;
+  /** How long a connection may sit idle between requests. */
+  keepAliveMs: number;
+  /** The request line and headers together. */
+  maxHeaderBytes: number;
+  /**
+   * Connections open at once; a new one takes the place of the oldest without a complete request,
+   * else of the one idle longest, never of one whose delivery is being read or answered.
+   */
+  maxConnections: number;
+}
+
+/**
+ * A delivery is one small request sent at once: a second is plenty, so these leave a slow network
+ * room while keeping what a stranger holds small (a few hundred connections, each only seconds).
+ */
+export const RECEIVER_BOUNDS: Readonly<ReceiverBounds> = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 15_000,
+  checkIntervalMs: 1_000,
+  keepAliveMs: 5_000,
+  maxHeaderBytes: 8 * 1024,
+  maxConnections: 256,
+};
+
+/**
+ * A keep-alive client is told this much less than its connection really lives, so one that sends its
+ * next request at the last moment it was told does not meet the connection closing.
+ */
+const KEEP_ALIVE_GRACE_MS = 1_000;
+
+/** Node's HTTP server enforces all but the connection limit itself. */
+export function serverOptions(bounds: ReceiverBounds): ServerOptions {
+  const grace = Math.min(KEEP_ALIVE_GRACE_MS, bounds.keepAliveMs / 2);
+  return {
+    headersTimeout: bounds.headersTimeoutMs,
+    requestTimeout: bounds.requestTimeoutMs,
+    // Node's default checks every 30 s, which would let a connection outlive its timeout by that much.
+    connectionsCheckingInterval: bounds.checkIntervalMs,
+    keepAliveTimeout: bounds.keepAliveMs - grace,
+    keepAliveTimeoutBuffer: grace,
+    maxHeaderSize: bounds.maxHeaderBytes,
+  };
+}
+
+/** Reading a request body within a byte limit, for the push receiver. */
+
+export type BodyResult = { kind: 'complete'; body: Buffer } | { kind: 'too-large' } | { kind: 'aborted' };
+
+/**
+ * Reads the body, counting bytes as they arrive and stopping at the first byte past the limit, so
+ * neither a lying Content-Length nor a chunked body can make it buffer more than `limit`.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) {
+    return Promise.resolve({ kind: 'too-large' });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const finish = (result: BodyResult): void => {
+      req.off('data', onData).off('end', onEnd).off('close', onClose);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      length += chunk.length;
+      if (length > limit) {
+        req.pause();
+        finish({ kind: 'too-large' });
+      } else {
+        chunks.push(chunk);
+      }
+    };
+    const onEnd = (): void => finish({ kind: 'complete', body: Buffer.concat(chunks, length) });
+    const onClose = (): void => finish({ kind: 'aborted' });
+    req.on('data', onData).on('end', onEnd).on('close', onClose);
+  });
+}
+
+/** `application/json`, with or without parameters such as `; charset=utf-8`. */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
+  return mediaType === 'application/json';
+}
 
 export interface PushReceiverOptions {
   host: string;

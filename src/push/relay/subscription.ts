@@ -1,18 +1,221 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RelaySettings } from '../config/push-settings.js';
-import { honoursRetryAfter, parseRetryAfter } from '../cloud/retry-policy.js';
-import { errorCode, errorMessage, type Logger } from '../log.js';
-import { isAccessRefusal, ReconnectDelays, type ConnectionEnd } from './relay-backoff.js';
-import { answerUnlessAborted, readUntilAborted } from './abortable-stream.js';
-import { ConnectWaits } from './connect-waits.js';
-import type { CatchUpPoint } from './relay-catch-up.js';
-import { ImpostorWarning, NOT_A_RELAY } from './relay-impostor.js';
-import { isRelayEvent, LineSplitter, parseRelayLine } from './relay-lines.js';
-import { RelayMessages } from './relay-messages.js';
-import { RelayOutage, type DeliveryOutage } from './relay-outage.js';
-import { requestRelayStream } from './relay-stream.js';
-import type { RelayTiming } from './relay-timing.js';
-import { describeDuration } from '../values/time.js';
+import { honoursRetryAfter, parseRetryAfter } from '../../cloud/retry-policy.js';
+import type { RelaySettings } from '../../config/push-settings.js';
+import { errorCode, errorMessage, type Logger } from '../../log.js';
+import { type Backoff, BackoffDelays, honouringRetryAfter } from '../../values/backoff.js';
+import { describeDuration } from '../../values/time.js';
+import { type CatchUpPoint, RelayMessages } from './messages.js';
+import { answerUnlessAborted, isRelayEvent, LineSplitter, parseRelayLine, readUntilAborted, requestRelayStream } from './stream.js';
+
+/**
+ * The relay subscription: the loop that keeps one stream open, with its timing, its waits between
+ * reconnects, the rule for a page that answers in the relay's place, and when a stream down counts as
+ * an outage.
+ */
+
+/** The relay subscription's clock: how long silence, a break or a refusal lasts before what. */
+export interface RelayTiming {
+  /** A stream that delivers nothing at all (not even a keepalive) for this long is dropped and reopened. */
+  aliveMs: number;
+  /** The waits between reconnects; the jitter keeps homes from reconnecting together after the relay restarts. */
+  reconnect: Backoff;
+  /** A stream that lived this long starts the backoff over. */
+  stableMs: number;
+  /** After the relay refused access (401, 403): the token will not fix itself soon. */
+  refusedRetryMs: number;
+  /** The longest Retry-After (on 429, 503) waited out; a longer one is cut to this. */
+  maxRetryAfterMs: number;
+  /** Down for longer than this, the doorbells show a fault. */
+  faultAfterMs: number;
+  /** A message older than this is a stale alert, dropped. */
+  staleMs: number;
+}
+
+export const RELAY_TIMING: Readonly<RelayTiming> = Object.freeze({
+  aliveMs: 100_000,
+  // Steps of 2, 4 ... 32 s, then 60, of which the jitter waits the upper half: the first reconnect
+  // comes after 1 to 2 s, the latest 30 to 60 s apart.
+  reconnect: Object.freeze({ firstMs: 2_000, factor: 2, maxMs: 60_000, jitter: true }),
+  stableMs: 60_000,
+  refusedRetryMs: 10 * 60_000,
+  maxRetryAfterMs: 10 * 60_000,
+  faultAfterMs: 60_000,
+  staleMs: 120_000,
+});
+
+/** How one relay connection ended, as far as the wait before the next one is concerned. */
+export type ConnectionEnd =
+  | { kind: 'ended'; livedMs: number }
+  | { kind: 'refused'; status: number; retryAfterMs: number | undefined }
+  | { kind: 'failed' };
+
+/**
+ * The wait before reconnecting to the relay: the `reconnect` backoff, started over after a stream that
+ * lived `stableMs`. A refused token waits `refusedRetryMs`. A Retry-After (429, 503) is honoured as
+ * every retry honours it (the larger of it and the backoff), cut to `maxRetryAfterMs`.
+ */
+export class ReconnectDelays {
+  private readonly backoff: BackoffDelays;
+
+  constructor(
+    private readonly timing: RelayTiming,
+    random: () => number = Math.random,
+  ) {
+    this.backoff = new BackoffDelays(timing.reconnect, random);
+  }
+
+  after(end: ConnectionEnd): number {
+    if (end.kind === 'refused' && isAccessRefusal(end.status)) {
+      return this.timing.refusedRetryMs;
+    }
+    if (end.kind === 'ended' && end.livedMs >= this.timing.stableMs) {
+      this.backoff.reset();
+    }
+    const backoffMs = this.backoff.next();
+    if (end.kind === 'refused' && end.retryAfterMs !== undefined) {
+      return honouringRetryAfter(backoffMs, Math.min(end.retryAfterMs, this.timing.maxRetryAfterMs));
+    }
+    return backoffMs;
+  }
+}
+
+/** 401 and 403: the relay refuses this token (or its absence), which waiting briefly will not change. */
+export function isAccessRefusal(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
+/**
+ * The calls waiting for the relay stream to open, each with its own timeout: all end at once when it
+ * opens or the subscription stops, and one that timed out is forgotten with its timer, however many
+ * pile up while the relay refuses.
+ */
+export class ConnectWaits {
+  /** Each ends one pending wait, and removes itself. */
+  private readonly waits = new Set<() => void>();
+
+  /** Resolves with `outcome()` once ended by endAll, or after `timeoutMs`. */
+  wait(timeoutMs: number, outcome: () => boolean): Promise<boolean> {
+    return new Promise((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        this.waits.delete(end);
+        resolve(outcome());
+      };
+      const timer = setTimeout(end, timeoutMs);
+      this.waits.add(end);
+    });
+  }
+
+  endAll(): void {
+    [...this.waits].forEach((end) => end());
+  }
+}
+
+/** Why a connection to an address that is not an ntfy relay ended, for the debug log and the outage warning. */
+export const NOT_A_RELAY = 'answered, but not as an ntfy relay';
+
+/**
+ * A server that answers the relay's address with `200` but is no ntfy relay: a captive portal, a
+ * proxy's error page, a web site at a mistyped `push.relayUrl`. Counting its bytes as a live stream
+ * would show the relay connected and register an address where every alert is lost in silence, so
+ * only a well-formed ntfy event proves a stream, and such an answer is said once in the log, in words
+ * that name the setting to check. Shared by the subscriptions of one run: said again only after a real
+ * relay answered in between, not at each reconnect, nor after a sign-out and a sign-in.
+ */
+export class ImpostorWarning {
+  private warned = false;
+
+  constructor(
+    /** Named in the warning; not a secret. */
+    private readonly relayUrl: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** The address answered something that is not an ntfy stream. */
+  notARelay(): void {
+    if (!this.warned) {
+      this.warned = true;
+      this.log.warn(
+        `push.relayUrl ${this.relayUrl} ${NOT_A_RELAY} (a web page, a captive portal or a proxy's error page?): ` +
+          'motion alerts cannot arrive through it. Check push.relayUrl; still trying.',
+      );
+    }
+  }
+
+  /** A real relay answered: the next impostor is news again. */
+  relayAnswered(): void {
+    this.warned = false;
+  }
+}
+
+/** Why relay alerts cannot arrive. */
+export interface DeliveryOutage {
+  /** Since when the stream is down, on this machine's clock. */
+  since: number;
+  /** The relay's last answer refused access (401, 403): a token to fix, not a network to wait for. */
+  refused: boolean;
+  /**
+   * How long before this report the fault is dated: `faultAfterMs` after the stream went down, which
+   * for a stream found silent only by the alive timeout was before it was noticed; 0 when on time.
+   */
+  faultedForMs: number;
+}
+
+export interface RelayOutageOptions {
+  /** Down for longer than this, alerts count as unable to arrive. */
+  faultAfterMs: number;
+  log: Logger;
+  /** A monotonic clock (performance.now): a wall clock set back while down would put the fault off by as much. */
+  now: () => number;
+  /** Down too long (true, with how long it has been down, in ms), or back after that (false). */
+  onDeliveryDown: (down: boolean, downForMs?: number) => void;
+}
+
+/**
+ * Whether relay alerts can arrive: a stream down for longer than `faultAfterMs` gets one warning and
+ * the doorbells' fault, and its return clears the fault. A short break, or the quiet between
+ * keepalives, is no outage. It owns one timer, cleared by `up` and `stop`.
+ */
+export class RelayOutage {
+  private timer: NodeJS.Timeout | undefined;
+  private reported = false;
+  private stopped = false;
+
+  constructor(private readonly options: RelayOutageOptions) {}
+
+  /**
+   * The stream is down, since `downForMs` ago; `problem()` says why, for the warning (the reason may
+   * change while it stays down).
+   */
+  down(problem: () => string, downForMs = 0): void {
+    if (this.stopped) {
+      return;
+    }
+    const { faultAfterMs, log, now, onDeliveryDown } = this.options;
+    clearTimeout(this.timer);
+    const downSince = now() - downForMs;
+    this.timer = setTimeout(() => {
+      this.reported = true;
+      const seconds = Math.round((now() - downSince) / 1000);
+      log.warn(`Push relay unreachable for ${seconds} s (${problem()}): motion alerts cannot arrive until it is back. Still trying.`);
+      onDeliveryDown(true, now() - downSince);
+    }, Math.max(0, faultAfterMs - downForMs));
+  }
+
+  up(): void {
+    clearTimeout(this.timer);
+    if (this.reported) {
+      this.reported = false;
+      this.options.onDeliveryDown(false);
+    }
+  }
+
+  /** Nothing is reported any more. */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+}
 
 export interface RelaySubscriptionOptions {
   /** The relay; its token is sent as `Authorization: Bearer <token>`, and is a secret. */

@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConnectionSlots } from '../../src/push/connection-slots.js';
-import { DuplicateFilter } from '../../src/push/duplicate-filter.js';
-import type { DoorbellNotification } from '../../src/push/notification.js';
-import { RECEIVER_BOUNDS, type ReceiverBounds } from '../../src/push/receiver-bounds.js';
-import { PushReceiver } from '../../src/push/receiver.js';
-import { rawPost, rawPostHead, RawConnections, type RawConnection } from '../support/raw-connections.js';
+import { ConnectionSlots } from '../../../src/push/direct/connection-slots.js';
+import { DuplicateFilter } from '../../../src/push/intake.js';
+import type { DoorbellNotification } from '../../../src/push/notification.js';
+import { RECEIVER_BOUNDS, type ReceiverBounds } from '../../../src/push/direct/receiver.js';
+import { PushReceiver } from '../../../src/push/direct/receiver.js';
+import { rawPost, rawPostHead, RawConnections, type RawConnection } from '../../support/raw-connections.js';
 
 const SECRET = randomBytes(32).toString('base64url');
 const PUSH_PATH = `/push/${SECRET}`;

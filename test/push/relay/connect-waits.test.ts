@@ -3,7 +3,7 @@
  * that timed out is forgotten, so that a relay refusing for hours piles up nothing.
  */
 import { describe, expect, it } from '@jest/globals';
-import { ConnectWaits } from '../../src/push/connect-waits.js';
+import { ConnectWaits } from '../../../src/push/relay/subscription.js';
 
 describe('ConnectWaits', () => {
   it('forgets each wait that timed out: endAll afterwards asks none of them for its outcome again', async () => {

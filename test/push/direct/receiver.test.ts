@@ -6,11 +6,11 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { connect, createServer as createTcpServer } from 'node:net';
 import type { Socket } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { DuplicateFilter } from '../../src/push/duplicate-filter.js';
-import type { Logger } from '../../src/log.js';
-import type { DoorbellNotification } from '../../src/push/notification.js';
-import { MAX_BODY_BYTES } from '../../src/push/intake.js';
-import { PushReceiver } from '../../src/push/receiver.js';
+import { DuplicateFilter } from '../../../src/push/intake.js';
+import type { Logger } from '../../../src/log.js';
+import type { DoorbellNotification } from '../../../src/push/notification.js';
+import { MAX_BODY_BYTES } from '../../../src/push/intake.js';
+import { PushReceiver } from '../../../src/push/direct/receiver.js';
 
 const HOST = '127.0.0.1';
 const SECRET = randomBytes(32).toString('base64url');

@@ -1,8 +1,7 @@
-import type { SecretMaskingLogger } from '../log.js';
-import type { PushSecrets } from '../session/push-secrets.js';
-import type { DropListener } from './intake.js';
-import type { DoorbellNotification } from './notification.js';
-import { directPushToken } from './push-token.js';
+import type { SecretMaskingLogger } from '../../log.js';
+import type { PushSecrets } from '../../session/push-secrets.js';
+import type { DropListener } from '../intake.js';
+import { directPushToken, type DoorbellNotification } from '../notification.js';
 import type { PushReceiver } from './receiver.js';
 
 export interface DirectSettings {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Readable } from 'node:stream';
-import { readUntilAborted, responseUnlessAborted } from '../../src/push/abortable-stream.js';
+import { readUntilAborted, responseUnlessAborted } from '../../../src/push/relay/stream.js';
 
 /** A stream that delivers `chunks`, then neither delivers nor ends, as a relay that fell silent. */
 function stalledStream(chunks: string[] = []): Readable {
