@@ -1,6 +1,6 @@
 import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { DoorbellAccessories } from './accessories/doorbell-accessories.js';
-import { AlertsLink } from './alerts-link.js';
+import { AlertsLink } from './alerts/alerts-link.js';
 import { ALERTS_OPEN_AFTER_MS, type AlertsClock } from './alerts/alerts-rule.js';
 import { CONFIGURATION_INVALID, NODE_TOO_OLD, NOT_CONFIGURED } from './alerts/reasons.js';
 import type { RetryPolicy } from './cloud/retry-policy.js';

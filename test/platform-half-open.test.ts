@@ -11,7 +11,7 @@ import { describe, expect, it, jest } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HomeLink } from '../scripts/soak/home-link.js';
 import { startRelay, type Relay } from '../simulator/relay/index.js';
-import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
+import { alertsSensorUuid } from '../src/alerts/alerts-sensor.js';
 import { ALERTS_OPEN_AFTER_MS } from '../src/alerts/alerts-rule.js';
 import type { PlatformTiming } from '../src/platform.js';
 import { RELAY_TIMING } from '../src/push/relay/subscription.js';

@@ -14,7 +14,7 @@ import { SecretMaskingLogger } from '../../src/log.js';
 import { openDataFolder } from '../../src/storage/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { signInWithCode } from '../../src/session/sign-in.js';
-import type { StatusSink } from '../../src/status/status-writer.js';
+import type { StatusSink } from '../../src/status/plugin-status.js';
 import { ACCOUNT, platformConfig } from '../lib/platform-harness.js';
 import { HomeLink } from './home-link.js';
 import type { SoakLogger } from './plugin-log.js';

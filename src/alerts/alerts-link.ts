@@ -1,14 +1,14 @@
 import type { API, PlatformAccessory } from 'homebridge';
-import { ALERTS_SENSOR_NAME, AlertsSensor, alertsSensorUuid } from './accessories/alerts-sensor.js';
-import { AlertsRule, SYSTEM_CLOCK, type AlertsClock } from './alerts/alerts-rule.js';
-import type { AlertsRecord } from './alerts/alerts-state.js';
-import { CONFIGURATION_INVALID, DownReasons, type ReasonSettings } from './alerts/reasons.js';
-import type { ConnectionListener } from './connection/progress.js';
-import type { Logger } from './log.js';
-import type { MatterLink } from './matter-link.js';
-import type { IntakeDrop } from './push/intake.js';
-import type { DeliveryOutage } from './push/relay/subscription.js';
-import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
+import type { ConnectionListener } from '../connection/progress.js';
+import type { Logger } from '../log.js';
+import type { MatterLink } from '../matter-link.js';
+import type { IntakeDrop } from '../push/intake.js';
+import type { DeliveryOutage } from '../push/relay/subscription.js';
+import { PLATFORM_NAME, PLUGIN_NAME } from '../settings.js';
+import type { AlertsRecord } from '../status/delivery-status.js';
+import { type AlertsClock, AlertsRule, SYSTEM_CLOCK } from './alerts-rule.js';
+import { ALERTS_SENSOR_NAME, AlertsSensor, alertsSensorUuid } from './alerts-sensor.js';
+import { CONFIGURATION_INVALID, DownReasons, type ReasonSettings } from './reasons.js';
 
 /** HAP bridges at most this many accessories: 149 doorbells leave no room for the sensor. */
 const BRIDGE_ACCESSORY_LIMIT = 149;

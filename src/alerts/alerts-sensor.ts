@@ -1,5 +1,5 @@
 import type { API, PlatformAccessory, Service } from 'homebridge';
-import { describeAccessory, namedService } from './services.js';
+import { describeAccessory, namedService } from '../accessories/services.js';
 
 /** The accessory's name, and its service's: a user turns on its notifications in the Home app by it. */
 export const ALERTS_SENSOR_NAME = 'Doorbell Alerts';
