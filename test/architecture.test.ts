@@ -61,6 +61,13 @@ const SHARED = ['values', 'log.ts', 'settings.ts'];
  */
 const TOP_LEVEL = ['index.ts', 'log.ts', 'matter-link.ts', 'notifications.ts', 'platform.ts', 'settings.ts'];
 
+/**
+ * How many files src/ holds, every one counted (the config check Ajv generates included): src/ is cut
+ * by concept, a file per idea, not by a count of lines. Past these, look for a file of a few dozen
+ * lines that only one other file imports: it usually belongs inside that one.
+ */
+const MAX_FILES = { src: 70, push: 12, top: 6 };
+
 const HOMEBRIDGE = /^(homebridge|@homebridge\/)/;
 
 interface Import {
@@ -124,6 +131,15 @@ describe('the folders of src/', () => {
   it('keeps the top level to registration, the names, the platform, the logger, the way to Matter and the notifications', () => {
     const files = readdirSync(SRC, { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
     expect(files.sort()).toEqual(TOP_LEVEL);
+  });
+
+  it(`holds at most ${MAX_FILES.src} files, ${MAX_FILES.push} of them in push/ and ${MAX_FILES.top} at the top`, () => {
+    const all = filesIn(SRC, () => true);
+    const top = readdirSync(SRC, { withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(all).toContain(join(SRC, 'config', 'config-checks.generated.js'));
+    expect(all.length).toBeLessThanOrEqual(MAX_FILES.src);
+    expect(filesIn(join(SRC, 'push'), () => true).length).toBeLessThanOrEqual(MAX_FILES.push);
+    expect(top.length).toBeLessThanOrEqual(MAX_FILES.top);
   });
 
   it('has no import circle: each file can be read after the files it imports', async () => {
@@ -322,5 +338,13 @@ describe('homebridge-ui/', () => {
     const homebridge = imports.filter((specifier) => HOMEBRIDGE.test(specifier));
     expect(homebridge).toEqual(name === 'server.ts' ? ['@homebridge/plugin-ui-utils'] : []);
     expect(imports.filter((specifier) => specifier.startsWith('.') && !/^\.\/[a-z-]+\.js$/.test(specifier))).toEqual([]);
+  });
+
+  it('has no import circle among its own files', async () => {
+    // The plugin's modules (`#plugin/...`) are outside this graph: src/ is checked on its own above, and imports nothing from here.
+    const graph = await madge(UI_SERVER, { fileExtensions: ['ts'], tsConfig: join(ROOT, 'tsconfig.ui.json') });
+    expect(graph.warnings().skipped.filter((specifier) => !specifier.startsWith('#plugin/'))).toEqual([]);
+    expect(Object.keys(graph.obj())).toEqual(expect.arrayContaining(files));
+    expect(graph.circular()).toEqual([]);
   });
 });
