@@ -1,10 +1,10 @@
 import { DoorbellClient } from '#plugin/cloud/doorbell.js';
-import type { AccountDoorbell } from '#plugin/cloud/doorbell-list.js';
+import type { AccountDoorbell } from '#plugin/cloud/doorbell.js';
 import { CloudError } from '#plugin/cloud/errors.js';
 import type { RetryPolicy } from '#plugin/cloud/retry-policy.js';
 import { withoutTrailingSlashes } from '#plugin/config/push-settings.js';
 import type { SecretMaskingLogger } from '#plugin/log.js';
-import { deviceIdText, isDeviceId } from '#plugin/values/device-id.js';
+import { deviceIdText, isDeviceId } from '#plugin/values/json.js';
 import { originOf } from '#plugin/values/address.js';
 import { isJsonObject, isNonEmptyString } from '#plugin/values/json.js';
 import { SettingsError } from './settings-error.js';

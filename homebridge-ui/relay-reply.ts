@@ -1,8 +1,16 @@
 import { errorMessage } from '#plugin/log.js';
-import { MAX_LINE_BYTES, parseRelayLine } from '#plugin/push/relay-lines.js';
+import { MAX_LINE_BYTES, parseRelayLine } from '#plugin/push/relay/stream.js';
 import { originOf } from '#plugin/values/address.js';
 import { SettingsError } from './settings-error.js';
-import type { PushAddress } from './test-motion.js';
+
+/** Where a test motion goes: the push token the plugin registers, and what answers there. */
+export interface PushAddress {
+  token: string;
+  /** For messages: the relay, or the plugin's own receiver. */
+  answeredBy: 'push relay' | 'push receiver';
+  /** The setting that leads there, as the settings form names it. */
+  setting: 'Relay Server' | 'Public Address';
+}
 
 /**
  * An ntfy relay answers a publish with the message it stored and passes on to the plugin's stream (an

@@ -3,15 +3,14 @@ import { STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
 import { parseConfig, type DoorbellSettings, type PlatformSettings } from '#plugin/config/parse-config.js';
 import type { PushSettings } from '#plugin/config/push-settings.js';
-import { directPushToken, relayPushToken } from '#plugin/push/push-token.js';
+import { directPushToken, relayPushToken } from '#plugin/push/notification.js';
 import { errorMessage } from '#plugin/log.js';
 import type { PushSecrets } from '#plugin/session/push-secrets.js';
 import { originOf } from '#plugin/values/address.js';
-import { deviceIdText, isDeviceId } from '#plugin/values/device-id.js';
-import { isJsonObject } from '#plugin/values/json.js';
+import { deviceIdText, isDeviceId, isJsonObject } from '#plugin/values/json.js';
 import { SettingsError } from './settings-error.js';
-import { responseUnlessAborted } from '#plugin/push/abortable-stream.js';
-import { expectPublishReply } from './relay-reply.js';
+import { responseUnlessAborted } from '#plugin/push/relay/stream.js';
+import { expectPublishReply, type PushAddress } from './relay-reply.js';
 
 /**
  * A test motion goes where the doorbell service delivers real ones, the push token the plugin
@@ -51,15 +50,6 @@ export function testMotionTarget(request: unknown, block: unknown): { settings: 
     throw new SettingsError(`Doorbell ${deviceId} is not in the saved settings: add it, save, and try again.`);
   }
   return { settings: config.settings, doorbell };
-}
-
-/** Where a test motion goes: the push token the plugin registers, and what answers there. */
-export interface PushAddress {
-  token: string;
-  /** For messages: the relay, or the plugin's own receiver. */
-  answeredBy: 'push relay' | 'push receiver';
-  /** The setting that leads there, as the settings form names it. */
-  setting: 'Relay Server' | 'Public Address';
 }
 
 /**

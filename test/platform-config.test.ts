@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { PlatformConfig } from 'homebridge';
-import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
+import { alertsSensorUuid } from '../src/alerts/alerts-sensor.js';
 import { accessoryUuid } from '../src/accessories/doorbell-accessory.js';
 import { delay, DOORBELLS, platformConfig, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
 import type { RunningPlatform } from '../scripts/lib/platform-harness.js';

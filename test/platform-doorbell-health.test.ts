@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import type { API, PlatformAccessory } from 'homebridge';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ALERTS_OPEN_AFTER_MS } from '../src/alerts/alerts-rule.js';
-import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
+import { alertsSensorUuid } from '../src/alerts/alerts-sensor.js';
 import { FakeMatter } from './support/fake-matter.js';
 import { hap } from '../scripts/lib/hap.js';
 import { accessoryOf, DOORBELLS, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';

@@ -7,10 +7,10 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ALERTS_OPEN_AFTER_MS } from '../src/alerts/alerts-rule.js';
-import { alertsSensorUuid } from '../src/accessories/alerts-sensor.js';
+import { alertsSensorUuid } from '../src/alerts/alerts-sensor.js';
 import { SecretMaskingLogger } from '../src/log.js';
 import { advice } from '../src/session/advice.js';
-import { openDataFolder } from '../src/session/data-folder.js';
+import { openDataFolder } from '../src/storage/data-folder.js';
 import { SessionStore } from '../src/session/session-store.js';
 import { signInWithCode } from '../src/session/sign-in.js';
 import { hap } from '../scripts/lib/hap.js';

@@ -9,7 +9,7 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DATA_FILES, dataFolderPath } from '../src/session/data-folder.js';
+import { DATA_FILES, dataFolderPath } from '../src/storage/data-folder.js';
 import { sendTestMotion } from '../homebridge-ui/test-motion.js';
 import { DOORBELLS, FAST, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';
 import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
@@ -121,7 +121,7 @@ describe('relay mode', () => {
       expect.objectContaining({ message: expect.stringMatching(new RegExp(`^push\\.relayUrl ${relay().url} answered, but not as an ntfy relay \\(`)) }),
     ]);
     // The reason the fault names is the page's only when the page answered within faultAfterMs, which a
-    // busy machine may not do: test/push/relay-subscription.test.ts checks it on a fake clock.
+    // busy machine may not do: test/push/relay/relay-subscription.test.ts checks it on a fake clock.
     expect(warnings('Push relay unreachable')).toEqual([
       expect.objectContaining({ message: expect.stringMatching(/^Push relay unreachable for \d+ s \((answered, but not as an ntfy relay|not connected yet)\)/) }),
     ]);

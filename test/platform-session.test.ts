@@ -7,7 +7,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { startRelay } from '../simulator/relay/index.js';
 import { SecretMaskingLogger } from '../src/log.js';
-import { openDataFolder } from '../src/session/data-folder.js';
+import { openDataFolder } from '../src/storage/data-folder.js';
 import { SessionStore } from '../src/session/session-store.js';
 import { signInWithCode } from '../src/session/sign-in.js';
 import { createTestLogger } from '../scripts/lib/homebridge-api.js';

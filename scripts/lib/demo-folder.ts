@@ -6,7 +6,7 @@
 import { readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { BridgeIdentity } from './homebridge-config.js';
-import { DATA_FILES, dataFolderPath } from '../../src/session/data-folder.js';
+import { DATA_FILES, dataFolderPath } from '../../src/storage/data-folder.js';
 import { REPO_ROOT } from './paths.js';
 
 const DEFAULT_DEMO_DIR = join(REPO_ROOT, '.demo');

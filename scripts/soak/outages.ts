@@ -5,7 +5,7 @@
  * the sensor opened and closed.
  */
 import { ALERTS_OPEN_AFTER_MS } from '../../src/alerts/alerts-rule.js';
-import { RELAY_TIMING } from '../../src/push/relay-timing.js';
+import { RELAY_TIMING } from '../../src/push/relay/subscription.js';
 import { downPeriods, firstMinuteDown, type SensorRecord, type Span } from './alerts-sensor.js';
 
 export interface OutageFigures {

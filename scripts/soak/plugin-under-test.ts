@@ -6,7 +6,7 @@
  * it (no shutdown: its timers and sockets dropped, see PluginProcess), then launch it again.
  */
 import type { API, Characteristic, PlatformAccessory } from 'homebridge';
-import { alertsSensorUuid } from '../../src/accessories/alerts-sensor.js';
+import { alertsSensorUuid } from '../../src/alerts/alerts-sensor.js';
 import { DoorbellMotionPlatform, PRODUCTION_TIMING } from '../../src/platform.js';
 import { hap } from '../lib/hap.js';
 import { createTestApi, type TestApi } from '../lib/homebridge-api.js';

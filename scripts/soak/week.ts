@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCHEDULE_TIMING } from '../../src/connection/schedule.js';
-import { openDataFolder } from '../../src/session/data-folder.js';
+import { openDataFolder } from '../../src/storage/data-folder.js';
 import { openStatusFile } from '../../src/status/delivery-status.js';
 import { DOORBELLS } from '../lib/platform-harness.js';
 import { Cloud } from './cloud.js';

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
-import { CAME_TOO_LATE, lastRun, MAX_OUTAGES, type AlertsRecord, type Outage } from './alerts-state.js';
+import { CAME_TOO_LATE, lastRun, MAX_OUTAGES, type AlertsRecord, type Outage } from '../status/delivery-status.js';
 import type { Reason } from './reasons.js';
-import { durationWords } from './time-words.js';
+import { describeDuration } from '../values/time.js';
 
 /** Down this long without a break, alerts count as stopped: a restart or a relay reconnect takes less. */
 export const ALERTS_OPEN_AFTER_MS = 60_000;
@@ -207,7 +207,7 @@ export class AlertsRule {
       this.catchUp = { outage: own, ownOutage: true };
       this.outages = [own, ...this.outages].slice(0, MAX_OUTAGES);
       this.options.log.warn(
-        `Doorbell alerts came too late to show: one sent ${durationWords(ageMs)} ago reached this Homebridge only when the push relay stream came back. Check this Homebridge's internet connection if it happens again.`,
+        `Doorbell alerts came too late to show: one sent ${describeDuration(ageMs, 'rough')} ago reached this Homebridge only when the push relay stream came back. Check this Homebridge's internet connection if it happens again.`,
       );
     } else {
       outage.late = (outage.late ?? 0) + 1;
@@ -299,7 +299,7 @@ export class AlertsRule {
       return;
     }
     current.outage.to = new Date(now).toISOString();
-    const lasted = durationWords(this.clock.monotonic() - current.from);
+    const lasted = describeDuration(this.clock.monotonic() - current.from, 'rough');
     this.options.log.info(`Doorbell alerts are flowing again after ${lasted} (${current.outage.reason})`);
   }
 }

@@ -2,7 +2,7 @@ import { CloudError } from '../cloud/errors.js';
 import type { ConnectStage, SessionLoss } from '../connection/progress.js';
 import { HOW_TO_SIGN_IN } from '../session/advice.js';
 import { NODE_TOO_OLD_REASON, NODE_TOO_OLD_TODO } from '../values/node-version.js';
-import { clockTime } from './time-words.js';
+import { clockTime } from '../values/time.js';
 
 /** Why alerts stopped, in plain words that never hold a secret, and what the user can do about it. */
 export interface Reason {

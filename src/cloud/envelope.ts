@@ -1,6 +1,24 @@
 import { isNonEmptyString } from '../values/json.js';
 import { CloudError } from './errors.js';
-import { parseJsonBody, type CloudResponse } from './response.js';
+
+/** What a service answered: the body as text, and the envelope the services wrap their data in. */
+
+/** What a service answered, body as text. */
+export interface CloudResponse {
+  status: number;
+  contentType: string | undefined;
+  body: string;
+}
+
+/** The body as JSON; undefined when it is not JSON. */
+export function parseJsonBody({ body }: CloudResponse): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    // The parser's message quotes the body, which may hold anything: say only that it is not JSON.
+    return undefined;
+  }
+}
 
 /**
  * The account service answers `{code, msg, data}`. What `data` may hold is written once, as fields,

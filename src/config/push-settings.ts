@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import os from 'node:os';
-import { isLoopbackHost } from '../values/secure-url.js';
+import { isLoopbackHost } from '../values/address.js';
 import type { SchemaPush } from './config-schema.js';
 
 /** The relay settings, its address without a trailing slash and ntfy.sh by default; what the relay stream is opened with. */

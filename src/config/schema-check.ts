@@ -14,7 +14,7 @@ import {
   unknownSetting,
 } from './messages.js';
 import { hasUserInfo } from '../values/address.js';
-import { deviceIdText, isDeviceId } from '../values/device-id.js';
+import { deviceIdText, isDeviceId } from '../values/json.js';
 import { isJsonObject } from '../values/json.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { DoorbellList } from '../cloud/doorbell-list.js';
+import type { DoorbellList } from '../cloud/doorbell.js';
 import type { SubscriptionListener } from './subscriptions.js';
 
 /** Why no session is usable: nobody is signed in, or the doorbell service refused the session or the configured token. */

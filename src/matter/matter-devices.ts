@@ -1,5 +1,5 @@
 import type { API, MatterAccessory, MatterAPI } from 'homebridge';
-import { ALERTS_SENSOR_NAME } from '../accessories/alerts-sensor.js';
+import { ALERTS_SENSOR_NAME } from '../alerts/alerts-sensor.js';
 import { cleanName } from '../accessories/names.js';
 import { DETECTION_SUFFIXES, DETECTIONS, type Detection } from '../values/detection.js';
 

@@ -1,7 +1,7 @@
 import type { MatterAccessory, MatterAPI } from 'homebridge';
 import { errorMessage, type Logger } from '../log.js';
 import { hasOtherFeatures, serverClusterOf, type MatterRole } from './matter-devices.js';
-import type { Pauses } from './pauses.js';
+import type { Pauses } from './registration-wait.js';
 
 /** Homebridge applies an update on its next turn; one that has not shown after this has failed. */
 const CONFIRM_TIMEOUT_MS = 1_000;

@@ -1,5 +1,5 @@
 import type { CloudError } from '../cloud/errors.js';
-import { CLAIM_LIFETIME_MS } from './one-time-codes.js';
+import { CLAIM_LIFETIME_MS } from './session-store.js';
 
 /**
  * What the user should do when signing in failed or a session ended: the one place these words are

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { isJsonObject } from '../values/json.js';
 import type { Logger } from '../log.js';
-import { DATA_FILES } from './data-folder.js';
-import { JsonFile } from './json-file.js';
-import type { PrivateFolder } from './private-folder.js';
+import { DATA_FILES } from '../storage/data-folder.js';
+import { JsonFile } from '../storage/json-file.js';
+import type { PrivateFolder } from '../storage/data-folder.js';
 
 /** push.json: what makes this installation's push address a capability. Both are secrets. */
 export interface PushSecrets {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { isJsonObject, isNonEmptyString } from '../values/json.js';
 import type { Logger } from '../log.js';
-import { DATA_FILES } from './data-folder.js';
-import { JsonFile } from './json-file.js';
-import type { PrivateFolder } from './private-folder.js';
+import { DATA_FILES } from '../storage/data-folder.js';
+import { JsonFile } from '../storage/json-file.js';
+import type { PrivateFolder } from '../storage/data-folder.js';
 
 /**
  * Where a relay stream picks up after a restart: after the last message handled, or, when none was

@@ -2,12 +2,12 @@
  * How patiently something that failed is tried again, as data. Three waits follow this one rule, each
  * with its own numbers: a cloud call's retries within the call (cloud/http.ts: p-retry runs the
  * attempts, the wait between them is backoffDelay), the background retries of the connection
- * (connection/schedule.ts) and the relay's reconnects (push/relay-backoff.ts). Where a server says when
+ * (connection/schedule.ts) and the relay's reconnects (push/relay/subscription.ts). Where a server says when
  * to ask again (Retry-After), those waits take the larger of its wait and the backoff's
  * (honouringRetryAfter).
  *
  * Two waits do not follow it, on purpose: the data folder's lock (proper-lockfile's own retries, 10 to
- * 250 ms apart, as a write holds the lock for milliseconds; session/private-folder.ts) and the wait for
+ * 250 ms apart, as a write holds the lock for milliseconds; storage/data-folder.ts) and the wait for
  * Homebridge to register the Matter devices (a poll, not a failure: its pauses start over after each
  * registration; matter/registration-wait.ts).
  *

@@ -1,7 +1,7 @@
 /**
  * The oldest Node.js the plugin runs on. Homebridge only warns about a Node.js outside a plugin's
  * `engines`, so the plugin checks for itself: an older one lacks JSON.parse's access to a number's
- * source text, which keeps doorbell ids above 2^53 exact (exact-json.ts), and every notification
+ * source text, which keeps doorbell ids above 2^53 exact (values/json.ts), and every notification
  * with a number in it would fail there.
  */
 const MINIMUM_NODE = { major: 22, minor: 12 } as const;

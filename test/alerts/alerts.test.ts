@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { ALERTS_OPEN_AFTER_MS, AlertsRule, type AlertsClock } from '../../src/alerts/alerts-rule.js';
-import type { AlertsRecord, Outage } from '../../src/alerts/alerts-state.js';
+import type { AlertsRecord, Outage } from '../../src/status/delivery-status.js';
 import { DownReasons, CONFIGURATION_INVALID, NODE_TOO_OLD, NOT_CONFIGURED, type ReasonSettings } from '../../src/alerts/reasons.js';
 import { CloudError } from '../../src/cloud/errors.js';
 import type { SessionLoss } from '../../src/connection/progress.js';

@@ -10,9 +10,9 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { parseConfig, type PlatformSettings } from '../../src/config/parse-config.js';
 import { pushAddressWarnings } from '../../src/config/push-settings.js';
-import { directPushToken, relayPushToken } from '../../src/push/push-token.js';
+import { directPushToken, relayPushToken } from '../../src/push/notification.js';
 import { originOf } from '../../src/values/address.js';
-import { insecureUrlProblem } from '../../src/values/secure-url.js';
+import { insecureUrlProblem } from '../../src/values/address.js';
 import { propertyRuns } from '../support/property-runs.js';
 import { goodUrl, ODD_URLS } from '../support/typed-values.js';
 

@@ -12,7 +12,7 @@ import { REPO_ROOT } from '../../scripts/lib/paths.js';
 import { configAjv, configSchema, withoutAnnotations } from '../../scripts/lib/validators.js';
 import { pushAddressWarnings } from '../../src/config/push-settings.js';
 import { parseSignInFields } from '../../src/config/sign-in-fields.js';
-import { directPushToken } from '../../src/push/push-token.js';
+import { directPushToken } from '../../src/push/notification.js';
 import { isWebAddress } from '../../src/values/address.js';
 import { describeSignInFailure } from '../../homebridge-ui/sign-in-failure.js';
 import { platformBlock } from '../support/config-arbitrary.js';

@@ -9,7 +9,7 @@
 import { expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SecretMaskingLogger } from '../../src/log.js';
-import { openDataFolder } from '../../src/session/data-folder.js';
+import { openDataFolder } from '../../src/storage/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { signInWithCode } from '../../src/session/sign-in.js';
 import { createTestLogger } from '../../scripts/lib/homebridge-api.js';

@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RECEIVER_BOUNDS } from '../../src/push/receiver-bounds.js';
+import { RECEIVER_BOUNDS } from '../../src/push/direct/receiver.js';
 import { rawPost, RawConnections } from '../support/raw-connections.js';
 import { describeWithBuiltPlugin } from './support/built-plugin.js';
 

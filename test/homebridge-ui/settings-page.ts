@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SettingsError } from '../../homebridge-ui/settings-error.js';
 import { SettingsRequests } from '../../homebridge-ui/settings-requests.js';
-import { openDataFolder } from '../../src/session/data-folder.js';
+import { openDataFolder } from '../../src/storage/data-folder.js';
 import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';

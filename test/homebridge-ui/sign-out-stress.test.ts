@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SettingsRequests } from '../../homebridge-ui/settings-requests.js';
 import type { RecordedRequest } from '../../simulator/types.js';
-import { DATA_FILES, dataFolderPath } from '../../src/session/data-folder.js';
+import { DATA_FILES, dataFolderPath } from '../../src/storage/data-folder.js';
 import type { StoredSession } from '../../src/session/session-store.js';
 import { withoutFreeDescriptors } from '../support/system-faults.js';
 import { createTestLogger } from '../../scripts/lib/homebridge-api.js';

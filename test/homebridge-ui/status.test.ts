@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
+import { dataFolderPath, openDataFolder } from '../../src/storage/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { STALE_AFTER_MS, STATUS_TIMING, type DeliveryStatus } from '../../src/status/delivery-status.js';
 import { sampleSession } from '../session/fixtures/sample-session.js';

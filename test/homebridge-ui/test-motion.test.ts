@@ -8,7 +8,7 @@ import { pushAddressFor } from '../../homebridge-ui/test-motion.js';
 import { startRelay } from '../../simulator/relay/index.js';
 import type { Relay } from '../../simulator/relay/index.js';
 import { listen, type ListeningServer } from '../../simulator/servers.js';
-import { PushReceiver } from '../../src/push/receiver.js';
+import { PushReceiver } from '../../src/push/direct/receiver.js';
 import type { DoorbellNotification } from '../../src/push/notification.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
 import { linesRevealing } from '../support/log-secrets.js';

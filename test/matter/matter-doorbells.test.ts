@@ -8,7 +8,7 @@ import type { MatterAccessory } from 'homebridge';
 import type { DoorbellSettings } from '../../src/config/parse-config.js';
 import { ALERTS_CONTEXT, hasOtherFeatures, matterAccessory } from '../../src/matter/matter-devices.js';
 import { MatterDoorbells } from '../../src/matter/matter-doorbells.js';
-import { Pauses } from '../../src/matter/pauses.js';
+import { Pauses } from '../../src/matter/registration-wait.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from '../../src/settings.js';
 import { MATTER_TIMING, type MatterTiming } from '../../src/matter/registration-wait.js';
 import { FakeMatter, type FakeMatterOptions } from '../support/fake-matter.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { SettingsError } from '../../homebridge-ui/settings-error.js';
 import { SettingsRequests } from '../../homebridge-ui/settings-requests.js';
 import type { RecordedRequest } from '../../simulator/types.js';
-import { dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
+import { dataFolderPath, openDataFolder } from '../../src/storage/data-folder.js';
 import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { FAST_RETRY } from '../homebridge-ui/settings-page.js';
 import { createTestLogger } from '../../scripts/lib/homebridge-api.js';

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { chmod, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SecretMaskingLogger } from '../../src/log.js';
-import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
+import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/storage/data-folder.js';
 import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { signInWithCode } from '../../src/session/sign-in.js';

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../../src/log.js';
-import { openDataFolder } from '../../src/session/data-folder.js';
+import { openDataFolder } from '../../src/storage/data-folder.js';
 import { PushSecretStore } from '../../src/session/push-secrets.js';
 import { hashCode, SessionStore } from '../../src/session/session-store.js';
 import type { StoredSession } from '../../src/session/session-store.js';

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openDataFolder } from '../../src/session/data-folder.js';
+import { openDataFolder } from '../../src/storage/data-folder.js';
 import { SessionStore, type StoredSession } from '../../src/session/session-store.js';
 import { SessionWatcher } from '../../src/session/session-watcher.js';
 import { createTestLogger } from '../../scripts/lib/homebridge-api.js';

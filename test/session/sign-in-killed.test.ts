@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { HomebridgeProcess, resolveNode22Binary } from '../../scripts/lib/homebridge-process.js';
 import { withTimeout } from '../../scripts/lib/timeout.js';
 import { SecretMaskingLogger } from '../../src/log.js';
-import { openDataFolder } from '../../src/session/data-folder.js';
+import { openDataFolder } from '../../src/storage/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { CodeUnderWayError, signInWithCode, type SignInAccount } from '../../src/session/sign-in.js';
 import { createTestLogger } from '../../scripts/lib/homebridge-api.js';

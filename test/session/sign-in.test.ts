@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudError } from '../../src/cloud/errors.js';
 import { SecretMaskingLogger } from '../../src/log.js';
-import { openDataFolder } from '../../src/session/data-folder.js';
+import { openDataFolder } from '../../src/storage/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { CodeUnderWayError, SignInError, signInWithCode, type SignInAccount } from '../../src/session/sign-in.js';
 import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';

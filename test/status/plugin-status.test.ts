@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AlertsRule, type AlertsClock } from '../../src/alerts/alerts-rule.js';
-import type { AlertsRecord, Outage } from '../../src/alerts/alerts-state.js';
-import { PushReceiver } from '../../src/push/receiver.js';
-import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/session/data-folder.js';
+import type { AlertsRecord, Outage } from '../../src/status/delivery-status.js';
+import { PushReceiver } from '../../src/push/direct/receiver.js';
+import { DATA_FILES, dataFolderPath, openDataFolder } from '../../src/storage/data-folder.js';
 import type { DeliveryStatus } from '../../src/status/delivery-status.js';
 import { PluginStatus } from '../../src/status/plugin-status.js';
-import type { StatusSink } from '../../src/status/status-writer.js';
+import type { StatusSink } from '../../src/status/plugin-status.js';
 import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
 
 const DOORBELL = { deviceId: '1234567', name: 'Front Door' };

@@ -9,10 +9,10 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openDataFolder } from '../../src/session/data-folder.js';
-import type { JsonFile } from '../../src/session/json-file.js';
+import { openDataFolder } from '../../src/storage/data-folder.js';
+import type { JsonFile } from '../../src/storage/json-file.js';
 import { openStatusFile, type DeliveryStatus } from '../../src/status/delivery-status.js';
-import { StatusWriter, type StatusSink } from '../../src/status/status-writer.js';
+import { StatusWriter, type StatusSink } from '../../src/status/plugin-status.js';
 import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
 import { pollUntil } from '../../scripts/lib/poll.js';
 

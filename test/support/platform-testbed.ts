@@ -9,7 +9,7 @@ import type { API, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { startRelay, type Relay, type RelayOptions } from '../../simulator/relay/index.js';
 import type { RecordedRequest } from '../../simulator/types.js';
 import type { PlatformTiming } from '../../src/platform.js';
-import { DATA_FILES, dataFolderPath } from '../../src/session/data-folder.js';
+import { DATA_FILES, dataFolderPath } from '../../src/storage/data-folder.js';
 import type { DeliveryStatus } from '../../src/status/delivery-status.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-config.js';
 import { eachTest, useSimulator } from './each-test.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { hasUserInfo, isListenAddress, isWebAddress, originOf } from '../../src/values/address.js';
 import { BackoffDelays, backoffDelay, honouringRetryAfter, type Backoff } from '../../src/values/backoff.js';
-import { deviceIdText, isDeviceId } from '../../src/values/device-id.js';
+import { deviceIdText, isDeviceId } from '../../src/values/json.js';
 import { NODE_TOO_OLD_REASON, nodeVersionProblem } from '../../src/values/node-version.js';
 import { describeDuration } from '../../src/values/time.js';
 import { propertyRuns } from '../support/property-runs.js';

@@ -11,7 +11,7 @@
  */
 import process from 'node:process';
 import { clearInterval, setInterval } from 'node:timers';
-import { PushReceiver } from '../../../dist/push/receiver.js';
+import { PushReceiver } from '../../../dist/push/direct/receiver.js';
 
 /** Often enough to catch a peak of a flood that lasts seconds. */
 const SAMPLE_EVERY_MS = 10;

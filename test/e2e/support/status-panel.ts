@@ -5,7 +5,7 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HomebridgeProcess } from '../../../scripts/lib/homebridge-process.js';
-import { DATA_FILES, dataFolderPath } from '../../../src/session/data-folder.js';
+import { DATA_FILES, dataFolderPath } from '../../../src/storage/data-folder.js';
 import type { DeliveryStatus } from '../../../src/status/delivery-status.js';
 import { pollUntil } from '../../../scripts/lib/poll.js';
 import type { SettingsPage } from './settings-page.js';
