@@ -9,13 +9,19 @@ import { BenchHomebridge } from './homebridge.js';
 import { matterPhase } from './matter.js';
 import { memoryPhase } from './memory.js';
 import { directPhase, homebridgePhase, relayPhase } from './phases.js';
-import { describeMachine, formatTable, resultsOf, writeResults } from './report.js';
+import { describeMachine, formatMemoryTable, formatTable, resultsOf, writeResults } from './report.js';
 import { parseSettings, USAGE, type BenchSettings } from './settings.js';
 
 async function runBench(settings: BenchSettings): Promise<void> {
   const startedAt = performance.now();
   const machine = describeMachine();
   const step = (what: string): void => console.log(`[bench] ${what} (${Math.round((performance.now() - startedAt) / 1000)} s)`);
+  if (settings.only === 'memory') {
+    step(`memory alone, real Homebridge: ${settings.memoryRuns} run(s)`);
+    const memory = await memoryPhase(settings);
+    console.log(`\n${formatMemoryTable(memory, machine, Math.round((performance.now() - startedAt) / 100) / 10)}`);
+    return;
+  }
   step('start-up, warm restart and the relay, in this process');
   const relay = await relayPhase(settings);
   step('the receiver and the burst, in this process');

@@ -132,6 +132,38 @@ function burstText({ sent, accepted, lost, perSecond, heapGrowthMb }: BurstFigur
   return `${sent} sent, ${accepted} accepted, ${lost} lost, ${perSecond}/s, heap ${heapGrowthMb >= 0 ? '+' : ''}${heapGrowthMb} MB`;
 }
 
+/** The memory figures' rows of the table. */
+function memoryRows(memory: MemoryPhase): Array<[string, string, string]> {
+  return [
+    ['memory, Homebridge alone', `heap + external ${memory.homebridge.heapMb} MiB; RSS ${memory.homebridge.rssMb.median} MiB (${memory.homebridge.rssMb.min} to ${memory.homebridge.rssMb.max})`, ''],
+    ['memory added, 1 doorbell', memoryText(memory.n1), ''],
+    [
+      `memory added, ${memory.n100.doorbells} doorbells`,
+      memoryText(memory.n100),
+      `heap + external ≤ 10 MiB, RSS median ≤ 20 MiB: ${met(memory.n100.heapOverheadMb <= 10 && memory.n100.rssOverheadMb.median <= 20)}`,
+    ],
+    [`memory added, ${memory.batteries.doorbells} doorbells with a battery each`, memoryText(memory.batteries), ''],
+    [
+      `batteries on ${memory.batteries.doorbells} doorbells, against none`,
+      addedText(memory.batteriesAdded),
+      `heap + external ≤ ${BATTERIES_TARGET_MB} MiB: ${met(memory.batteriesAdded.heapMb <= BATTERIES_TARGET_MB)}`,
+    ],
+    ...(memory.everyControl === undefined ? [] : [[`memory added, ${memory.everyControl.doorbells} doorbells with every control`, memoryText(memory.everyControl), ''] as [string, string, string]]),
+  ];
+}
+
+/** The memory figures alone (`--only memory`): their rows, and the run's machine and load. */
+export function formatMemoryTable(memory: MemoryPhase, machine: Machine, durationS: number): string {
+  return [
+    `memory only, ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, load average ${machine.loadAverage.join(' ')} at the start; ` +
+      `memory: ${memory.runs} run(s)${memory.settled ? '' : ', some heap still changing at the time limit'}; ${durationS} s`,
+    '',
+    '| figure | result | target |',
+    '|---|---|---|',
+    ...memoryRows(memory).map((cells) => `| ${cells.join(' | ')} |`),
+  ].join('\n');
+}
+
 /** The Markdown table, with the machine above it and how each figure was taken below it. */
 export function formatTable(results: BenchResults): string {
   const { startup, warmRestart, latency, burst, memory, matter, machine } = results;
@@ -149,20 +181,7 @@ export function formatTable(results: BenchResults): string {
     [`Matter, the plugin's own work, ${matter.doorbells} doorbells`, `motion ${latencyText(matter.plugin)}`, `p99 ≤ 5 ms: ${met(matter.plugin.p99Ms <= 5)}`],
     [`latency through Matter, ${matter.doorbells} doorbells`, `motion ${latencyText(matter.controller)}`, ''],
     [`burst, ${burst.doorbells} doorbells`, burstText(burst), `0 lost, heap ≤ 20 MB: ${met(burst.lost === 0 && burst.heapGrowthMb <= 20)}`],
-    ['memory, Homebridge alone', `heap + external ${memory.homebridge.heapMb} MiB; RSS ${memory.homebridge.rssMb.median} MiB (${memory.homebridge.rssMb.min} to ${memory.homebridge.rssMb.max})`, ''],
-    ['memory added, 1 doorbell', memoryText(memory.n1), ''],
-    [
-      `memory added, ${memory.n100.doorbells} doorbells`,
-      memoryText(memory.n100),
-      `heap + external ≤ 10 MiB, RSS median ≤ 20 MiB: ${met(memory.n100.heapOverheadMb <= 10 && memory.n100.rssOverheadMb.median <= 20)}`,
-    ],
-    [`memory added, ${memory.batteries.doorbells} doorbells with a battery each`, memoryText(memory.batteries), ''],
-    [
-      `batteries on ${memory.batteries.doorbells} doorbells, against none`,
-      addedText(memory.batteriesAdded),
-      `heap + external ≤ ${BATTERIES_TARGET_MB} MiB: ${met(memory.batteriesAdded.heapMb <= BATTERIES_TARGET_MB)}`,
-    ],
-    ...(memory.everyControl === undefined ? [] : [[`memory added, ${memory.everyControl.doorbells} doorbells with every control`, memoryText(memory.everyControl), ''] as [string, string, string]]),
+    ...memoryRows(memory),
     ['benchmark run', `${results.durationS} s`, `< 5 min: ${met(results.durationS < 300)}`],
   ];
   const lines = [

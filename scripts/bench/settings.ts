@@ -17,13 +17,19 @@ export const SUBSCRIPTION_WAVE = SUBSCRIPTION_CONCURRENCY;
 export const STARTUP_SIZES = [1, 10, 100] as const;
 
 export const USAGE = [
-  'usage: npm run bench -- [--quick] [--out FILE]',
-  '  --quick     a few doorbells and notifications (about a minute): checks the script works, not the plugin',
-  '  --out FILE  where the results go; default bench-results.json in this repository',
+  'usage: npm run bench -- [--quick] [--only memory] [--out FILE]',
+  '  --quick        a few doorbells and notifications (about a minute): checks the script works, not the plugin',
+  '  --only memory  the memory figures alone (a few minutes), printed but not written to a file',
+  '  --out FILE     where the results go; default bench-results.json in this repository',
 ].join('\n');
+
+/** A part of the benchmark that runs alone, for work on that figure. */
+export type BenchOnly = 'memory';
 
 export interface BenchSettings {
   quick: boolean;
+  /** Only this part, its rows printed and nothing written; undefined: every phase. */
+  only: BenchOnly | undefined;
   out: string;
   /** Doorbells on the bridge for the latency, burst and memory figures (HAP allows 150 on a bridge). */
   doorbells: number;
@@ -49,15 +55,19 @@ export interface BenchSettings {
 export function parseSettings(args: string[]): BenchSettings {
   const { values } = parseArgs({
     args,
-    options: { quick: { type: 'boolean' }, out: { type: 'string' } },
+    options: { quick: { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' } },
     strict: true,
     allowPositionals: false,
   });
   const quick = values.quick === true;
+  if (values.only !== undefined && values.only !== 'memory') {
+    throw new Error(`--only takes memory, not ${values.only}`);
+  }
+  const only = values.only;
   const out = values.out ?? join(REPO_ROOT, 'bench-results.json');
   return quick
-    ? { quick, out, doorbells: 5, latencySamples: 50, homekitRingRounds: 1, burstSize: 500, burstConcurrency: 16, memoryRuns: 1, settleMaxMs: 5_000, matterDoorbells: 5, matterRounds: 1 }
-    : { quick, out, doorbells: 100, latencySamples: 1000, homekitRingRounds: 2, burstSize: 10_000, burstConcurrency: 32, memoryRuns: 5, settleMaxMs: 30_000, matterDoorbells: 100, matterRounds: 5 };
+    ? { quick, only, out, doorbells: 5, latencySamples: 50, homekitRingRounds: 1, burstSize: 500, burstConcurrency: 16, memoryRuns: 1, settleMaxMs: 5_000, matterDoorbells: 5, matterRounds: 1 }
+    : { quick, only, out, doorbells: 100, latencySamples: 1000, homekitRingRounds: 2, burstSize: 10_000, burstConcurrency: 32, memoryRuns: 5, settleMaxMs: 30_000, matterDoorbells: 100, matterRounds: 5 };
 }
 
 /** Doorbell ids of the benchmark: plain seven-digit ids, the same in every run. */

@@ -1,5 +1,5 @@
 import type { API, PlatformAccessory, Service } from 'homebridge';
-import { namedService, removeService } from './services.js';
+import { forgetOptionalTypes, removeService } from './services.js';
 
 /** A battery at this many percent or less reads low: the Home app lists it in the home's status. */
 export const LOW_BATTERY_PERCENT = 20;
@@ -24,12 +24,24 @@ export class BatteryPart {
     private readonly service: Service,
   ) {}
 
-  /** Adds the service, or takes it over from a cached accessory; `name` is made by cleanName. */
-  static attach(api: API, accessory: PlatformAccessory, name: string, deviceId: string): BatteryPart {
+  /**
+   * Adds the service with its level (`level`: as batteryLevel made it), or takes it over from a cached
+   * accessory; `name` is made by cleanName. The service carries its Name and no ConfiguredName: the
+   * Home app shows a battery among the accessory's details, never as a tile of its own that a user
+   * names, and each characteristic costs about 0.7 KiB on each battery doorbell.
+   */
+  static attach(api: API, accessory: PlatformAccessory, name: string, level: number): BatteryPart {
     const { Characteristic, Service } = api.hap;
-    const service = namedService(api, accessory, Service.Battery, name, deviceId);
+    const service = accessory.getService(Service.Battery) ?? accessory.addService(Service.Battery, name);
+    // Homebridge's cache keeps displayName and builds the service from it at the next start.
+    service.displayName = name;
+    service.updateCharacteristic(Characteristic.Name, name);
     service.updateCharacteristic(Characteristic.ChargingState, Characteristic.ChargingState.NOT_CHARGEABLE);
-    return new BatteryPart(api, service);
+    const part = new BatteryPart(api, service);
+    part.show(level);
+    // Every characteristic it will carry is there now.
+    forgetOptionalTypes(service);
+    return part;
   }
 
   /** Removes the service, if a cached accessory has it: the doorbell is wired now, or has no battery. */

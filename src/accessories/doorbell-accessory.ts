@@ -7,7 +7,7 @@ import { ControlSwitch, type SwitchTurn } from './control-switch.js';
 import { DoorbellButton } from './doorbell-button.js';
 import { MotionSensor } from './motion-sensor.js';
 import { cleanName } from './names.js';
-import { describeAccessory, namedService, removeService } from './services.js';
+import { describeAccessory, forgetOptionalTypes, namedService, removeService } from './services.js';
 
 /** Derived from the device id alone, so a renamed doorbell keeps its UUID and its automations. */
 export function accessoryUuid(api: API, deviceId: string): string {
@@ -148,6 +148,8 @@ export class DoorbellAccessory {
     }
     this.batteryName = cleanName(settings.name, deviceId, ' Battery');
     this.restoreHealth();
+    // Every service has each characteristic the plugin gives it by now; a Battery added later does the same.
+    accessory.services.forEach(forgetOptionalTypes);
   }
 
   /** What the doorbell service last said of it, for the status. */
@@ -298,8 +300,11 @@ export class DoorbellAccessory {
       this.battery = undefined;
       delete this.accessory.context.batteryLevel;
     } else {
-      this.battery ??= BatteryPart.attach(this.api, this.accessory, this.batteryName, this.accessory.context.deviceId as string);
-      this.battery.show(level);
+      if (this.battery === undefined) {
+        this.battery = BatteryPart.attach(this.api, this.accessory, this.batteryName, level);
+      } else {
+        this.battery.show(level);
+      }
       this.accessory.context.batteryLevel = level;
     }
     if (tell) {

@@ -34,6 +34,17 @@ export function namedService(api: API, accessory: PlatformAccessory, type: Servi
   return service;
 }
 
+/**
+ * Lets go of the service's list of the optional characteristic types it may carry, once it has every
+ * characteristic the plugin gives it. HAP-NodeJS keeps a whole Characteristic object for each such type
+ * (its props and event emitter, about 0.5 KiB), only to look the type up when a characteristic is first
+ * asked for; a doorbell's services list about 20, some 1 MiB with 100 doorbells, and the plugin asks for
+ * no new type once a service is set up. One asked for later is still added, with HAP-NodeJS's warning.
+ */
+export function forgetOptionalTypes(service: Service): void {
+  service.optionalCharacteristics = [];
+}
+
 /** Removes the service when a cached accessory has it; the accessory, its UUID and its other services stay. */
 export function removeService(accessory: PlatformAccessory, type: ServiceType, subtype?: string): void {
   const service = findService(accessory, type, subtype);

@@ -1,5 +1,5 @@
 import type { API, PlatformAccessory, Service } from 'homebridge';
-import { describeAccessory, namedService } from '../accessories/services.js';
+import { describeAccessory, forgetOptionalTypes, namedService } from '../accessories/services.js';
 
 /** The accessory's name, and its service's: a user turns on its notifications in the Home app by it. */
 export const ALERTS_SENSOR_NAME = 'Doorbell Alerts';
@@ -33,6 +33,8 @@ export class AlertsSensor {
     state.onGet(() => this.stateValue());
     this.service.getCharacteristic(Characteristic.StatusFault).onGet(() => this.faultValue());
     this.show(this.open);
+    // Every characteristic it carries is there now.
+    accessory.services.forEach(forgetOptionalTypes);
   }
 
   /** What it shows now: at launch, what the cache held. */

@@ -5,7 +5,7 @@
  */
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import type { PlatformAccessory } from 'homebridge';
+import type { Characteristic as HapCharacteristic, PlatformAccessory, Service as HapService } from 'homebridge';
 import { accessoryUuid, DoorbellAccessory, type DoorbellChange } from '../../src/accessories/doorbell-accessory.js';
 import { createTestApi, reloadFromCache } from '../../scripts/lib/homebridge-api.js';
 import { doorbellSettings } from '../../scripts/lib/platform-harness.js';
@@ -28,14 +28,19 @@ function hapOutput(action: () => void): string[] {
   return printed;
 }
 
+/** The service's characteristic of this type, without adding one as getCharacteristic would. */
+function characteristicOf(service: HapService, type: { UUID: string }): HapCharacteristic | undefined {
+  return service.characteristics.find((characteristic) => characteristic.UUID === type.UUID);
+}
+
 function battery(accessory: PlatformAccessory) {
   const service = accessory.getService(Service.Battery);
   return (
     service && {
-      names: [service.displayName, service.getCharacteristic(C.Name).value, service.getCharacteristic(C.ConfiguredName).value],
-      level: service.getCharacteristic(C.BatteryLevel).value,
-      low: service.getCharacteristic(C.StatusLowBattery).value,
-      charging: service.getCharacteristic(C.ChargingState).value,
+      names: [service.displayName, characteristicOf(service, C.Name)?.value],
+      level: characteristicOf(service, C.BatteryLevel)?.value,
+      low: characteristicOf(service, C.StatusLowBattery)?.value,
+      charging: characteristicOf(service, C.ChargingState)?.value,
     }
   );
 }
@@ -67,7 +72,47 @@ describe("a doorbell's battery and connection", () => {
     expect(printed).toEqual([]);
     const { LOW, NORMAL } = { LOW: C.StatusLowBattery.BATTERY_LEVEL_LOW, NORMAL: C.StatusLowBattery.BATTERY_LEVEL_NORMAL };
     expect(levels).toEqual([[88, NORMAL], [20, LOW], [21, NORMAL], [0, LOW], [100, NORMAL], [0, LOW]]);
-    expect(battery(accessory)).toMatchObject({ names: ['Front Door Main Battery', 'Front Door Main Battery', 'Front Door Main Battery'], charging: C.ChargingState.NOT_CHARGEABLE });
+    expect(battery(accessory)).toMatchObject({ names: ['Front Door Main Battery', 'Front Door Main Battery'], charging: C.ChargingState.NOT_CHARGEABLE });
+  });
+
+  it('carries what the Home app shows of a battery and nothing more: no ConfiguredName, no optional type kept, after a restart too', () => {
+    const accessory = new api.platformAccessory('Front Door', accessoryUuid(api, ODD.deviceId));
+    create(accessory).listEntry({ battery: 87 });
+    const restored = reloadFromCache(accessory);
+    create(restored);
+
+    for (const each of [accessory, restored]) {
+      const service = each.getService(Service.Battery)!;
+      expect(service.characteristics.map(({ UUID }) => UUID).sort()).toEqual([C.Name, C.StatusLowBattery, C.ChargingState, C.BatteryLevel].map(({ UUID }) => UUID).sort());
+      expect(each.services.filter(({ optionalCharacteristics }) => optionalCharacteristics.length > 0).map(({ displayName }) => displayName)).toEqual([]);
+    }
+  });
+
+  it('keeps no list of optional characteristic types on any service, and no HAP-NodeJS warning comes of it as a doorbell with every control works', async () => {
+    const every = doorbellSettings({ deviceId: '7654321', name: 'Back Door', motionSwitch: true, chimeSwitch: true, detections: ['person', 'vehicle', 'package', 'animal', 'other'] });
+    const accessory = new api.platformAccessory('Back Door', accessoryUuid(api, every.deviceId));
+    const doorbell = new DoorbellAccessory(api, accessory, every);
+    created.push(doorbell);
+
+    const printed: string[] = [];
+    const spies = (['warn', 'error', 'log'] as const).map((method) => jest.spyOn(console, method).mockImplementation((...message: unknown[]) => printed.push(message.join(' '))));
+    try {
+      doorbell.setConfirmed(true);
+      doorbell.listEntry({ battery: 15, online: false });
+      doorbell.motionDetected('person');
+      doorbell.rang();
+      for (const service of accessory.services.filter(({ UUID }) => UUID === Service.Switch.UUID)) {
+        await service.getCharacteristic(C.On).handleSetRequest(false);
+      }
+      doorbell.listEntry({ battery: 60, online: true });
+    } finally {
+      spies.forEach((spy) => spy.mockRestore());
+    }
+
+    expect(printed).toEqual([]);
+    // Information, six motion sensors, the doorbell and its press switch, two switches, the battery.
+    expect(accessory.services).toHaveLength(12);
+    expect(accessory.services.filter(({ optionalCharacteristics }) => optionalCharacteristics.length > 0).map(({ displayName }) => displayName)).toEqual([]);
   });
 
   it('tells a level change once, and nothing for a read that says the same', () => {
