@@ -27,6 +27,7 @@ export interface SchemaNode {
   then?: { required?: string[]; if?: Condition; else?: { required?: string[] } };
   else?: { required?: string[] };
   enum?: unknown[];
+  default?: unknown;
   minimum?: number;
   maximum?: number;
   minLength?: number;

@@ -1,8 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import { CONTROL_SUBTYPES, CONTROLS, type MinutesSetting } from '../values/controls.js';
 import { isJsonObject } from '../values/json.js';
 import { PLATFORM_NAME } from '../settings.js';
 import { accountKey } from './account-key.js';
-import type { AccountSettings, SchemaAccountEntry, SchemaBlock, SchemaDoorbell } from './config-schema.js';
+import { type AccountSettings, type SchemaAccountEntry, type SchemaBlock, type SchemaDoorbell, type SchemaNode, platformSchema } from './config-schema.js';
 import {
   type Problem,
   type SettingPath,
@@ -362,8 +363,39 @@ function withoutHomebridgeKeys(raw: Record<string, unknown>): Record<string, unk
  * same goes for each entry of `accounts`.
  */
 function withoutUnusedAccounts(block: Record<string, unknown>): Record<string, unknown> {
-  const top = withoutUnusedAccount(block);
+  const top = withoutFormBlanks(withoutUnusedAccount(block));
   return Array.isArray(top.accounts) ? { ...top, accounts: (top.accounts as unknown[]).map((entry) => (isJsonObject(entry) ? withoutUnusedAccount(entry) : entry)) } : top;
+}
+
+/**
+ * The Homebridge UI's form draws every list with one entry even when the config has none, filled
+ * with the schema's defaults, and may save it so: a block of the one account at the top then gains
+ * an `accounts` whose entries hold nothing else, and a block with accounts a top-level `doorbells`
+ * of such entries. Neither is the user's: both are left out, so saving the form never turns a
+ * working block into one with both shapes. A list with anything more (a label, a device id) is
+ * checked as it stands.
+ */
+function withoutFormBlanks(block: Record<string, unknown>): Record<string, unknown> {
+  const properties = platformSchema().properties ?? {};
+  const blank = (key: string) => Array.isArray(block[key]) && isFormBlank(block[key], properties[key]);
+  const topLevel = TOP_LEVEL_ACCOUNT_KEYS.some((key) => Object.hasOwn(block, key));
+  const formsOwn = blank('accounts') && topLevel ? 'accounts' : Object.hasOwn(block, 'accounts') && !blank('accounts') && blank('doorbells') ? 'doorbells' : undefined;
+  return formsOwn === undefined ? block : Object.fromEntries(Object.entries(block).filter(([key]) => key !== formsOwn));
+}
+
+/** Nothing but the schema's defaults, at any depth: what the form fills a new list entry with. */
+function isFormBlank(value: unknown, node: SchemaNode | undefined): boolean {
+  if (node === undefined) {
+    return false;
+  }
+  if (node.default !== undefined && isDeepStrictEqual(value, node.default)) {
+    return true;
+  }
+  if (Array.isArray(value) && node.items?.type === 'object') {
+    return value.every((item) => isFormBlank(item, node.items));
+  }
+  const { properties } = node;
+  return isJsonObject(value) && properties !== undefined && Object.entries(value).every(([key, child]) => Object.hasOwn(properties, key) && isFormBlank(child, properties[key]));
 }
 
 function withoutUnusedAccount(block: Record<string, unknown>): Record<string, unknown> {

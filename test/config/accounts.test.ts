@@ -180,6 +180,28 @@ describe('parseConfig: accounts', () => {
   });
 });
 
+describe("parseConfig: what the Homebridge UI's form saves by itself", () => {
+  const formBlankEntry = { account: { majorVersion: 14, minorVersion: 0 }, doorbells: [{ button: true, chimeSwitch: false, motionSwitch: false, detections: [] }] };
+  const top = { platform: 'DoorbellMotion', name: 'x', account: account('user@example.com'), doorbellServerUrl: 'https://doorbell.example.com', doorbells: [{ deviceId: '7' }] };
+
+  it('leaves out an accounts list of blank entries beside the one account at the top: saving the form keeps a working block', () => {
+    const result = ok(parseConfig({ ...top, accounts: [formBlankEntry] }, LAN));
+    expect(result).toMatchObject({ problems: [], warnings: [], accounts: [{ label: undefined, folder: '' }] });
+  });
+
+  it('leaves out a top-level doorbells list of blank entries beside accounts', () => {
+    const result = ok(parseConfig({ ...block(entry('Cabin', 'a@example.com', '1')), doorbells: formBlankEntry.doorbells }, LAN));
+    expect(result).toMatchObject({ problems: [], warnings: [], accounts: [{ label: 'Cabin' }] });
+  });
+
+  it('checks a list with anything more as it stands', () => {
+    expect(parseConfig({ ...top, accounts: [{ ...formBlankEntry, label: 'Cabin' }] }, LAN)).toMatchObject({
+      status: 'invalid',
+      problems: expect.arrayContaining([expect.stringMatching(/^account and accounts cannot both be set/)]),
+    });
+  });
+});
+
 describe('config.schema.json: accounts', () => {
   it("gives each entry the very rules of the top-level account keys; only the entry's doorbells may be none", () => {
     const entryProperties = ((schema.properties.accounts.items as Record<string, unknown>).properties ?? {}) as Record<string, unknown>;
