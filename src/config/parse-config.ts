@@ -1,14 +1,14 @@
-import { isDeepStrictEqual } from 'node:util';
 import { CONTROL_SUBTYPES, CONTROLS, type MinutesSetting } from '../values/controls.js';
 import { isJsonObject } from '../values/json.js';
 import { PLATFORM_NAME } from '../settings.js';
 import { accountKey } from './account-key.js';
-import { type AccountSettings, type SchemaAccountEntry, type SchemaBlock, type SchemaDoorbell, type SchemaNode, platformSchema } from './config-schema.js';
+import { type AccountSettings, type SchemaAccountEntry, type SchemaBlock, type SchemaDoorbell, platformSchema } from './config-schema.js';
 import {
   type Problem,
   type SettingPath,
   besideAccounts,
   controlWithoutButton,
+  isRequired,
   deviceIdInAnotherAccount,
   minutesWithoutSwitch,
   mustBe,
@@ -17,9 +17,10 @@ import {
   repeatsAccount,
   repeatsDetection,
   repeatsLabel,
+  schemaNodeAt,
 } from './messages.js';
 import { toPushSettings, withoutTrailingSlashes, type Environment, type PushSettings } from './push-settings.js';
-import { checkBlock, withoutUnknownSettings } from './schema-check.js';
+import { checkBlock, isFormBlank, withoutUnknownSettings } from './schema-check.js';
 
 export type { AccountSettings } from './config-schema.js';
 export type { PushSettings, RelaySettings } from './push-settings.js';
@@ -188,7 +189,8 @@ function parseAccounts(block: Record<string, unknown>, warnings: string[], envir
     return { status: 'invalid', problems: [...messages, mustBe(['accounts']).message], warnings };
   }
   const ignored = states.flatMap(({ index, doorbells }) => doorbells.flatMap(([at, doorbell]) => doorbellWarnings(doorbell, ['accounts', index, 'doorbells', at])));
-  const notes = states.filter(({ entry, fault }) => fault === undefined && (entry?.doorbells ?? []).length === 0).map(({ index, label }) => noDoorbellsYet(['accounts', index], label).message);
+  const doorbellList = schemaNodeAt(['accounts', 0, 'doorbells']);
+  const notes = states.filter(({ entry, fault }) => fault === undefined && isFormBlank(entry?.doorbells ?? [], doorbellList)).map(({ index, label }) => noDoorbellsYet(['accounts', index], label).message);
   return {
     status: 'ok',
     // Until every stage knows accounts, the block's own account settings are the first usable account's.
@@ -217,7 +219,8 @@ function entryStates(entries: readonly unknown[], problems: readonly Problem[]):
       index,
       label: labels[index],
       entry: fault === undefined ? (raw as SchemaAccountEntry) : undefined,
-      doorbells: [...list.entries()].filter(([at]) => !leftOut.has(at)),
+      // A doorbell without a deviceId and without a problem is the form's blank one.
+      doorbells: [...list.entries()].filter(([at, doorbell]) => !leftOut.has(at) && isJsonObject(doorbell) && doorbell.deviceId !== undefined),
       key: undefined,
       fault,
     };
@@ -255,11 +258,13 @@ function leaveOutRepeats(states: EntryState[]): Problem[] {
     state.key = accountKey(state.entry);
     const firstLabel = labels.get(state.label.toLowerCase());
     const firstKey = state.key === undefined ? undefined : keys.get(state.key);
+    // The schema requires doorbellServerUrl and an account (or a token) only of an entry holding something of its own.
+    const missing = state.entry.doorbellServerUrl === undefined ? 'doorbellServerUrl' : state.key === undefined ? 'account' : undefined;
     const problem =
-      firstLabel !== undefined
-        ? repeatsLabel(['accounts', state.index, 'label'], ['accounts', firstLabel, 'label'])
-        : state.key === undefined
-          ? mustBe(['accounts', state.index, state.entry.doorbellAccessToken === undefined ? 'account' : 'doorbellServerUrl'])
+      missing !== undefined
+        ? isRequired(['accounts', state.index, missing])
+        : firstLabel !== undefined
+          ? repeatsLabel(['accounts', state.index, 'label'], ['accounts', firstLabel, 'label'])
           : firstKey !== undefined
             ? repeatsAccount(['accounts', state.index], ['accounts', firstKey])
             : undefined;
@@ -383,20 +388,6 @@ function withoutFormBlanks(block: Record<string, unknown>): Record<string, unkno
   return formsOwn === undefined ? block : Object.fromEntries(Object.entries(block).filter(([key]) => key !== formsOwn));
 }
 
-/** Nothing but the schema's defaults, at any depth: what the form fills a new list entry with. */
-function isFormBlank(value: unknown, node: SchemaNode | undefined): boolean {
-  if (node === undefined) {
-    return false;
-  }
-  if (node.default !== undefined && isDeepStrictEqual(value, node.default)) {
-    return true;
-  }
-  if (Array.isArray(value) && node.items?.type === 'object') {
-    return value.every((item) => isFormBlank(item, node.items));
-  }
-  const { properties } = node;
-  return isJsonObject(value) && properties !== undefined && Object.entries(value).every(([key, child]) => Object.hasOwn(properties, key) && isFormBlank(child, properties[key]));
-}
 
 function withoutUnusedAccount(block: Record<string, unknown>): Record<string, unknown> {
   const { account, ...rest } = block;

@@ -202,3 +202,22 @@ function valueAt(data: unknown, path: SettingPath): unknown {
 function uniqueMessages(problems: Problem[]): Problem[] {
   return [...new Map(problems.map((problem) => [problem.message, problem])).values()];
 }
+
+/**
+ * Nothing but the schema's defaults, at any depth: what the Homebridge UI's form fills a list entry
+ * with by itself (it draws every list with one entry, even an empty one).
+ */
+export function isFormBlank(value: unknown, node: SchemaNode | undefined): boolean {
+  if (node === undefined) {
+    return false;
+  }
+  // Compared as JSON: the schema's defaults are plain values and lists, and a block may come from another realm (structuredClone).
+  if (node.default !== undefined && JSON.stringify(value) === JSON.stringify(node.default)) {
+    return true;
+  }
+  if (Array.isArray(value) && node.items?.type === 'object') {
+    return value.every((item) => isFormBlank(item, node.items));
+  }
+  const { properties } = node;
+  return isJsonObject(value) && properties !== undefined && Object.entries(value).every(([key, child]) => Object.hasOwn(properties, key) && isFormBlank(child, properties[key]));
+}

@@ -138,8 +138,22 @@ describe('parseConfig: accounts', () => {
   });
 
   it('is invalid when no entry is usable', () => {
-    const result = parseConfig(block({ doorbells: [] }), LAN);
-    expect(result).toMatchObject({ status: 'invalid', problems: ['accounts[0].account is required unless accounts[0].doorbellAccessToken is set', 'accounts[0].doorbellServerUrl is required', 'accounts must be a list of 1 to 20 accounts, at least one of them valid'] });
+    expect(parseConfig(block({ doorbells: [] }, { label: 'x', doorbellServerUrl: 'https://doorbell.example.com' }), LAN)).toMatchObject({
+      status: 'invalid',
+      problems: [
+        'accounts[1].account is required unless accounts[1].doorbellAccessToken is set',
+        'accounts[0].doorbellServerUrl is required',
+        'accounts must be a list of 1 to 20 accounts, at least one of them valid',
+      ],
+    });
+  });
+
+  it("requires a doorbell's deviceId in an account, but leaves out the form's blank doorbell without a word", () => {
+    const blank = { button: true, chimeSwitch: false, motionSwitch: false, detections: [] };
+    const result = ok(parseConfig(block({ ...entry('A', 'a@example.com'), doorbells: [blank, { name: 'Porch' }, { deviceId: '4' }] }, { ...entry('B', 'b@example.com'), doorbells: [blank] }), LAN));
+    expect(result.problems).toEqual(['accounts[0].doorbells[1].deviceId is required']);
+    expect(idsOf(result.accounts)).toEqual([['4'], []]);
+    expect(result.notes).toEqual(["accounts[1] (B) has no doorbells yet: add them from its account's doorbells on the settings page"]);
   });
 
   it('takes an entry with no doorbells yet, with one info line', () => {
@@ -208,9 +222,15 @@ describe('config.schema.json: accounts', () => {
     for (const key of ['account', 'doorbellServerUrl', 'doorbellAccessToken']) {
       expect([key, entryProperties[key]]).toEqual([key, schema.properties[key]]);
     }
-    const { minItems, ...doorbells } = schema.properties.doorbells;
-    expect(minItems).toBe(1);
-    expect(entryProperties.doorbells).toEqual(doorbells);
+    // The entry's doorbells: no minItems, and deviceId required once a doorbell holds more than the form's defaults.
+    const { minItems, items, ...doorbells } = schema.properties.doorbells as { minItems: number; items: Record<string, unknown> };
+    const { required, ...itemRules } = items;
+    expect([minItems, required]).toEqual([1, ['deviceId']]);
+    const { items: entryItems, ...entryDoorbells } = entryProperties.doorbells as { items: Record<string, unknown> };
+    expect(entryDoorbells).toEqual(doorbells);
+    expect(entryItems.then).toEqual({ required });
+    const entryItemRules = Object.fromEntries(Object.entries(entryItems).filter(([keyword]) => !['if', 'then', '$comment'].includes(keyword)));
+    expect(entryItemRules).toEqual(itemRules);
   });
 });
 
