@@ -374,18 +374,26 @@ function withoutUnusedAccounts(block: Record<string, unknown>): Record<string, u
 
 /**
  * The Homebridge UI's form draws every list with one entry even when the config has none, filled
- * with the schema's defaults, and may save it so: a block of the one account at the top then gains
- * an `accounts` whose entries hold nothing else, and a block with accounts a top-level `doorbells`
- * of such entries. Neither is the user's: both are left out, so saving the form never turns a
- * working block into one with both shapes. A list with anything more (a label, a device id) is
- * checked as it stands.
+ * with the schema's defaults, and saves it so, one more at a time: a block gains entries of
+ * `accounts` that hold nothing else, and a block with accounts a top-level `doorbells` of such
+ * entries. Neither is the user's: both are left out, so saving the form never turns a working block
+ * into one with both shapes, nor fills `accounts` past its limit. (A later entry is then named by its
+ * place among the others.) A list with only such entries is kept beside nothing else, so the block
+ * still says what is missing; an entry with anything more (a label, a device id) is checked as it stands.
  */
 function withoutFormBlanks(block: Record<string, unknown>): Record<string, unknown> {
   const properties = platformSchema().properties ?? {};
-  const blank = (key: string) => Array.isArray(block[key]) && isFormBlank(block[key], properties[key]);
   const topLevel = TOP_LEVEL_ACCOUNT_KEYS.some((key) => Object.hasOwn(block, key));
-  const formsOwn = blank('accounts') && topLevel ? 'accounts' : Object.hasOwn(block, 'accounts') && !blank('accounts') && blank('doorbells') ? 'doorbells' : undefined;
-  return formsOwn === undefined ? block : Object.fromEntries(Object.entries(block).filter(([key]) => key !== formsOwn));
+  const entries = Array.isArray(block.accounts) ? (block.accounts as unknown[]) : undefined;
+  const own = entries?.filter((entry) => !isFormBlank(entry, properties.accounts?.items));
+  if (entries === undefined || own === undefined || (own.length === 0 && !topLevel)) {
+    return block;
+  }
+  if (own.length === 0) {
+    return Object.fromEntries(Object.entries(block).filter(([key]) => key !== 'accounts'));
+  }
+  const formsDoorbells = Array.isArray(block.doorbells) && isFormBlank(block.doorbells, properties.doorbells);
+  return Object.fromEntries(Object.entries({ ...block, accounts: own }).filter(([key]) => !(formsDoorbells && key === 'doorbells')));
 }
 
 

@@ -138,13 +138,18 @@ describe('parseConfig: accounts', () => {
   });
 
   it('is invalid when no entry is usable', () => {
-    expect(parseConfig(block({ doorbells: [] }, { label: 'x', doorbellServerUrl: 'https://doorbell.example.com' }), LAN)).toMatchObject({
+    expect(parseConfig(block({ label: 'A', doorbells: [] }, { label: 'x', doorbellServerUrl: 'https://doorbell.example.com' }), LAN)).toMatchObject({
       status: 'invalid',
       problems: [
-        'accounts[1].account is required unless accounts[1].doorbellAccessToken is set',
+        'accounts[0].account is required unless accounts[0].doorbellAccessToken is set',
         'accounts[0].doorbellServerUrl is required',
+        'accounts[1].account is required unless accounts[1].doorbellAccessToken is set',
         'accounts must be a list of 1 to 20 accounts, at least one of them valid',
       ],
+    });
+    expect(parseConfig(block({ doorbells: [] }), LAN)).toMatchObject({
+      status: 'invalid',
+      problems: ['accounts[0].doorbellServerUrl is required', 'accounts must be a list of 1 to 20 accounts, at least one of them valid'],
     });
   });
 
@@ -206,6 +211,13 @@ describe("parseConfig: what the Homebridge UI's form saves by itself", () => {
   it('leaves out a top-level doorbells list of blank entries beside accounts', () => {
     const result = ok(parseConfig({ ...block(entry('Cabin', 'a@example.com', '1')), doorbells: formBlankEntry.doorbells }, LAN));
     expect(result).toMatchObject({ problems: [], warnings: [], accounts: [{ label: 'Cabin' }] });
+  });
+
+  it('leaves out the blank entries it adds to accounts, one more at each save, however many', () => {
+    const blanks = Array.from({ length: 25 }, () => formBlankEntry);
+    const result = ok(parseConfig(block(...blanks, entry('Cabin', 'a@example.com', '1'), ...blanks), LAN));
+    expect(result).toMatchObject({ problems: [], warnings: [], notes: [] });
+    expect(labelsOf(result.accounts)).toEqual(['Cabin']);
   });
 
   it('checks a list with anything more as it stands', () => {
