@@ -120,7 +120,7 @@ export interface StoredSession {
 }
 
 /** installation.json: what identifies this installation, and where its one-time codes stand. */
-interface Installation extends CodeRecord {
+export interface Installation extends CodeRecord {
   installationId: string;
 }
 
@@ -250,7 +250,7 @@ function createInstallation(): Installation {
   return { installationId: randomUUID(), spentCodeHashes: [] };
 }
 
-function isStoredSession(value: unknown): value is StoredSession {
+export function isStoredSession(value: unknown): value is StoredSession {
   return (
     isJsonObject(value) &&
     SESSION_TEXT_KEYS.every((key) => typeof value[key] === 'string') &&
@@ -260,7 +260,7 @@ function isStoredSession(value: unknown): value is StoredSession {
   );
 }
 
-function isInstallation(value: unknown): value is Installation {
+export function isInstallation(value: unknown): value is Installation {
   return (
     isJsonObject(value) &&
     isNonEmptyString(value.installationId) &&
