@@ -61,3 +61,15 @@ export function savedEntryOf(block: unknown, key: string | undefined): Record<st
 function nonEmpty(value: unknown): string | undefined {
   return isNonEmptyString(value) && value.trim() !== '' ? value : undefined;
 }
+
+/**
+ * What config.json holds for the account with this key: its entry of `accounts`, or the block itself
+ * when the one account at the top is that account (the form has moved it into `accounts`, not saved yet).
+ */
+export function savedAccountOf(block: unknown, key: string | undefined): Record<string, unknown> | undefined {
+  const entry = savedEntryOf(block, key);
+  if (entry !== undefined || !isJsonObject(block) || key === undefined) {
+    return entry;
+  }
+  return keyOf(block) === key ? block : undefined;
+}

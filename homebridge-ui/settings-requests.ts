@@ -11,7 +11,7 @@ import { describeAccount, SessionNotSavedError, signInWithCode } from '#plugin/s
 import { openStatusFile, writerIsRunning, type DeliveryStatus } from '#plugin/status/delivery-status.js';
 import type { JsonFile } from '#plugin/storage/json-file.js';
 import { listAccountDoorbells, type ListedDoorbell } from './account-doorbells.js';
-import { accountEntryOf, keyOf, savedEntryOf, type AccountEntry } from './account-entry.js';
+import { accountEntryOf, keyOf, savedAccountOf, savedEntryOf, type AccountEntry } from './account-entry.js';
 import { accountStateOf, type AccountState } from './account-state.js';
 import { describeFieldProblems, describeSignInFailure } from './sign-in-failure.js';
 import { SettingsError } from './settings-error.js';
@@ -121,7 +121,7 @@ export class SettingsRequests {
       if (entry === undefined) {
         return this.listDoorbells(isJsonObject(block) ? block : {}, configuredToken(block), this.store);
       }
-      const saved = savedEntryOf(block, entry.key);
+      const saved = savedAccountOf(block, entry.key);
       const listed = { doorbellServerUrl: entry.doorbellServerUrl, doorbells: saved?.doorbells ?? [] };
       return this.listDoorbells(listed, entry.doorbellAccessToken, entry.doorbellAccessToken === undefined ? await this.entryStore(entry) : undefined);
     });
@@ -260,7 +260,7 @@ export class SettingsRequests {
     return this.guard('Reading the saved account', async () => {
       const block = await this.options.readPlatformBlock();
       const entry = accountEntryOf(body);
-      const holder = entry === undefined ? block : savedEntryOf(block, entry.key);
+      const holder = entry === undefined ? block : savedAccountOf(block, entry.key);
       const account = isJsonObject(holder) && isJsonObject(holder.account) ? holder.account : {};
       return Object.fromEntries(ACCOUNT_FIELDS.filter((field) => typeof account[field] === 'string').map((field) => [field, account[field]]));
     });
@@ -283,18 +283,26 @@ export class SettingsRequests {
   }
 
   /**
-   * The session store of an entry of `accounts`, in its own folder; undefined while its fields give no
-   * key. First, the session of a config without `accounts` moves into it when it is the same account,
-   * as the plugin does at launch: whichever comes first moves it, and nobody signs in again.
+   * The session store of an entry of `accounts`; undefined while its fields give no key. Once
+   * config.json has the entry, the session of the one account at the top moves into its folder first
+   * when it is the same account, as the plugin does at launch: whichever comes first moves it, and
+   * nobody signs in again. Until then (the entry is only in the form), the running plugin still uses
+   * that session where it is: it is read there, not moved.
    */
   private async entryStore(entry: Pick<AccountEntry, 'account' | 'key'> & Partial<AccountEntry>): Promise<SessionStore | undefined> {
     const store = this.storeOfKey(entry.key);
     const { folder } = (entry.key === undefined ? undefined : this.accountStores.get(entry.key)) ?? {};
     const { serverUrl, email } = entry.account;
-    if (folder !== undefined && entry.doorbellAccessToken === undefined && serverUrl !== undefined && email !== undefined) {
-      await moveTopLevelSession(this.folder, folder, { account: { serverUrl, email } }, this.log);
+    if (store === undefined || folder === undefined || entry.doorbellAccessToken !== undefined || serverUrl === undefined || email === undefined) {
+      return store;
     }
-    return store;
+    if (savedEntryOf(await this.options.readPlatformBlock(), entry.key) !== undefined) {
+      await moveTopLevelSession(this.folder, folder, { account: { serverUrl, email } }, this.log);
+      return store;
+    }
+    const top = await this.store.readSession();
+    const topIsThisAccount = top !== undefined && keyOf({ account: { serverUrl: top.accountServer, email: top.email } }) === entry.key;
+    return topIsThisAccount && (await store.readSession()) === undefined ? this.store : store;
   }
 
   private storeOfKey(key: string | undefined): SessionStore | undefined {

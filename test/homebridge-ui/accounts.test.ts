@@ -123,8 +123,9 @@ describe('the settings page with several accounts', () => {
     expect(await exists(join(folderOf(CABIN), 'session.json'))).toBe(true);
   });
 
-  it("moves the session of the one account at the top into its entry's folder before reading it: nobody signs in again", async () => {
+  it("moves the session of the one account at the top into its entry's folder once config.json has the entry: nobody signs in again", async () => {
     await page().requests.signIn({ serverUrl: sim().accountUrl, email: HOME.email, country: 'US', countryCode: '1', code: HOME.code });
+    page().block = { platform: 'DoorbellMotion', accounts: [entry(HOME, 'Home'), entry(CABIN, 'Cabin')] };
 
     expect(await answerOf(page(), page().requests.account({ entry: entry(HOME, 'Home') }))).toMatchObject({ state: 'signed-in', email: HOME.email });
     expect(await exists(join(folderOf(HOME), 'session.json'))).toBe(true);
@@ -133,6 +134,16 @@ describe('the settings page with several accounts', () => {
     // Another account's entry never takes it.
     expect(await answerOf(page(), page().requests.account({ entry: entry(CABIN, 'Cabin') }))).toEqual({ state: 'signed-out' });
     expect(sim().account(HOME.email)?.tokens).toHaveLength(1);
+  });
+
+  it('reads that session where it is while the entry is only in the form: the running plugin still uses it there', async () => {
+    await page().requests.signIn({ serverUrl: sim().accountUrl, email: HOME.email, country: 'US', countryCode: '1', code: HOME.code });
+    page().block = { platform: 'DoorbellMotion', account: entry(HOME, 'Home').account, doorbellServerUrl: sim().doorbellUrl, doorbells: [{ deviceId: '1000001' }] };
+
+    expect(await answerOf(page(), page().requests.account({ entry: entry(HOME, 'Home') }))).toMatchObject({ state: 'signed-in', email: HOME.email });
+    expect(await answerOf(page(), page().requests.doorbells({ entry: entry(HOME, 'Home') }))).toMatchObject({ available: true, doorbells: [{ deviceId: '1000001', configured: true }, { deviceId: '1000002', configured: false }] });
+    expect(await exists(join(page().storagePath, 'doorbell-motion', 'session.json'))).toBe(true);
+    expect(await exists(folderOf(HOME))).toBe(false);
   });
 
   it('removes an account: signs it out and removes its folder, the other stays signed in', async () => {
