@@ -15,7 +15,7 @@ const SAVE_POLL_MS = 250;
 const TOP_LEVEL_ACCOUNT_KEYS = ['account', 'doorbellServerUrl', 'doorbellAccessToken', 'doorbells'];
 
 /** The schema's node for an entry of `accounts` and for a doorbell, to tell the form's blank ones; read once. */
-let schemaNodes = { entry: undefined, doorbell: undefined };
+let schemaNodes = {};
 
 /**
  * The settings form is drawn only for an existing block: a first visit creates one. Device ids
@@ -26,7 +26,8 @@ let schemaNodes = { entry: undefined, doorbell: undefined };
 export async function ensurePlatformBlock() {
   const schema = await homebridge.getPluginConfigSchema().catch(() => undefined);
   const accounts = schema?.schema?.properties?.accounts;
-  schemaNodes = { entry: accounts?.items, doorbell: schema?.schema?.properties?.doorbells?.items };
+  const properties = schema?.schema?.properties;
+  schemaNodes = { entry: accounts?.items, doorbell: properties?.doorbells?.items, account: properties?.account, doorbells: properties?.doorbells };
   const [found] = await homebridge.getPluginConfig();
   const block = found ?? { platform: PLATFORM, name: DEFAULT_NAME };
   const doorbells = Array.isArray(block.doorbells) ? block.doorbells.map(withDeviceIdAsText) : undefined;
@@ -35,8 +36,18 @@ export async function ensurePlatformBlock() {
   if (found !== undefined && !changed && cleaned === block) {
     return block;
   }
-  await homebridge.updatePluginConfig([cleaned]);
+  await homebridge.updatePluginConfig([withKeysRemoved(cleaned, block)]);
   return cleaned;
+}
+
+/**
+ * The Homebridge UI merges a block it is given into the one it holds (Object.assign): a key left out
+ * would stay as it was. A key of `current` the block no longer has is given as undefined, which the
+ * UI's save then leaves out of config.json.
+ */
+function withKeysRemoved(block, current) {
+  const removed = Object.keys(current ?? {}).filter((key) => !Object.hasOwn(block, key));
+  return { ...Object.fromEntries(removed.map((key) => [key, undefined])), ...block };
 }
 
 /**
@@ -65,25 +76,54 @@ export function accountEntries(block) {
   return entries.map((entry, index) => ({ entry, index })).filter(({ entry }) => entry !== null && typeof entry === 'object' && !isFormBlank(entry, schemaNodes.entry));
 }
 
+/** The list without the form's blank doorbells; the very list when it has none. */
+function withoutBlankDoorbells(doorbells) {
+  if (!Array.isArray(doorbells)) {
+    return doorbells;
+  }
+  const kept = doorbells.filter((doorbell) => !isFormBlank(doorbell, schemaNodes.doorbell));
+  return kept.length === doorbells.length ? doorbells : kept;
+}
+
 /**
- * The block without the form's blank entries in `accounts` (the key goes with the last of them), nor a
- * top-level `doorbells` of blank ones beside accounts; the very block when there are none.
+ * The block without what the settings form adds by itself: blank entries in `accounts` (the key goes
+ * with the last of them) and blank doorbells in any list; beside accounts, a top-level account of
+ * defaults only. The very block when there is nothing to leave out.
  */
 export function withoutBlankEntries(block) {
-  if (!Array.isArray(block?.accounts)) {
+  if (block === null || typeof block !== 'object') {
     return block;
   }
-  const kept = accountEntries(block).map(({ entry }) => entry);
-  const blankDoorbells = kept.length > 0 && Array.isArray(block.doorbells) && block.doorbells.every((doorbell) => isFormBlank(doorbell, schemaNodes.doorbell));
-  if (kept.length === block.accounts.length && !blankDoorbells) {
-    return block;
+  const updated = { ...block };
+  let changed = false;
+  const doorbells = withoutBlankDoorbells(block.doorbells);
+  if (doorbells !== block.doorbells) {
+    updated.doorbells = doorbells;
+    changed = true;
   }
-  const rest = { ...block };
-  delete rest.accounts;
-  if (blankDoorbells) {
-    delete rest.doorbells;
+  if (Array.isArray(block.accounts)) {
+    const kept = accountEntries(block).map(({ entry }) => {
+      const own = withoutBlankDoorbells(entry.doorbells);
+      return own === entry.doorbells ? entry : { ...entry, doorbells: own };
+    });
+    if (kept.length !== block.accounts.length || kept.some((entry, at) => entry !== block.accounts[at])) {
+      changed = true;
+    }
+    if (kept.length === 0) {
+      delete updated.accounts;
+    } else {
+      updated.accounts = kept;
+      // Beside accounts, the top-level keys the form fills by itself mean nothing.
+      for (const key of ['account', 'doorbells']) {
+        const value = updated[key];
+        if (value !== undefined && ((Array.isArray(value) && value.length === 0) || isFormBlank(value, schemaNodes[key]))) {
+          delete updated[key];
+          changed = true;
+        }
+      }
+    }
   }
-  return kept.length === 0 ? rest : { ...rest, accounts: kept };
+  return changed ? updated : block;
 }
 
 /**
@@ -92,9 +132,10 @@ export function withoutBlankEntries(block) {
  */
 async function writeBlock(block, { save = false } = {}) {
   const updated = withoutBlankEntries(block);
+  const [current] = await homebridge.getPluginConfig();
   homebridge.hideSchemaForm();
   try {
-    await homebridge.updatePluginConfig([updated]);
+    await homebridge.updatePluginConfig([withKeysRemoved(updated, current)]);
     if (save) {
       await homebridge.savePluginConfig();
     }
