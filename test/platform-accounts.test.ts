@@ -240,6 +240,21 @@ describe('several accounts', () => {
     expect(logged(platform, '[Home] Signed out')).toBe(false);
   });
 
+  it("keeps the doorbells of an account left out published, with a fault, while the others' work", async () => {
+    const first = launchAccounts([HOME, CABIN, BARN]);
+    await waitFor(() => allConfirmed(first, doorbellsOf([HOME, CABIN, BARN])), 'every account subscribed');
+    await testbed.stop(first);
+
+    // The same label as the first, in another case: Cabin is left out, named.
+    const block = accountsBlock([HOME, { ...CABIN, label: 'HOME' }, BARN]);
+    const platform = testbed.launch({ block, cached: first.test.registered });
+
+    await waitFor(() => allConfirmed(platform, doorbellsOf([HOME, BARN])), 'Home and Barn subscribed');
+    expect(fault(platform, CABIN.doorbells)).toEqual([1, 1]);
+    expect(platform.log.lines).toContainEqual({ level: 'error', message: expect.stringMatching(/^Configuration: accounts\[1\]\.label repeats accounts\[0\]\.label/) });
+    expect(testbed.sim.requestsOf(BARN.email).filter(({ route }) => route === 'subscribe')).toHaveLength(2);
+  });
+
   it('serves a doorbell listed in two accounts by the first only', async () => {
     const [front] = HOME.doorbells;
     addToSimulator([HOME, CABIN], { [CABIN.email]: [front.deviceId] });
