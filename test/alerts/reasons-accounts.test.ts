@@ -5,6 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { DownReasons, type ReasonSettings } from '../../src/alerts/reasons.js';
 import { CloudError } from '../../src/cloud/errors.js';
+import type { SessionLoss } from '../../src/connection/progress.js';
 
 const DOORBELLS = [
   { deviceId: '1', name: 'Front Door' },
@@ -21,11 +22,11 @@ const several = () => new DownReasons({ doorbells: DOORBELLS, push: PUSH, accoun
 const httpError = (status: number) => new CloudError({ kind: 'http', method: 'PATCH', path: '/clients_api/device', status });
 
 describe('why alerts stopped, with several accounts', () => {
-  it.each([
+  it.each<[SessionLoss, string]>([
     ['expired', 'the session of Cabin expired'],
     ['signed-out', 'Cabin is signed out'],
     ['token-refused', 'the doorbell access token of Cabin was refused'],
-  ] as const)('names the account whose session is %s, for its own doorbells only', (loss, words) => {
+  ])('names the account whose session is %s, for its own doorbells only', (loss, words) => {
     const down = several();
     down.sessionUnavailable(loss, 'Cabin');
 
