@@ -121,6 +121,8 @@ export interface ConnectionOptions {
   timing: ScheduleTiming;
   retry?: Partial<RetryPolicy>;
   timeoutMs?: number;
+  /** The request slots, shared with the other accounts' connections; a set of its own when absent. */
+  slots?: RequestSlots;
 }
 
 /**
@@ -139,8 +141,11 @@ export class Connection {
   private sessionAbort = new AbortController();
   private readonly schedule: Schedule;
   private readonly subscriptions: Subscriptions;
-  /** Every request to the doorbell service takes one: the runs' and the list reads' together stay within the bound. */
-  private readonly slots = new RequestSlots(SUBSCRIPTION_CONCURRENCY);
+  /**
+   * Every request to the doorbell service takes one: the runs' and the list reads' together stay within
+   * the bound, every account's together when the platform hands each connection the same slots.
+   */
+  private readonly slots: RequestSlots;
   private readonly listRead: DoorbellListRead;
   /** The doorbell service with this session's token; gone when the session is. */
   private client: DoorbellClient | undefined;
@@ -155,6 +160,7 @@ export class Connection {
 
   constructor(private readonly options: ConnectionOptions) {
     const { settings, timing, listener, log } = options;
+    this.slots = options.slots ?? new RequestSlots(SUBSCRIPTION_CONCURRENCY);
     const planned = (nextRunAt: number | undefined) => listener.progressed?.({ nextRunAt, registeredAt: this.registeredAt });
     this.schedule = new Schedule(timing, (reason) => void this.run(reason), planned, () => void this.listRead.read(this.client, this.sessionAbort.signal));
     this.subscriptions = new Subscriptions(settings.doorbells, listener, log, this.slots);
