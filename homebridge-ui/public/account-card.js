@@ -114,6 +114,7 @@ export class AccountCard {
     if (this.entry !== undefined && entry !== undefined) {
       this.entry = entry;
       this.part('account-heading').textContent = entry.label;
+      this.part('token-note').textContent = "Alerts use this account's doorbell access token from the settings below: there is nothing to sign in to here.";
       this.part('account-remove').hidden = !removable;
       this.part('remove-question').textContent = `Remove ${entry.label}? It is signed out here, and its settings and doorbells leave the settings below.`;
     }
