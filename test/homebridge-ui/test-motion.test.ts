@@ -2,7 +2,7 @@
  * The settings page's test motion: a motion notification sent where the doorbell service delivers
  * real ones, reaching a real push receiver on loopback, and what the page says when it cannot.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { pushAddressFor } from '../../homebridge-ui/test-motion.js';
 import { startRelay } from '../../simulator/relay/index.js';
@@ -11,6 +11,7 @@ import { listen, type ListeningServer } from '../../simulator/servers.js';
 import { PushReceiver } from '../../src/push/direct/receiver.js';
 import type { DoorbellNotification } from '../../src/push/notification.js';
 import { freeLoopbackPort } from '../../scripts/lib/homebridge-process.js';
+import { runUntil } from '../support/fake-clock.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { answerOf, everythingSaid, failureOf, useSettingsPage, type SettingsPage } from './settings-page.js';
 
@@ -224,12 +225,34 @@ describe('the settings page: test motion', () => {
     it('gives up on an answer that never ends, within the test motion\'s time', async () => {
       const impostor = await notARelay('text/html', '<!doctype html><title>Loading', { endless: true });
       page().block = { ...platformBlock('unused'), push: { relayUrl: impostor.url } };
-      const startedAt = performance.now();
+      // The test motion's time is an AbortSignal.timeout, whose timer no fake clock reaches: it is put
+      // on jest's fake clock here, so that the give-up is seen to come when that timer fires, not
+      // before, and not from anything slower, however fast the machine is.
+      const timeouts: number[] = [];
+      jest.useFakeTimers({ doNotFake: ['Date', 'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate'] });
+      const onFakeClock = jest.spyOn(AbortSignal, 'timeout').mockImplementation((ms: number) => {
+        timeouts.push(ms);
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), ms);
+        return controller.signal;
+      });
+      try {
+        let failure: string | undefined;
+        void failureOf(page(), page().requests.testMotion({ deviceId: GARAGE })).then((message) => (failure = message));
+        // The endless answer has begun: the relay was asked and the give-up timer is set.
+        await runUntil(() => impostor.requests.length === 1 && timeouts.length === 1 && jest.getTimerCount() > 0, 'the endless answer', 0);
 
-      expect(await failureOf(page(), page().requests.testMotion({ deviceId: GARAGE }))).toBe(
-        `The push relay at ${impostor.url} did not finish its answer within 2 s; check the Relay Server (push.relayUrl).`,
-      );
-      expect(performance.now() - startedAt).toBeLessThan(4_000);
+        await jest.advanceTimersByTimeAsync(1_999);
+        expect(failure).toBeUndefined();
+
+        await jest.advanceTimersByTimeAsync(1);
+        await runUntil(() => failure !== undefined, 'the give-up', 0);
+        expect(timeouts).toEqual([2_000]);
+        expect(failure).toBe(`The push relay at ${impostor.url} did not finish its answer within 2 s; check the Relay Server (push.relayUrl).`);
+      } finally {
+        onFakeClock.mockRestore();
+        jest.useRealTimers();
+      }
     });
   });
 

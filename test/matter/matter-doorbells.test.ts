@@ -289,15 +289,26 @@ describe('Pauses', () => {
   });
 
   it('ends every pending wait with false when disposed, and every later one at once', async () => {
-    const pauses = new Pauses();
-    const started = performance.now();
-    const pending = [pauses.pause(60_000), pauses.pause(0), pauses.pause(60_000)];
+    // "At once" on a fake clock that never moves, rather than a bound on real time: the waits end
+    // without any of their time passing, and leave no timer behind.
+    jest.useFakeTimers();
+    try {
+      const pauses = new Pauses();
+      const ended: boolean[] = [];
+      for (const ms of [60_000, 0, 60_000]) {
+        void pauses.pause(ms).then((completed) => ended.push(completed));
+      }
 
-    pauses.dispose();
+      pauses.dispose();
+      await jest.advanceTimersByTimeAsync(0);
 
-    expect(await Promise.all(pending)).toEqual([false, false, false]);
-    expect(await pauses.pause(60_000)).toBe(false);
-    expect(pauses.disposed).toBe(true);
-    expect(performance.now() - started).toBeLessThan(1_000);
+      expect(ended).toEqual([false, false, false]);
+      expect(jest.getTimerCount()).toBe(0);
+      expect(await pauses.pause(60_000)).toBe(false);
+      expect(jest.getTimerCount()).toBe(0);
+      expect(pauses.disposed).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
