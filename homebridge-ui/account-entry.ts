@@ -1,4 +1,4 @@
-import { accountKey, type AccountIdentity } from '#plugin/values/account-key.js';
+import { accountKey, type AccountIdentity } from '#plugin/values/address.js';
 import { withoutTrailingSlashes } from '#plugin/config/push-settings.js';
 import { isJsonObject, isNonEmptyString } from '#plugin/values/json.js';
 

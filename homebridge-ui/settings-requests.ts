@@ -3,7 +3,7 @@ import { ACCOUNT_FIELDS, parseSignInFields } from '#plugin/config/sign-in-fields
 import { isJsonObject, isNonEmptyString } from '#plugin/values/json.js';
 import { errorMessage, SecretMaskingLogger, type Logger } from '#plugin/log.js';
 import { openAccountFolder, openDataFolder, type PrivateFolder } from '#plugin/storage/data-folder.js';
-import { moveTopLevelSession } from '#plugin/session/account-move.js';
+import { moveTopLevelSession } from '#plugin/session/session-store.js';
 import { rm } from 'node:fs/promises';
 import { PushSecretStore } from '#plugin/session/push-secrets.js';
 import { SessionStore } from '#plugin/session/session-store.js';

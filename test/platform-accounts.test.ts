@@ -14,7 +14,7 @@ import { alertsSensorUuid } from '../src/alerts/alerts-sensor.js';
 import type { PlatformTiming } from '../src/platform.js';
 import { SessionStore } from '../src/session/session-store.js';
 import { accountFolderPath, dataFolderPath, openAccountFolder } from '../src/storage/data-folder.js';
-import { accountKey } from '../src/values/account-key.js';
+import { accountKey } from '../src/values/address.js';
 import { hap } from '../scripts/lib/hap.js';
 import { createTestLogger } from '../scripts/lib/homebridge-api.js';
 import { ACCOUNT, DOORBELLS, FAST, platformConfig, sensorValue, waitFor } from '../scripts/lib/platform-harness.js';

@@ -1,7 +1,7 @@
 import { CONTROL_SUBTYPES, CONTROLS, type MinutesSetting } from '../values/controls.js';
 import { isJsonObject } from '../values/json.js';
 import { PLATFORM_NAME } from '../settings.js';
-import { accountKey } from '../values/account-key.js';
+import { accountKey } from '../values/address.js';
 import { type AccountSettings, type SchemaAccountEntry, type SchemaBlock, type SchemaDoorbell, platformSchema } from './config-schema.js';
 import {
   type Problem,

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { accountKey } from '../../src/values/account-key.js';
+import { accountKey } from '../../src/values/address.js';
 import { type ConfigResult, type ParsedAccount, parseConfig } from '../../src/config/parse-config.js';
 import { propertyRuns } from '../support/property-runs.js';
 

@@ -10,7 +10,7 @@ import { expect, it } from '@jest/globals';
 import { copyFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
-import { accountKey } from '../../src/values/account-key.js';
+import { accountKey } from '../../src/values/address.js';
 import { findBySerialNumber, HapCharacteristic, HapService } from '../../scripts/lib/hap-client.js';
 import { START_TIMEOUT_MS } from '../../scripts/lib/homebridge-sandbox.js';
 import { pollUntil } from '../../scripts/lib/poll.js';

@@ -8,7 +8,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PushReceiver } from '../../src/push/direct/receiver.js';
 import type { DoorbellNotification } from '../../src/push/notification.js';
-import { accountKey } from '../../src/values/account-key.js';
+import { accountKey } from '../../src/values/address.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { useSimulator } from '../support/each-test.js';
 import { answerOf, everythingSaid, failureOf, useSettingsPage } from './settings-page.js';

@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accountFolderPath, dataFolderPath, openAccountFolder, openDataFolder } from '../../src/storage/data-folder.js';
-import { moveTopLevelSession } from '../../src/session/account-move.js';
+import { moveTopLevelSession } from '../../src/session/session-store.js';
 import { hashCode, SessionStore } from '../../src/session/session-store.js';
-import { accountKey } from '../../src/values/account-key.js';
+import { accountKey } from '../../src/values/address.js';
 import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
 import { ACCOUNT_SERVER, EMAIL, sampleSession } from './fixtures/sample-session.js';
 
