@@ -4,7 +4,8 @@
  * half an hour and on a half-open stream for 2.5 minutes, a web page in the relay's place, the service
  * down, the session expired and signed in again, the host's clock jumping, a full disk, Homebridge
  * restarted and killed, a battery running low, a doorbell offline for an hour) until it has run its days and its refreshes, and what the plugin showed of it
- * all accounted for.
+ * all accounted for. Two accounts share the platform: the session that expires is the home's, and the
+ * cabin's doorbells ring while it is, every ring of theirs to be shown and none of them in fault.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
