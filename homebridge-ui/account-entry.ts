@@ -6,7 +6,7 @@ import { isJsonObject, isNonEmptyString } from '#plugin/values/json.js';
  * Which account of `accounts` a request of the settings page is for. The page sends the entry's own
  * fields as its form holds them, saved or not, never its place in the list: the list may have changed
  * since config.json was written, and an account added in the form but not saved yet works the same.
- * The account's key (account-key.ts) is made from those fields, so it names the account's folder
+ * The account's key (accountKey, in the plugin's values/address.ts) is made from those fields, so it names the account's folder
  * whatever its label or its place.
  */
 export interface AccountEntry {

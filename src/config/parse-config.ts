@@ -64,7 +64,7 @@ interface AccountBase {
 /** An account the plugin signs in to (or reaches with its access token) and serves the doorbells of. */
 export interface UsableAccount extends AccountBase {
   /**
-   * Its key (values/account-key.ts): set for every entry of `accounts`; for the one account at the top of
+   * Its key (accountKey, values/address.ts): set for every entry of `accounts`; for the one account at the top of
    * the block, whenever its fields give one (a valid block's always do).
    */
   key: string | undefined;

@@ -159,7 +159,7 @@ const ACCOUNT_KEY = /^[0-9a-f]{12}$/;
 
 /** `<data folder>/accounts/<key>/`; the data folder itself without a key (the one account of a config without `accounts`). */
 export function accountFolderPath(storagePath: string, key: string | undefined): string {
-  // A key is 12 hex digits (values/account-key.ts); anything else could name a folder elsewhere.
+  // A key is 12 hex digits (accountKey, values/address.ts); anything else could name a folder elsewhere.
   if (key !== undefined && !ACCOUNT_KEY.test(key)) {
     throw new Error('An account key is 12 lower-case hex digits.');
   }
