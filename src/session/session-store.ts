@@ -293,9 +293,14 @@ export async function moveTopLevelSession(root: PrivateFolder, target: PrivateFo
     return false;
   }
   const topSession = new JsonFile(root, DATA_FILES.session, isStoredSession, log);
+  const isThisAccounts = (session: StoredSession | undefined) => session !== undefined && accountKey({ account: { serverUrl: session.accountServer, email: session.email } }) === key;
+  // Most starts have nothing to move: a look without the lock first, so that the accounts do not wait
+  // for one another's turn at the data folder's one lock before their first request.
+  if (!isThisAccounts(await topSession.read())) {
+    return false;
+  }
   return root.whileLocked(async () => {
-    const session = await topSession.read();
-    if (session === undefined || accountKey({ account: { serverUrl: session.accountServer, email: session.email } }) !== key) {
+    if (!isThisAccounts(await topSession.read())) {
       return false;
     }
     const topInstallation = new JsonFile(root, DATA_FILES.installation, isInstallation, log);
