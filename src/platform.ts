@@ -244,7 +244,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       doorbellListRead: (list) => this.accessories.listRead(list, root === undefined ? {} : { deviceIds: own, log }),
     };
     const connection = new Connection({
-      settings: { credentials: account, doorbellServerUrl: account.doorbellServerUrl, doorbells: account.doorbells, registration: shared.registration },
+      settings: { credentials: account, doorbellServerUrl: account.doorbellServerUrl, doorbells: account.doorbells, registration: shared.registration, oneOfSeveral: root !== undefined },
       store,
       log,
       endpoint: shared.endpoint.share(),

@@ -231,7 +231,7 @@ describe('several accounts', () => {
     await new SessionStore(openAccountFolder(testbed.storagePath, keyOf(CABIN), log), log).removeSession();
 
     await waitFor(() => fault(platform, CABIN.doorbells).every((value) => value === 1), "Cabin's doorbells faulted");
-    expect(platform.log.lines).toContainEqual({ level: 'warn', message: '[Cabin] Signed out on the settings page: every doorbell shows a fault until you sign in again.' });
+    expect(platform.log.lines).toContainEqual({ level: 'warn', message: "[Cabin] Signed out on the settings page: this account's doorbells show a fault until you sign in again; the other accounts' go on." });
     expect(fault(platform, HOME.doorbells)).toEqual([0, 0]);
     expect(await readdir(accountFolderPath(testbed.storagePath, keyOf(HOME)))).toContain('session.json');
     const [, back] = HOME.doorbells;

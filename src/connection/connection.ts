@@ -110,6 +110,8 @@ export interface ConnectionSettings {
   doorbells: readonly SubscribedDoorbell[];
   /** Sent with the push registration as pn_service, os and pn_dict_version. */
   registration: { service: string; os: string; dictVersion: string };
+  /** One of several accounts: its sign-out leaves the others' doorbells alone, and the log says so. */
+  oneOfSeveral?: boolean;
 }
 
 export interface ConnectionOptions {
@@ -209,7 +211,7 @@ export class Connection {
     if (news.kind === 'signed-out') {
       this.dropSession();
       this.stopUntilSignedIn('signed-out');
-      this.options.log.warn(advice.signedOut);
+      this.options.log.warn(this.options.settings.oneOfSeveral === true ? advice.accountSignedOut : advice.signedOut);
     } else if (news.kind === 'other-account') {
       this.options.log.warn(advice.otherAccount(news.email, account.email));
     } else if (news.kind === 'signed-in') {
