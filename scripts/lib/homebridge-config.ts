@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { quietPort } from '../../simulator/servers.js';
 
 const LOOPBACK = '127.0.0.1';
 
@@ -54,10 +55,10 @@ export async function writeHomebridgeConfig(
   await writeFile(join(storagePath, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
 }
 
-/** A TCP port that was free on loopback a moment ago. */
+/** A TCP port that was free on loopback a moment ago, below the ephemeral range (see QUIET_PORTS). */
 export async function freeLoopbackPort(): Promise<number> {
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
-    const port = randomInt(QUIET_PORTS.from, QUIET_PORTS.to + 1);
+    const port = quietPort();
     if ((await listenOnce(port)) !== undefined) {
       return port;
     }
@@ -65,12 +66,6 @@ export async function freeLoopbackPort(): Promise<number> {
   return (await listenOnce(0)) ?? 0;
 }
 
-/**
- * Below Linux's ephemeral range (32768 and up), from which every outgoing connection on the machine
- * takes its own port: a port the system handed out there could be taken by a connection of another
- * test between being found free and Homebridge listening on it.
- */
-const QUIET_PORTS = { from: 20_000, to: 32_767 };
 const PORT_ATTEMPTS = 50;
 
 /** The port listened on and closed again; undefined when it is in use. */

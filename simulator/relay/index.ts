@@ -8,7 +8,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeReply } from '../incoming.js';
 import type { Reply } from '../incoming.js';
-import { listen } from '../servers.js';
+import { listen, listenOnQuietPort } from '../servers.js';
 import type { ListeningServer } from '../servers.js';
 import { errorReply, jsonLine, randomId, Streams } from './streams.js';
 import type { Impostor, StreamStart, SubscribeRefusal } from './streams.js';
@@ -106,7 +106,7 @@ async function readBody(request: AsyncIterable<Buffer>): Promise<Buffer> {
   return Buffer.concat(chunks).subarray(0, BODY_LIMIT);
 }
 
-/** Starts the loopback push relay on 127.0.0.1, on an ephemeral port. */
+/** Starts the loopback push relay on 127.0.0.1, on a port below the ephemeral range. */
 export async function startRelay({ tokens = [], keepaliveMs = 45_000, now = Date.now }: RelayOptions = {}): Promise<Relay> {
   if (!(keepaliveMs >= 1 && keepaliveMs <= MAX_TIMER_MS)) {
     throw new TypeError(`relay options: keepaliveMs must be 1-${MAX_TIMER_MS}`);
@@ -141,8 +141,9 @@ class LocalRelay implements Relay {
     if (this.server !== undefined) {
       throw new Error('the push relay is listening already');
     }
-    const port = this.address === '' ? 0 : Number(new URL(this.address).port);
-    this.server = await listen('127.0.0.1', port, (request, response) => this.handle(request, response));
+    const handler = (request: IncomingMessage, response: ServerResponse): void => this.handle(request, response);
+    // Below the ephemeral range, so that no outgoing connection takes the port while the relay is stopped.
+    this.server = this.address === '' ? await listenOnQuietPort('127.0.0.1', handler) : await listen('127.0.0.1', Number(new URL(this.address).port), handler);
     this.address = this.server.url;
   }
 
