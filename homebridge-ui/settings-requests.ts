@@ -1,14 +1,15 @@
 import type { RetryPolicy } from '#plugin/cloud/retry-policy.js';
 import { ACCOUNT_FIELDS, parseSignInFields } from '#plugin/config/sign-in-fields.js';
+import { parseConfig } from '#plugin/config/parse-config.js';
 import { isJsonObject, isNonEmptyString } from '#plugin/values/json.js';
 import { errorMessage, SecretMaskingLogger, type Logger } from '#plugin/log.js';
 import { openAccountFolder, openDataFolder, type PrivateFolder } from '#plugin/storage/data-folder.js';
 import { moveTopLevelSession } from '#plugin/session/session-store.js';
 import { rm } from 'node:fs/promises';
 import { PushSecretStore } from '#plugin/session/push-secrets.js';
-import { SessionStore } from '#plugin/session/session-store.js';
+import { SessionStore, type StoredSession } from '#plugin/session/session-store.js';
 import { describeAccount, SessionNotSavedError, signInWithCode } from '#plugin/session/sign-in.js';
-import { openStatusFile, writerIsRunning, type DeliveryStatus } from '#plugin/status/delivery-status.js';
+import { openStatusFile, writerIsRunning, type AccountStatus, type DeliveryStatus } from '#plugin/status/delivery-status.js';
 import type { JsonFile } from '#plugin/storage/json-file.js';
 import { listAccountDoorbells, type ListedDoorbell } from './account-doorbells.js';
 import { accountEntryOf, keyOf, savedAccountOf, savedEntryOf, type AccountEntry } from './account-entry.js';
@@ -57,7 +58,7 @@ export type PageSignIn = 'waiting' | 'not-followed';
  * `/status`: status.json as the plugin wrote it, and whether that plugin still runs; only `running`
  * without one. `pageSignIn` when the page's session is not the one the running plugin uses.
  */
-export type StatusAnswer = (DeliveryStatus & { running: boolean; pageSignIn?: PageSignIn }) | { running: false };
+export type StatusAnswer = (Omit<DeliveryStatus, 'accounts'> & { running: boolean; pageSignIn?: PageSignIn; accounts?: Array<AccountStatus & { pageSignIn?: PageSignIn }> }) | { running: false };
 
 /**
  * How long after a sign-in on the page the plugin is waited for: it notices session.json within
@@ -158,9 +159,28 @@ export class SettingsRequests {
         return { running: false };
       }
       const running = writerIsRunning(status);
+      if (status.accounts !== undefined) {
+        return { ...status, running, accounts: running ? await this.accountsPageSignIn(status.accounts) : status.accounts };
+      }
       const pageSignIn = running ? await this.pageSignInOf(status) : undefined;
       return { ...status, running, ...(pageSignIn === undefined ? {} : { pageSignIn }) };
     });
+  }
+
+  /** With `accounts`: each account's `pageSignIn`, as pageSignInOf has it for the one account, found by its label in config.json. */
+  private async accountsPageSignIn(accounts: AccountStatus[]): Promise<Array<AccountStatus & { pageSignIn?: PageSignIn }>> {
+    const config = parseConfig(await this.options.readPlatformBlock());
+    const entries = config.status === 'ok' ? config.accounts : [];
+    return Promise.all(
+      accounts.map(async (account) => {
+        const entry = entries.find(({ label }) => label === account.label);
+        if (entry === undefined || entry.fault !== undefined || entry.doorbellAccessToken !== undefined || account.session === 'token') {
+          return account;
+        }
+        const pageSignIn = followOf(await this.storeOfKey(entry.key)?.readSession(), account.signedInAt);
+        return pageSignIn === undefined ? account : { ...account, pageSignIn };
+      }),
+    );
   }
 
   /**
@@ -172,15 +192,12 @@ export class SettingsRequests {
     if (status.signedInAt === undefined || status.session === 'token') {
       return undefined;
     }
-    const session = await this.store.readSession();
-    if (session === undefined || session.invalidatedAt !== undefined || session.loggedInAt === status.signedInAt) {
-      return undefined;
-    }
+    const pageSignIn = followOf(await this.store.readSession(), status.signedInAt);
     // config.json only now, not on every poll of the page: most polls end above.
-    if (configuredToken(await this.options.readPlatformBlock()) !== undefined) {
+    if (pageSignIn === undefined || configuredToken(await this.options.readPlatformBlock()) !== undefined) {
       return undefined;
     }
-    return Math.abs(Date.now() - Date.parse(session.loggedInAt)) < FOLLOW_GRACE_MS ? 'waiting' : 'not-followed';
+    return pageSignIn;
   }
 
   /**
@@ -350,4 +367,16 @@ function labelled(body: unknown): string {
 function configuredToken(block: unknown): string | undefined {
   const token = isJsonObject(block) ? block.doorbellAccessToken : undefined;
   return isNonEmptyString(token) ? token : undefined;
+}
+
+/**
+ * Whether a usable session in the account's session.json is one the running plugin has not taken up
+ * (status.json names the sign-in it uses): `waiting` within FOLLOW_GRACE_MS of the sign-in, then
+ * `not-followed`.
+ */
+function followOf(session: StoredSession | undefined, signedInAt: string | null): PageSignIn | undefined {
+  if (session === undefined || session.invalidatedAt !== undefined || session.loggedInAt === signedInAt) {
+    return undefined;
+  }
+  return Math.abs(Date.now() - Date.parse(session.loggedInAt)) < FOLLOW_GRACE_MS ? 'waiting' : 'not-followed';
 }

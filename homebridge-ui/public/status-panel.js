@@ -119,15 +119,24 @@ function showStatus(panel, status) {
  */
 function showAccountsStatus(panel, status) {
   const accounts = status.accounts.filter((account) => typeof account?.label === 'string');
+  // An account signed in above that the plugin has not taken up yet: its signed-out words would contradict the page.
+  const isBehind = ({ session, pageSignIn }) => PAGE_SIGN_IN_WORDS[pageSignIn] !== undefined && RELAY_WAITS_FOR[session] !== undefined;
   // The plugin closes the relay on purpose when no account has a session: say why, as with one account.
-  const waiting = accounts.length > 0 && accounts.every(({ session }) => RELAY_WAITS_FOR[session] !== undefined) ? accounts[0].session : undefined;
-  const lines = [describeAlerts(status.alerts, { withReason: true }), describeDelivery({ ...status, session: waiting })];
+  const waiting = accounts.length > 0 && accounts.every((account) => RELAY_WAITS_FOR[account.session] !== undefined && !isBehind(account)) ? accounts[0].session : undefined;
+  const lines = [describeAlerts(status.alerts, { withReason: accounts.every((account) => !isBehind(account)) }), describeDelivery({ ...status, session: waiting })];
   const doorbells = status.doorbells ?? [];
   const items = accounts.flatMap((account) => {
+    const behind = isBehind(account);
     const registration = account.session === 'signing-in' || SESSION_WORDS[account.session] === undefined ? describeRegistration(account) : undefined;
-    const words = [SESSION_WORDS[account.session], registration].filter(Boolean).join(' ');
+    const words = behind ? PAGE_SIGN_IN_WORDS[account.pageSignIn] : [SESSION_WORDS[account.session], registration].filter(Boolean).join(' ');
     const heading = { text: account.label, detail: words, heading: true };
-    return [heading, ...doorbells.filter(({ label }) => label === account.label).map(describeDoorbell)];
+    const own = doorbells.filter(({ label }) => label === account.label);
+    return [
+      heading,
+      ...own.map((doorbell) =>
+        behind && doorbell.fault !== null ? { ...describeDoorbell({ ...doorbell, fault: PAGE_SIGN_IN_FAULTS[account.pageSignIn] }), tone: 'muted' } : describeDoorbell(doorbell),
+      ),
+    ];
   });
   const others = doorbells.filter(({ label }) => !accounts.some((account) => account.label === label)).map(describeDoorbell);
   showLines(panel, lines.filter(Boolean), [...items, ...others], describeOutages(status.outages));

@@ -3,8 +3,9 @@
  * simulator's accounts: a user signed in to one account adds another, signs each in with its own
  * code, adds a doorbell to each from its own list, saves, and starts Homebridge; the Status panel
  * shows each account's doorbells under its label; one account signed out on the page faults only its
- * own doorbells in HomeKit, without a restart, while the other stays signed in; then it is removed
- * after the page asks.
+ * own doorbells in HomeKit, without a restart, while the other stays signed in; signed in again, the
+ * Status panel says it waits for the plugin under that account until the plugin follows; then it is
+ * removed after the page asks.
  */
 import { expect, it } from '@jest/globals';
 import { copyFile, stat } from 'node:fs/promises';
@@ -24,7 +25,7 @@ import { doorbellMotionPlatform } from './support/plugin-config.js';
 import { GENERAL_FAULT, itEndsCleanly, NO_FAULT, usePluginSetup, type PluginSetup } from './support/plugin-setup.js';
 import { readSavedBlock, savedBlockAfter } from './support/saved-config.js';
 import { screenshotPath, useSettingsUi, type SettingsPage } from './support/settings-page.js';
-import { panelText, untilPanelHolds } from './support/status-panel.js';
+import { panelText, untilPanelHolds, whileHomebridgePaused } from './support/status-panel.js';
 
 const BROWSER_STEP_TIMEOUT_MS = 30_000;
 const SAVED = 'Signed in. The account is saved in the settings below.';
@@ -33,6 +34,8 @@ const FOLLOW_TIMEOUT_MS = 12_000;
 const SUBSCRIBED_TIMEOUT_MS = 15_000;
 
 const HOME = { email: 'home@example.com', code: '111111', doorbells: [{ id: '1000001', name: 'Front Door' }, { id: '1000002', name: 'Back Door' }] };
+/** A code the simulator issues for signing Cabin in again, once its first is spent. */
+const LATER_CODE = '246810';
 const CABIN = { email: 'cabin@example.com', code: '222222', doorbells: [{ id: '2000001', name: 'Cabin Porch' }, { id: '2000002', name: 'Cabin Shed' }] };
 
 /** Each account of the simulator with its own two doorbells, and a device list of them. */
@@ -205,6 +208,26 @@ describeWithBuiltPlugin('several accounts on the settings page in the Homebridge
         const again = await settingsUi.open();
         await accountSection(again, 1).state.filter({ hasText: 'Not signed in' }).waitFor();
         await accountSection(again, 0).state.filter({ hasText: 'Signed in as home' }).waitFor();
+      },
+      BROWSER_STEP_TIMEOUT_MS + 2 * FOLLOW_TIMEOUT_MS,
+    );
+
+    it(
+      'signs that account in again: until the running plugin follows, the Status panel says it is waiting for it under that account, then shows its doorbell subscribed',
+      async () => {
+        const page = settingsUi.current();
+        const cabin = accountSection(page, 1);
+        // The account's first code is spent: the service sends a new one.
+        setup().simulator.addAccount({ email: CABIN.email, code: LATER_CODE });
+        // However fast the plugin follows, the page is ahead of it for a moment: paused, it stays behind.
+        await whileHomebridgePaused(setup().homebridge, async () => {
+          await cabin.signIn(CABIN.email, LATER_CODE);
+          await untilPanelHolds(page, 'Account 2: Signed in above: waiting for the plugin in Homebridge to follow', FOLLOW_TIMEOUT_MS);
+          expect(await panelText(page)).toContain('Cabin Porch (2000001): waiting for the plugin to follow the sign-in');
+          expect(await panelText(page)).toContain('Account 1: Registered');
+        });
+        await untilPanelHolds(page, 'Cabin Porch (2000001): subscribed', FOLLOW_TIMEOUT_MS);
+        expect(await panelText(page)).not.toContain('Not signed in');
       },
       BROWSER_STEP_TIMEOUT_MS + 2 * FOLLOW_TIMEOUT_MS,
     );

@@ -4,10 +4,12 @@
  * form), and works in that account's own folder, doorbell-motion/accounts/<key>/.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PushReceiver } from '../../src/push/direct/receiver.js';
 import type { DoorbellNotification } from '../../src/push/notification.js';
+import { SessionStore } from '../../src/session/session-store.js';
+import { dataFolderPath, openAccountFolder } from '../../src/storage/data-folder.js';
 import { accountKey } from '../../src/values/address.js';
 import { linesRevealing } from '../support/log-secrets.js';
 import { useSimulator } from '../support/each-test.js';
@@ -144,6 +146,23 @@ describe('the settings page with several accounts', () => {
     expect(await answerOf(page(), page().requests.doorbells({ entry: entry(HOME, 'Home') }))).toMatchObject({ available: true, doorbells: [{ deviceId: '1000001', configured: true }, { deviceId: '1000002', configured: false }] });
     expect(await exists(join(page().storagePath, 'doorbell-motion', 'session.json'))).toBe(true);
     expect(await exists(folderOf(HOME))).toBe(false);
+  });
+
+  it("says which account's sign-in on the page the running plugin has yet to follow, by the account's label", async () => {
+    await signIn(HOME, 'Home');
+    await signIn(CABIN, 'Cabin');
+    page().block = { platform: 'DoorbellMotion', accounts: [entry(HOME, 'Home'), entry(CABIN, 'Cabin')] };
+    const folder = openAccountFolder(page().storagePath, accountKey({ account: { serverUrl: sim().accountUrl, email: HOME.email } }) as string, page().log);
+    const homeSignedInAt = (await new SessionStore(folder, page().log).readSession())?.loggedInAt as string;
+    // As the running plugin writes it: Home on the session it signed in with, Cabin still signed out.
+    const now = new Date().toISOString();
+    const session = (label: string, state: string, signedInAt: string | null) => ({ label, session: state, signedInAt, registeredAt: null, nextRefreshAt: null });
+    const accounts = [session('Home', 'signed-in', homeSignedInAt), session('Cabin', 'signed-out', null), session('Gone', 'signed-out', null)];
+    await writeFile(join(dataFolderPath(page().storagePath), 'status.json'), JSON.stringify({ pid: process.pid, startedAt: now, updatedAt: now, pushMode: 'relay', doorbells: [], accounts }));
+
+    const answer = await answerOf(page(), page().requests.status());
+    expect(answer).toMatchObject({ running: true, accounts: [accounts[0], { ...accounts[1], pageSignIn: 'waiting' }, accounts[2]] });
+    expect((answer as { accounts: object[] }).accounts.filter((account) => 'pageSignIn' in account)).toHaveLength(1);
   });
 
   it('removes an account: signs it out and removes its folder, the other stays signed in', async () => {
