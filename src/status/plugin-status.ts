@@ -98,13 +98,13 @@ export class StatusWriter {
   }
 
   private async write(): Promise<void> {
-    // The status first: a write starts when it is handed to the file, so the next one is timed from then.
-    const status = this.snapshot();
+    // The next write is timed from when this one starts.
     this.lastWriteAt = this.now();
     this.changedMeanwhile = false;
     this.unwritten = false;
     try {
-      await this.sink.replace(status);
+      // Inside: a snapshot that throws is said as a failed write, never a rejection nobody handles.
+      await this.sink.replace(this.snapshot());
       this.failing = false;
     } catch (error) {
       // Said once, not every minute: the settings page then reads the plugin as not running.
