@@ -23,6 +23,8 @@ import type { RunningPlatform } from '../scripts/lib/platform-harness.js';
 import { allConfirmed, logged, usePlatformTestbed, useLoopbackRelay } from './support/platform-testbed.js';
 
 const [, BACK] = DOORBELLS.map((doorbell) => doorbell.deviceId);
+/** What the plugin says once Back Door's subscription has failed: the sensor's reason reads the same record. */
+const BACK_FAILED = '1 of 2 doorbells subscribed to motion alerts; still trying: Back Door';
 
 /**
  * The sensor's minute, shortened: well over what a launch here takes on a busy machine, and than the
@@ -106,8 +108,8 @@ function launchOnMovedClock(options: Parameters<typeof testbed.launch>[0] = {}):
 }
 
 /** Launched on a moved clock; the sensor's minute passes once `failed` holds. */
-async function openOnceFailed(failed: (platform: RunningPlatform) => boolean, what: string): Promise<RunningPlatform> {
-  const { platform, advance } = launchOnMovedClock();
+async function openOnceFailed(failed: (platform: RunningPlatform) => boolean, what: string, options: Parameters<typeof testbed.launch>[0] = {}): Promise<RunningPlatform> {
+  const { platform, advance } = launchOnMovedClock(options);
   await waitFor(() => failed(platform), what);
   advance(OPEN_AFTER_MS);
   await waitOpen(platform);
@@ -152,7 +154,7 @@ describe('while alerts flow', () => {
 describe('when a doorbell has been down for the whole minute', () => {
   it('opens with a fault while a subscription keeps failing, naming the doorbell, and closes the moment it succeeds', async () => {
     testbed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
-    const platform = await openOnceFailed((running) => logged(running, '1 of 2 doorbells subscribed to motion alerts; still trying: Back Door'), 'Back Door failed');
+    const platform = await openOnceFailed((running) => logged(running, BACK_FAILED), 'Back Door failed');
     expect(alertsShown(platform)).toEqual([OPEN, 1]);
     testbed.sim.clearFaults();
     await waitFor(() => sensorValue(platform.test, BACK, 'StatusFault') === 0, 'Back Door subscribed');
@@ -199,8 +201,9 @@ describe('when a doorbell has been down for the whole minute', () => {
     const squatter = createServer();
     await new Promise<void>((resolve) => squatter.listen(testbed.pushPort, '127.0.0.1', resolve));
     try {
-      const platform = launch();
-      await waitOpen(platform);
+      // The line the connection says once it has recorded the failure: the sensor's reason reads that record.
+      const failedLine = `Push receiver cannot listen on 127.0.0.1:${testbed.pushPort}: the port is already in use. Trying again as soon as it opens`;
+      const platform = await openOnceFailed((running) => logged(running, failedLine), 'the receiver failing to listen');
 
       expect(stopped(platform)).toEqual([
         `warn: Doorbell alerts stopped: the push receiver cannot listen on 127.0.0.1:${testbed.pushPort}. Free port ${testbed.pushPort}, or choose another push.port, push.host or relay mode ${SETTINGS_PAGE}.`,
@@ -291,8 +294,9 @@ describe('in relay mode', () => {
 
   it('says the relay refused access when it does', async () => {
     relay().refuseSubscriptions({ status: 403, times: 10_000 });
-    const platform = launch({ relayUrl: relay().url });
-    await waitOpen(platform);
+    // The connection records the relay as the cause when it stops waiting for the stream, and says then when it tries again.
+    const refused = (running: RunningPlatform) => logged(running, 'Push relay refused access (HTTP 403)') && logged(running, 'Trying again as soon as it opens');
+    const platform = await openOnceFailed(refused, 'the relay refusing access', { relayUrl: relay().url });
 
     expect(stopped(platform)).toEqual([expect.stringMatching(/^warn: Doorbell alerts stopped: the relay refused access\. Check push\.relayToken /)]);
   });
@@ -301,8 +305,7 @@ describe('in relay mode', () => {
 describe('across a restart', () => {
   it('stays open while the cause lasts, told once more, as one outage; then closes and ends it', async () => {
     testbed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
-    const first = launch();
-    await waitOpen(first);
+    const first = await openOnceFailed((running) => logged(running, BACK_FAILED), 'Back Door failed');
     const opened = await testbed.statusWhere('the outage written', ({ outages }) => outages?.length === 1);
     await testbed.stop(first);
 
@@ -366,9 +369,11 @@ describe('status.json', () => {
     const previous = JSON.parse(JSON.stringify({ alerts: { flowing: true, since: earlier[0].to, reason: null }, outages: earlier }));
     await writePreviousStatus({ pid: 1, startedAt: earlier[19].from, updatedAt: earlier[0].to as string, pushMode: 'direct', registeredAt: null, nextRefreshAt: null, session: 'signed-in', doorbells: [], ...previous });
     testbed.sim.injectFault('subscribe', { status: 503, times: 10_000, deviceId: BACK });
-    const platform = launch();
+    const { platform, advance } = launchOnMovedClock();
     const carried = await testbed.statusWhere('the first status', ({ pid }) => pid === process.pid);
     expect(carried.outages).toEqual(earlier);
+    await waitFor(() => logged(platform, BACK_FAILED), 'Back Door failed');
+    advance(OPEN_AFTER_MS);
     await waitOpen(platform);
 
     const reason = 'the subscription of Back Door failed (the doorbell service answered HTTP 503)';
