@@ -32,12 +32,14 @@ class DoorbellMotionUiServer extends HomebridgePluginUiServer {
       readPlatformBlock: () => readPlatformBlock(homebridgeConfigPath),
       log: uiLog,
     });
-    this.handle('/account', () => requests.account());
+    // Each account request may name an entry of `accounts` by its own fields (see account-entry.ts).
+    this.handle('/account', (body) => requests.account(body));
     this.handle('/sign-in', (body) => requests.signIn(body));
-    this.handle('/sign-out', () => requests.signOut());
-    this.handle('/saved-account', () => requests.savedAccount());
+    this.handle('/sign-out', (body) => requests.signOut(body));
+    this.handle('/remove-account', (body) => requests.removeAccount(body));
+    this.handle('/saved-account', (body) => requests.savedAccount(body));
     this.handle('/test-motion', (body) => requests.testMotion(body));
-    this.handle('/doorbells', () => requests.doorbells());
+    this.handle('/doorbells', (body) => requests.doorbells(body));
     this.handle('/status', () => requests.status());
     this.ready();
   }

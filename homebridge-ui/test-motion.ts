@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
-import { parseConfig, type DoorbellSettings, type PlatformSettings } from '#plugin/config/parse-config.js';
+import { parseConfig, type DoorbellSettings, type ParsedAccount, type PlatformSettings } from '#plugin/config/parse-config.js';
 import type { PushSettings } from '#plugin/config/push-settings.js';
 import { directPushToken, relayPushToken } from '#plugin/push/notification.js';
 import { errorMessage } from '#plugin/log.js';
@@ -30,10 +30,11 @@ export interface TestMotionResult {
 }
 
 /**
- * The doorbell a test motion is for, from the page's request, and the saved settings it is sent with,
- * as the plugin reads them; a SettingsError says what to fix first.
+ * The doorbell a test motion is for, from the page's request, the saved settings it is sent with, as
+ * the plugin reads them, and the account that has it (the first that does, as the plugin serves it);
+ * a SettingsError says what to fix first.
  */
-export function testMotionTarget(request: unknown, block: unknown): { settings: PlatformSettings; doorbell: DoorbellSettings } {
+export function testMotionTarget(request: unknown, block: unknown): { settings: PlatformSettings; doorbell: DoorbellSettings; account: ParsedAccount } {
   const deviceId = deviceIdText(isJsonObject(request) ? request.deviceId : undefined);
   if (!isDeviceId(deviceId)) {
     throw new SettingsError('Test motion needs the device id of a configured doorbell: an integer from 1 to 9223372036854775807.');
@@ -45,11 +46,13 @@ export function testMotionTarget(request: unknown, block: unknown): { settings: 
   if (config.status === 'invalid') {
     throw new SettingsError(`Test motion needs valid saved settings: ${config.problems.join('; ')}. Fix them, save, and try again.`);
   }
-  const doorbell = config.settings.doorbells.find((candidate) => candidate.deviceId === deviceId);
-  if (doorbell === undefined) {
-    throw new SettingsError(`Doorbell ${deviceId} is not in the saved settings: add it, save, and try again.`);
+  for (const account of config.accounts) {
+    const doorbell = account.doorbells.find((candidate) => candidate.deviceId === deviceId);
+    if (doorbell !== undefined) {
+      return { settings: config.settings, doorbell, account };
+    }
   }
-  return { settings: config.settings, doorbell };
+  throw new SettingsError(`Doorbell ${deviceId} is not in the saved settings: add it, save, and try again.`);
 }
 
 /**

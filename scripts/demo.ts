@@ -20,7 +20,7 @@ import {
   removeDemoInfo,
   writeDemoInfo,
 } from './lib/demo-folder.js';
-import { BRIDGE_NAME, DEMO_DOORBELLS, DEMO_EMAIL, demoControlsNote, demoDevices, demoPlatform, newVerificationCode } from './lib/demo-setup.js';
+import { BRIDGE_NAME, demoAccounts, demoControlsNote, demoDevices, demoPlatform, MAX_DEMO_ACCOUNTS, simulatedDemoAccounts, type DemoAccount } from './lib/demo-setup.js';
 import {
   currentNodeRunsHomebridge2,
   freeLoopbackPort,
@@ -37,10 +37,12 @@ import { stopSignal, unlessStopped, whenAborted } from './lib/stop-signal.js';
 import { HOMEBRIDGE_2_BIN, PLUGIN_ENTRY, REPO_ROOT } from './lib/paths.js';
 
 const USAGE = [
-  'usage: npm start -- [--loopback] [--dir PATH]',
+  'usage: npm start -- [--loopback] [--dir PATH] [--accounts N]',
   '  --loopback  keep Homebridge on this machine (also DEMO_LOOPBACK=1): nothing is advertised on',
   '              the network, so the Home app cannot pair with it',
   '  --dir PATH  the demo folder; default .demo/ in this repository',
+  `  --accounts N  N accounts (1 to ${MAX_DEMO_ACCOUNTS}) in the platform block's accounts: the demo account, then`,
+  '              user<k>@example.com with doorbell k000001 (2000001 ...), as `npm run simulator -- --accounts N`',
 ].join('\n');
 
 /** Homebridge publishes within seconds; a first start on a slow machine gets more. */
@@ -51,23 +53,31 @@ const SUBSCRIBE_TIMEOUT_MS = 15_000;
 const STOP_TIMEOUT_MS = 12_000;
 
 const PUBLISHED_LINE = /is running on port \d+/;
-const SUBSCRIBED_LINE = new RegExp(`${DEMO_DOORBELLS.length} of ${DEMO_DOORBELLS.length} doorbells subscribed`);
+/** Each account says when all its doorbells are subscribed, its label first when there are several. */
+function subscribedLine({ label, doorbells }: DemoAccount, several: boolean): RegExp {
+  return new RegExp(`${several ? `\\[${label}\\] ` : ''}${doorbells.length} of ${doorbells.length} doorbells subscribed`);
+}
 /** Printed by Homebridge under "Setup Payload:"; a QR code of it pairs as the code does. */
 const SETUP_PAYLOAD_LINE = /^X-HM:\/\/\S+$/;
 
 interface DemoOptions {
   dir: string;
   loopbackOnly: boolean;
+  accounts: DemoAccount[];
 }
 
 function parseOptions(args: string[]): DemoOptions {
   const { values } = parseArgs({
     args,
-    options: { loopback: { type: 'boolean' }, dir: { type: 'string' } },
+    options: { loopback: { type: 'boolean' }, dir: { type: 'string' }, accounts: { type: 'string', default: '1' } },
     strict: true,
     allowPositionals: false,
   });
-  return { dir: demoDir(values.dir), loopbackOnly: values.loopback === true || process.env.DEMO_LOOPBACK === '1' };
+  const count = Number(values.accounts);
+  if (!/^\d+$/.test(values.accounts) || count < 1 || count > MAX_DEMO_ACCOUNTS) {
+    throw new Error(`--accounts takes a number from 1 to ${MAX_DEMO_ACCOUNTS}.`);
+  }
+  return { dir: demoDir(values.dir), loopbackOnly: values.loopback === true || process.env.DEMO_LOOPBACK === '1', accounts: demoAccounts(count) };
 }
 
 /** What a run has started so far: all of it is stopped at the end, however the run ends. */
@@ -106,10 +116,10 @@ async function startDemo(options: DemoOptions, stop: AbortSignal, started: Start
   }
   const nodeBinary = await resolveNode22Binary();
   stop.throwIfAborted();
-  const code = newVerificationCode();
+  const [first] = options.accounts;
   const simulator = await startSimulator({
-    accounts: [{ email: DEMO_EMAIL, code }],
-    doorbells: DEMO_DOORBELLS.map(({ deviceId }) => deviceId),
+    accounts: simulatedDemoAccounts(options.accounts),
+    doorbells: first.doorbells.map(({ deviceId }) => deviceId),
     devices: demoDevices(),
   });
   started.simulator = simulator;
@@ -119,7 +129,7 @@ async function startDemo(options: DemoOptions, stop: AbortSignal, started: Start
   stop.throwIfAborted();
   console.log(`Simulated cloud: account service ${simulator.accountUrl}, doorbell service ${simulator.doorbellUrl}`);
   console.log(`Push relay (ntfy protocol, standing in for https://ntfy.sh): ${relay.url}`);
-  const bridge = await prepareDemoFolder(options, simulator, relay, code);
+  const bridge = await prepareDemoFolder(options, simulator, relay);
   const homebridge = startHomebridge({
     homebridgeBin: HOMEBRIDGE_2_BIN,
     nodeBinary,
@@ -130,7 +140,7 @@ async function startDemo(options: DemoOptions, stop: AbortSignal, started: Start
   started.homebridge = homebridge;
   homebridge.onLine((line) => console.log(`[homebridge] ${line}`));
   console.log(`Starting Homebridge (pid ${homebridge.pid}) with this plugin, storage in ${options.dir}`);
-  const setupPayload = await unlessStopped(waitUntilReady(homebridge), stop);
+  const setupPayload = await unlessStopped(waitUntilReady(homebridge, options.accounts), stop);
   printReady(bridge, setupPayload, options);
   return homebridge;
 }
@@ -147,25 +157,27 @@ async function release({ simulator, relay, homebridge }: Started, dir: string): 
 }
 
 /** Writes this run's config.json and demo.json, keeping the bridge identity of an earlier run. */
-async function prepareDemoFolder({ dir, loopbackOnly }: DemoOptions, simulator: Simulator, relay: Relay, code: string): Promise<BridgeSettings> {
+async function prepareDemoFolder({ dir, loopbackOnly, accounts }: DemoOptions, simulator: Simulator, relay: Relay): Promise<BridgeSettings> {
   const identity = await readBridgeIdentity(dir);
   const bridge = { name: BRIDGE_NAME, ...(identity ?? newBridgeIdentity()), port: await freeLoopbackPort() };
   if (await forgetPreviousSession(dir)) {
     console.log('Reusing the demo folder: the plugin signs in to this fresh simulator with a new one-time code; the HomeKit pairing is kept.');
   }
-  const platform = demoPlatform(simulator, relay, code);
+  const platform = demoPlatform(simulator, relay, accounts);
   await writeHomebridgeConfig(dir, { bridge, platforms: [platform], loopbackOnly });
-  await writeDemoInfo(dir, { controlUrl: simulator.doorbellUrl, doorbells: [...DEMO_DOORBELLS] });
+  await writeDemoInfo(dir, { controlUrl: simulator.doorbellUrl, doorbells: accounts.flatMap(({ doorbells }) => doorbells) });
   return bridge;
 }
 
 /**
- * Resolves once the bridge is published and the plugin has subscribed every demo doorbell, with the
- * setup payload Homebridge printed on the way.
+ * Resolves once the bridge is published and the plugin has subscribed every demo doorbell of every
+ * account, with the setup payload Homebridge printed on the way.
  */
-async function waitUntilReady(homebridge: HomebridgeProcess): Promise<string | undefined> {
+async function waitUntilReady(homebridge: HomebridgeProcess, accounts: readonly DemoAccount[]): Promise<string | undefined> {
   await expectLine(homebridge, PUBLISHED_LINE, PUBLISH_TIMEOUT_MS, 'Homebridge did not publish the bridge');
-  await expectLine(homebridge, SUBSCRIBED_LINE, SUBSCRIBE_TIMEOUT_MS, 'The plugin did not subscribe the demo doorbells');
+  for (const account of accounts) {
+    await expectLine(homebridge, subscribedLine(account, accounts.length > 1), SUBSCRIBE_TIMEOUT_MS, `The plugin did not subscribe the doorbells of ${account.email}`);
+  }
   return homebridge.lines.find((line) => SETUP_PAYLOAD_LINE.test(line));
 }
 
@@ -179,9 +191,10 @@ async function expectLine(homebridge: HomebridgeProcess, pattern: RegExp, timeou
   }
 }
 
-function printReady(bridge: BridgeSettings, setupPayload: string | undefined, { dir, loopbackOnly }: DemoOptions): void {
+function printReady(bridge: BridgeSettings, setupPayload: string | undefined, { dir, loopbackOnly, accounts }: DemoOptions): void {
   const dirFlag = isDefaultDemoDir(dir) ? '' : ` --dir ${dir}`;
-  const [first, second] = DEMO_DOORBELLS;
+  const [first, second] = accounts[0].doorbells;
+  const doorbellsOf = ({ doorbells }: DemoAccount): string => doorbells.map(({ deviceId, name }) => `${deviceId} ${name}`).join(', ');
   const pairing = loopbackOnly
     ? 'not advertised on the network (--loopback): run without --loopback to pair with the Home app'
     : `in the Home app on this network: Add Accessory, More options…, "${bridge.name}", then the code above`;
@@ -192,12 +205,15 @@ function printReady(bridge: BridgeSettings, setupPayload: string | undefined, { 
     ...(setupPayload === undefined ? [] : [`  Setup payload         ${setupPayload}  (as a QR code, it pairs too)`]),
     `  Bridge                "${bridge.name}" on port ${bridge.port}`,
     `  Pairing               ${pairing}`,
-    `  Doorbells             ${DEMO_DOORBELLS.map(({ deviceId, name }) => `${deviceId} ${name}`).join(', ')} (simulated)`,
+    ...(accounts.length === 1
+      ? [`  Doorbells             ${doorbellsOf(accounts[0])} (simulated)`]
+      : accounts.map((account) => `  ${account.label.padEnd(22)}${account.email}, signed in: ${doorbellsOf(account)} (simulated)`)),
     '',
     '  Trigger motion from a second terminal:',
     `      npm run motion -- ${first.deviceId}${dirFlag}`,
     `  and watch for "Motion at ${first.name}" here. The ${second.name} is ${second.deviceId}; add --kind ding to ring.`,
-    ...demoControlsNote(DEMO_DOORBELLS),
+    ...accounts.slice(1).map(({ label, doorbells: [own] }) => `  ${label}'s ${own.name}: npm run motion -- ${own.deviceId}${dirFlag}`),
+    ...demoControlsNote(accounts[0].doorbells),
     '  Ctrl-C stops everything.',
     '=====================================================================',
     '',

@@ -58,9 +58,21 @@ export function stringsIn(value: unknown): string[] {
 const MIN_SECRET_LENGTH = 4;
 
 export class SecretMaskingLogger implements Logger {
-  private readonly secrets = new Set<string>();
+  constructor(
+    private readonly target: Logger,
+    /** Shared with the loggers `labelled` makes: a secret one of them learns is masked in all. */
+    private readonly secrets = new Set<string>(),
+    /** `[Cabin] `: what every line starts with, so a line about one of several accounts says which. */
+    private readonly prefix = '',
+  ) {}
 
-  constructor(private readonly target: Logger) {}
+  /**
+   * The same logger, each line starting with `[label] `, the secrets shared both ways; this very
+   * logger without a label (the one account of a config without `accounts`, whose lines stay as they were).
+   */
+  labelled(label: string | undefined): SecretMaskingLogger {
+    return label === undefined ? this : new SecretMaskingLogger(this.target, this.secrets, `${this.prefix}[${label}] `);
+  }
 
   /** Registers values that must never appear in a log line. */
   addSecrets(...values: Array<string | undefined>): void {
@@ -81,18 +93,18 @@ export class SecretMaskingLogger implements Logger {
   }
 
   debug(message: string): void {
-    this.target.debug(this.mask(message));
+    this.target.debug(this.mask(this.prefix + message));
   }
 
   info(message: string): void {
-    this.target.info(this.mask(message));
+    this.target.info(this.mask(this.prefix + message));
   }
 
   warn(message: string): void {
-    this.target.warn(this.mask(message));
+    this.target.warn(this.mask(this.prefix + message));
   }
 
   error(message: string): void {
-    this.target.error(this.mask(message));
+    this.target.error(this.mask(this.prefix + message));
   }
 }

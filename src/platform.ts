@@ -1,14 +1,17 @@
 import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { DoorbellAccessories } from './accessories/doorbell-accessories.js';
+import type { DoorbellAccessory } from './accessories/doorbell-accessory.js';
 import { AlertsLink } from './alerts/alerts-link.js';
 import { ALERTS_OPEN_AFTER_MS, type AlertsClock } from './alerts/alerts-rule.js';
 import { CONFIGURATION_INVALID, NODE_TOO_OLD, NOT_CONFIGURED } from './alerts/reasons.js';
 import type { RetryPolicy } from './cloud/retry-policy.js';
-import { parseConfig, type PlatformSettings } from './config/parse-config.js';
+import { parseConfig, type PlatformSettings, type UsableAccount } from './config/parse-config.js';
 import { pushAddressWarnings } from './config/push-settings.js';
-import { Connection } from './connection/connection.js';
-import type { PushEndpoint } from './connection/connection.js';
+import { Connection, type PushEndpoint, SharedEndpoint } from './connection/connection.js';
+import type { ConnectionListener } from './connection/progress.js';
+import { RequestSlots } from './connection/request-slots.js';
 import { SCHEDULE_TIMING, type ScheduleTiming } from './connection/schedule.js';
+import { SUBSCRIPTION_CONCURRENCY } from './connection/subscriptions.js';
 import { errorMessage, SecretMaskingLogger } from './log.js';
 import { MatterLink, type MatterLoader } from './matter-link.js';
 import { NotificationHandler } from './notifications.js';
@@ -18,10 +21,10 @@ import type { IntakeDrop } from './push/intake.js';
 import type { DoorbellNotification } from './push/notification.js';
 import { RelayEndpoint } from './push/relay/endpoint.js';
 import { RELAY_TIMING, type RelayTiming } from './push/relay/subscription.js';
-import { openDataFolder } from './storage/data-folder.js';
+import { openAccountFolder, openDataFolder, type PrivateFolder } from './storage/data-folder.js';
 import { PushSecretStore } from './session/push-secrets.js';
 import { RelayMarkStore } from './session/relay-mark.js';
-import { SessionStore } from './session/session-store.js';
+import { moveTopLevelSession, SessionStore } from './session/session-store.js';
 import { SessionWatcher } from './session/session-watcher.js';
 import { PluginStatus, type PluginStatusOptions } from './status/plugin-status.js';
 import type { StatusBoard } from './status/status-board.js';
@@ -58,8 +61,18 @@ type OwnedEndpoint = PushEndpoint & { close(): Promise<void> };
 
 interface AcceptedConfig {
   settings: PlatformSettings;
-  /** False when some doorbell entries were left out for problems. */
+  /** Every account served: the one at the top of the block, or each usable entry of `accounts`. */
+  accounts: UsableAccount[];
+  /** The block has `accounts`: each account keeps its files in its own folder, and its label names it. */
+  several: boolean;
+  /** False when some doorbell entries (or accounts) were left out for problems. */
   complete: boolean;
+}
+
+/** One account's background work: its connection and, for an account that signs in, the watcher of its session.json. */
+interface AccountWork {
+  connection: Connection;
+  watcher: SessionWatcher | undefined;
 }
 
 /**
@@ -74,8 +87,9 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
   /** The Doorbell Alerts sensor: whether alerts reach this Homebridge. */
   private readonly alerts: AlertsLink;
   private endpoint: OwnedEndpoint | undefined;
-  private connection: Connection | undefined;
-  private sessionWatcher: SessionWatcher | undefined;
+  /** Each account's, in config order. */
+  private readonly work: AccountWork[] = [];
+  private stopping = false;
   /** status.json, for the settings page. */
   private status: PluginStatus | undefined;
 
@@ -139,18 +153,25 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       this.log.error('Doing nothing until the configuration is fixed.');
       return CONFIGURATION_INVALID;
     }
-    this.log.addSecrets(result.settings.account?.code, result.settings.doorbellAccessToken);
-    return { settings: result.settings, complete: result.problems.length === 0 };
+    const accounts = result.accounts.filter((account): account is UsableAccount => account.fault === undefined);
+    accounts.forEach((account) => this.log.addSecrets(account.account?.code, account.doorbellAccessToken));
+    for (const note of result.notes) {
+      this.log.info(`Configuration: ${note}`);
+    }
+    return { settings: result.settings, accounts, several: accounts.some(({ label }) => label !== undefined), complete: result.problems.length === 0 };
   }
 
-  private launch({ settings, complete }: AcceptedConfig): void {
+  private launch({ settings: firstAccount, accounts, several, complete }: AcceptedConfig): void {
+    // Every account's doorbells: a device id is in one account only (the config leaves out repeats).
+    const settings = { ...firstAccount, doorbells: accounts.flatMap(({ doorbells }) => doorbells) };
     // A doorbell left out for a bad entry may own a cached accessory: keep them all until it is fixed,
     // but nothing updates those, so they must not go on showing what they were saved with.
     this.accessories.publish(settings.doorbells, { removeStale: complete });
     const batteries = new Map<string, number>();
     this.accessories.forEach((accessory, deviceId) => accessory.health.battery !== null && batteries.set(deviceId, accessory.health.battery));
     this.matter?.publish(settings.doorbells, { complete, alerts: settings.alertsSensor, batteries });
-    this.alerts.launch(settings, complete);
+    const labelled = several ? accounts.map(({ label, doorbells }) => ({ label: label as string, deviceIds: doorbells.map(({ deviceId }) => deviceId) })) : undefined;
+    this.alerts.launch({ ...settings, accounts: labelled }, complete);
     this.accessories.forEach((accessory, deviceId) => {
       this.matter?.follow(accessory, deviceId);
       // Kept offline from the last run: why it is down, before its fault is first counted.
@@ -167,15 +188,15 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       this.accessories.showUnavailable();
     }
     pushAddressWarnings(settings.push).forEach((warning) => this.log.warn(warning));
-    const folder = openDataFolder(this.api.user.storagePath(), this.log);
-    const store = new SessionStore(folder, this.log);
-    const usesToken = settings.doorbellAccessToken !== undefined;
+    const storagePath = this.api.user.storagePath();
+    const folder = openDataFolder(storagePath, this.log);
     const { alerts } = this;
     // The alerts' outages of the last run are in the status file, read before it is written again.
     this.status = new PluginStatus({
       doorbells: settings.doorbells,
       pushMode: settings.push.mode,
-      usesToken,
+      usesToken: settings.doorbellAccessToken !== undefined,
+      accounts: several ? labelled?.map((entry, index) => ({ ...entry, usesToken: accounts[index].doorbellAccessToken !== undefined })) : undefined,
       folder,
       log: this.log,
       alerts,
@@ -190,39 +211,68 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       accessory.onChange((change) => (change.type === 'battery' || change.type === 'online') && board.doorbellHealth(deviceId, accessory.health));
     });
     this.endpoint = this.createEndpoint(settings, new PushSecretStore(folder, this.log), this.status.board, new RelayMarkStore(folder, this.log));
+    // One push endpoint for every account, suspended only once no account holds it; one set of request slots for all.
+    const shared = { endpoint: new SharedEndpoint(this.endpoint), slots: new RequestSlots(SUBSCRIPTION_CONCURRENCY), registration: settings.push.registration };
+    this.status.start();
+    for (const account of accounts) {
+      this.startAccount(account, several ? { folder: openAccountFolder(storagePath, account.key, this.log), root: folder } : { folder }, shared);
+    }
+  }
+
+  /**
+   * One account's connection and session watcher on its own folder, its log lines and the alerts'
+   * reasons naming its label (with `accounts`). `root`, with `accounts`: the data folder, whose
+   * top-level session moves into this account's folder first when it is this account's.
+   */
+  private startAccount(
+    account: UsableAccount,
+    { folder, root }: { folder: PrivateFolder; root?: PrivateFolder },
+    shared: { endpoint: SharedEndpoint; slots: RequestSlots; registration: PlatformSettings['push']['registration'] },
+  ): void {
+    const log = this.log.labelled(account.label);
+    const status = this.status as PluginStatus;
+    const store = new SessionStore(folder, log);
+    const own = new Set(account.doorbells.map(({ deviceId }) => deviceId));
+    const ownAccessories = (action: (accessory: DoorbellAccessory) => void) => this.accessories.forEach((accessory, deviceId) => own.has(deviceId) && action(accessory));
+    const listener: ConnectionListener = {
+      subscribed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(true),
+      subscriptionFailed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(false),
+      sessionUnavailable: () => ownAccessories((accessory) => accessory.setConfirmed(false)),
+      // A refresh that cannot register leaves none of its doorbells subscribed, until a retry gets through.
+      connectFailed: (stage) => stage === 'registration' && ownAccessories((accessory) => accessory.setConfirmed(false)),
+      // What the doorbell service says of each of its doorbells: its battery, whether it reaches it.
+      doorbellListRead: (list) => this.accessories.listRead(list, root === undefined ? {} : { deviceIds: own, log }),
+    };
     const connection = new Connection({
-      settings: {
-        credentials: settings,
-        doorbellServerUrl: settings.doorbellServerUrl,
-        doorbells: settings.doorbells,
-        registration: settings.push.registration,
-      },
+      settings: { credentials: account, doorbellServerUrl: account.doorbellServerUrl, doorbells: account.doorbells, registration: shared.registration, oneOfSeveral: root !== undefined },
       store,
-      log: this.log,
-      endpoint: this.endpoint,
-      listener: alerts.following(
-        this.status.following({
-          subscribed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(true),
-          subscriptionFailed: (deviceId) => this.accessories.get(deviceId)?.setConfirmed(false),
-          sessionUnavailable: () => this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
-          // A refresh that cannot register leaves no doorbell subscribed, until a retry gets through.
-          connectFailed: (stage) => stage === 'registration' && this.accessories.forEach((accessory) => accessory.setConfirmed(false)),
-          // What the doorbell service says of each doorbell: its battery, whether it reaches it.
-          doorbellListRead: (list) => this.accessories.listRead(list),
-        }),
-      ),
+      log,
+      endpoint: shared.endpoint.share(),
+      listener: this.alerts.following(status.following(listener, account.label), account.label),
       timing: this.timing.schedule,
       retry: this.timing.retry,
       timeoutMs: this.timing.requestTimeoutMs,
+      slots: shared.slots,
     });
-    this.connection = connection;
-    this.status.start();
-    connection.start();
-    if (settings.doorbellAccessToken === undefined) {
-      // The settings page in the Homebridge UI signs in and out by writing session.json.
-      this.sessionWatcher = new SessionWatcher(store, this.log, (session) => connection.followSessionFile(session));
-      this.sessionWatcher.start().catch((error: unknown) => this.log.warn(`Cannot follow sign-ins from the settings page: ${errorMessage(error)}`));
+    // The settings page in the Homebridge UI signs in and out by writing session.json.
+    const watcher = account.doorbellAccessToken === undefined ? new SessionWatcher(store, log, (session) => connection.followSessionFile(session)) : undefined;
+    this.work.push({ connection, watcher });
+    const start = () => {
+      // Homebridge may shut down while the session is being moved: nothing starts after that.
+      if (this.stopping) {
+        return;
+      }
+      connection.start();
+      watcher?.start().catch((error: unknown) => log.warn(`Cannot follow sign-ins from the settings page: ${errorMessage(error)}`));
+    };
+    if (root === undefined) {
+      start();
+      return;
     }
+    // A config that gained `accounts` keeps the session it had at the top: no new sign-in.
+    void moveTopLevelSession(root, folder, account, log)
+      .catch((error: unknown) => log.warn(`Could not move the session into ${folder.path} (${errorMessage(error)}): it is tried again at the next start, and until then this account is not signed in.`))
+      .finally(start);
   }
 
   private createEndpoint({ push }: PlatformSettings, pushSecrets: PushSecretStore, status: StatusBoard, relayMarks: RelayMarkStore): OwnedEndpoint {
@@ -251,7 +301,7 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
       },
       onConnected: () => {
         this.alerts.relayConnected();
-        this.connection?.endpointUp();
+        this.work.forEach(({ connection }) => connection.endpointUp());
         status.relayConnected();
       },
       timing: this.timing.relay,
@@ -264,7 +314,8 @@ export class DoorbellMotionPlatform implements DynamicPlatformPlugin {
     this.accessories.dispose();
     this.alerts.dispose();
     this.matter?.dispose();
-    this.connection?.stop();
-    await Promise.all([this.endpoint?.close(), this.sessionWatcher?.stop(), this.status?.stop()]);
+    this.stopping = true;
+    this.work.forEach(({ connection }) => connection.stop());
+    await Promise.all([this.endpoint?.close(), ...this.work.map(({ watcher }) => watcher?.stop()), this.status?.stop()]);
   }
 }

@@ -13,24 +13,26 @@ export class AccountDoorbells {
   /**
    * `elements`: the section, its list and its message line. `onAccount` is told the account state a
    * refused session turned into, and why: the section goes with the session, so the reason is
-   * shown elsewhere. `onAdded` is told the settings block an Add left in the form.
+   * shown elsewhere. `onAdded` is told the settings block an Add left in the form. `account`: for an
+   * entry of `accounts`, its place in the form's list and what the server's requests carry for it.
    */
-  constructor(elements, { onAccount, onAdded }) {
+  constructor(elements, { onAccount, onAdded, account = { index: undefined, body: () => undefined } }) {
     this.elements = elements;
     this.onAccount = onAccount;
     this.onAdded = onAdded;
+    this.account = account;
     this.inForm = new Set();
   }
 
   /** Asks the server for the list and shows it; failures are shown in the section's message line. */
   async load(block) {
-    this.inForm = formDeviceIds(block);
+    this.inForm = formDeviceIds(block, this.account.index);
     this.elements.section.hidden = false;
     this.listing = undefined;
     this.render();
     this.say("Looking up the account's doorbells…", 'muted');
     try {
-      const answer = await homebridge.request('/doorbells');
+      const answer = await homebridge.request('/doorbells', this.account.body());
       if (answer.account !== undefined) {
         this.onAccount(answer.account, answer.reason);
         return;
@@ -55,7 +57,7 @@ export class AccountDoorbells {
 
   /** The settings form changed: what it holds is marked anew. */
   formChanged(block) {
-    this.inForm = formDeviceIds(block);
+    this.inForm = formDeviceIds(block, this.account.index);
     this.render();
   }
 
@@ -102,8 +104,8 @@ export class AccountDoorbells {
 
   async add(doorbell) {
     try {
-      const block = await addDoorbell(doorbell);
-      this.inForm = formDeviceIds(block);
+      const block = await addDoorbell(doorbell, this.account.index);
+      this.inForm = formDeviceIds(block, this.account.index);
       this.onAdded(block);
       this.say(`${doorbell.name} is in the settings below: press Save, then restart Homebridge when the Homebridge UI offers it.`, 'success');
     } catch (error) {

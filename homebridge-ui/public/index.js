@@ -1,52 +1,43 @@
-// The settings page: the account state, signing in and out, the account's doorbells to add, the
-// status of the running plugin, the standard settings form, and a test motion per doorbell.
-// Everything the server does is asked for with homebridge.request; its failures arrive as
-// { message } in the words the plugin's log uses, with anything more the page must know (whether a
-// sign-in's code is spent) as their `error`.
+// The settings page: the account state, signing in and out, the account's doorbells to add (one
+// section per account with several), the status of the running plugin, the standard settings form,
+// and a test motion per doorbell. Everything the server does is asked for with homebridge.request;
+// its failures arrive as { message } in the words the plugin's log uses, with anything more the page
+// must know (whether a sign-in's code is spent) as their `error`.
 
-import { AccountDoorbells } from './account-doorbells.js';
-import { ensurePlatformBlock, storeAccount, STORED_ACCOUNT_FIELDS } from './config-block.js';
+import { AccountCard, copySection, markParts } from './account-card.js';
+import { accountEntries, addAccountEntry, ensurePlatformBlock } from './config-block.js';
 import { busy, messageOf, showOutcome } from './outcomes.js';
 import { startStatusPanel } from './status-panel.js';
 import { showTestMotionDoorbells } from './test-motion.js';
 
-/** The sign-in form's inputs, by the field the server and the config block call them. */
-const SIGN_IN_INPUTS = {
-  serverUrl: 'sign-in-server',
-  email: 'sign-in-email',
-  country: 'sign-in-country',
-  countryCode: 'sign-in-country-code',
-  code: 'sign-in-code',
-};
-
 const element = (id) => document.getElementById(id);
 
-/** The settings form's block as it stands, saved or not. */
-let currentBlock = {};
+/** The Account section as index.html has it, before anything is drawn in it: what each account's section copies. */
+const accountSection = element('account-section');
+markParts(accountSection);
+const pristineSection = accountSection.cloneNode(true);
 
-/** Asks the Status panel to follow a change of the account; nothing until the panel is started. */
+/** Asks the Status panel to follow a change of an account; nothing until the panel is started. */
 let refreshStatus = () => undefined;
 
-const accountDoorbells = new AccountDoorbells(
-  { section: element('account-doorbells'), list: element('account-doorbell-list'), message: element('account-doorbells-message') },
-  {
-    // The service refused the session: the account state says so, and why, where the section was.
-    onAccount: (account, reason) => {
-      showAccount(account, { listDoorbells: false });
-      showAccountMessage(reason, 'danger');
-      refreshStatus();
-    },
-    onAdded: (block) => followForm(block),
-  },
-);
+const onChange = () => refreshStatus();
+
+/** The one account at the top of the block, in the Account section itself. */
+const topCard = new AccountCard(accountSection, { entry: undefined, onChange, onForm: (block) => followForm(block) });
+
+/** With `accounts`: one card per entry, in the order of the list. */
+let entryCards = [];
+
+/** How many sections have been drawn: each copy's ids are made unique with it. */
+let drawn = 0;
 
 homebridge.addEventListener('ready', () => {
-  start().catch((error) => showAccountMessage(messageOf(error), 'danger'));
+  start().catch((error) => topCard.showMessage(messageOf(error), 'danger'));
 });
 
 async function start() {
   const block = await ensurePlatformBlock();
-  prefillSignIn(block.account);
+  topCard.prefill(block.account);
   followForm(block);
   homebridge.showSchemaForm();
   refreshStatus = startStatusPanel({
@@ -55,104 +46,76 @@ async function start() {
     outages: element('status-outages'),
     outageList: element('status-outage-list'),
   });
-  // Edits in the settings form below: the lists of doorbells follow them.
+  // Edits in the settings form below: the accounts and lists of doorbells follow them.
   homebridge.addEventListener('configChanged', (event) => followForm(event.data?.[0] ?? {}));
-  element('sign-in-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    void signIn();
-  });
-  element('sign-out').addEventListener('click', () => void signOut());
-  showAccount(await homebridge.request('/account'));
+  element('add-account').addEventListener('click', () => void addAccount());
 }
 
-function prefillSignIn(account = {}) {
-  for (const field of STORED_ACCOUNT_FIELDS) {
-    if (typeof account[field] === 'string') {
-      element(SIGN_IN_INPUTS[field]).value = account[field];
-    }
-  }
-}
-
+/**
+ * The form's block, saved or not: without `accounts`, the Account section as always; with it, one
+ * section per entry (drawn anew when entries come or go, else told what changed).
+ */
 function followForm(block) {
-  currentBlock = block;
-  showTestMotionDoorbells({ list: element('doorbells'), empty: element('no-doorbells') }, block);
-  accountDoorbells.formChanged(block);
-}
-
-/** With a session or a doorbell access token, the account's doorbells are listed too, unless told not to. */
-function showAccount(account, { listDoorbells = true } = {}) {
-  const signedIn = account.state === 'signed-in';
-  const token = account.state === 'token';
-  element('account-state').textContent = describeAccount(account);
-  element('sign-in-form').hidden = signedIn || token;
-  element('signed-in-actions').hidden = !signedIn;
-  element('token-note').hidden = !token;
-  if (!signedIn && !token) {
-    accountDoorbells.hide();
-  } else if (listDoorbells) {
-    void accountDoorbells.load(currentBlock);
-  }
-}
-
-function describeAccount({ state, email, nickname, region, signedInAt }) {
-  if (state === 'token') {
-    return 'Using a doorbell access token';
-  }
-  if (state === 'expired') {
-    return 'Session expired: sign in again';
-  }
-  if (state !== 'signed-in') {
-    return 'Not signed in';
-  }
-  const who = nickname ? `${nickname} (${email})` : email;
-  const since = new Date(signedInAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  return `Signed in as ${who}${region ? `, region ${region}` : ''}, since ${since}`;
-}
-
-async function signIn() {
-  const fields = Object.fromEntries(Object.entries(SIGN_IN_INPUTS).map(([field, id]) => [field, element(id).value.trim()]));
-  await busy(element('sign-in'), element('account-message'), 'Signing in…', async () => {
-    let account;
-    try {
-      account = await homebridge.request('/sign-in', fields);
-    } catch (error) {
-      // The server says whether the code is spent: pressing Sign in again must not send it again.
-      if (error?.error?.codeSpent === true) {
-        element(SIGN_IN_INPUTS.code).value = '';
-      }
-      showAccountMessage(messageOf(error), 'danger');
-      homebridge.toast.error(messageOf(error), 'Sign-in failed');
-      return;
+  const entries = accountEntries(block);
+  const labels = labelsOf(entries.map(({ entry }) => entry));
+  accountSection.hidden = entries.length > 0;
+  element('accounts').hidden = entries.length === 0;
+  if (entries.length === 0) {
+    dropEntryCards();
+    topCard.update(block);
+  } else {
+    if (entryCards.length !== entries.length || entryCards.some((card, at) => card.entry.index !== entries[at].index)) {
+      drawEntryCards(entries, labels);
     }
-    element(SIGN_IN_INPUTS.code).value = '';
-    // Listed once the account is saved: the server lists them from the saved settings.
-    showAccount(account, { listDoorbells: false });
-    refreshStatus();
-    homebridge.toast.success(describeAccount(account), 'Doorbell Motion');
-    try {
-      await storeAccount(fields);
-      showAccountMessage('Signed in. The account is saved in the settings below.', 'success');
-    } catch (error) {
-      showAccountMessage(`Signed in, but the account could not be saved in the settings (${messageOf(error)}): press Save below.`, 'danger');
-    }
-    void accountDoorbells.load(currentBlock);
+    entryCards.forEach((card, at) => card.update(block, { ...entries[at], label: labels[at] }, { removable: entries.length > 1 }));
+  }
+  const doorbells = entries.length === 0 ? block.doorbells : entries.flatMap(({ entry }) => (Array.isArray(entry.doorbells) ? entry.doorbells : []));
+  showTestMotionDoorbells({ list: element('doorbells'), empty: element('no-doorbells') }, { doorbells });
+}
+
+function drawEntryCards(entries, labels) {
+  dropEntryCards();
+  const first = entries[0].entry.account;
+  entryCards = entries.map(({ entry, index }, at) => {
+    drawn += 1;
+    const section = copySection(pristineSection, drawn);
+    element('accounts').append(section);
+    const card = new AccountCard(section, { entry: { entry, index, label: labels[at] }, onChange, onForm: (updated) => followForm(updated) });
+    card.prefill(entry.account, first);
+    return card;
   });
 }
 
-async function signOut() {
-  await busy(element('sign-out'), element('account-message'), 'Signing out…', async () => {
-    try {
-      showAccount(await homebridge.request('/sign-out'));
-      refreshStatus();
-      showAccountMessage('Signed out.', 'success');
-      homebridge.toast.success('Signed out', 'Doorbell Motion');
-    } catch (error) {
-      showAccountMessage(messageOf(error), 'danger');
-      homebridge.toast.error(messageOf(error), 'Sign-out failed');
+function dropEntryCards() {
+  entryCards.forEach((card) => card.dispose());
+  entryCards = [];
+}
+
+/** Each entry's label as the plugin gives it: its own, trimmed, or `Account <n>` with the smallest n no other uses. */
+function labelsOf(entries) {
+  const given = entries.map(({ label }) => (typeof label === 'string' && label.trim() !== '' ? label.trim() : undefined));
+  const used = new Set(given.filter(Boolean).map((label) => label.toLowerCase()));
+  let n = 1;
+  return given.map((label) => {
+    if (label !== undefined) {
+      return label;
     }
+    while (used.has(`account ${n}`)) {
+      n += 1;
+    }
+    used.add(`account ${n}`);
+    return `Account ${n}`;
   });
 }
 
-function showAccountMessage(text, tone) {
-  showOutcome(element('account-message'), text, tone);
+async function addAccount() {
+  const message = element('add-account-message');
+  await busy(element('add-account'), message, 'Adding…', async () => {
+    try {
+      followForm(await addAccountEntry());
+      entryCards.at(-1)?.section.scrollIntoView({ block: 'nearest' });
+    } catch (error) {
+      showOutcome(message, messageOf(error), 'danger');
+    }
+  });
 }

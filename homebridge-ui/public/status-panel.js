@@ -97,6 +97,10 @@ function showStatus(panel, status) {
     showLines(panel, [NOT_RUNNING, 'Alerts arrive while Homebridge runs it: start Homebridge, or restart it after saving the settings.'], [], []);
     return;
   }
+  if (Array.isArray(status.accounts)) {
+    showAccountsStatus(panel, status);
+    return;
+  }
   const { session, pageSignIn } = status;
   // The plugin is signed out, but the page above is signed in: the plugin's words for that would contradict it.
   const behind = PAGE_SIGN_IN_WORDS[pageSignIn] !== undefined && RELAY_WAITS_FOR[session] !== undefined;
@@ -107,6 +111,35 @@ function showStatus(panel, status) {
     behind && doorbell.fault !== null ? { ...describeDoorbell({ ...doorbell, fault: PAGE_SIGN_IN_FAULTS[pageSignIn] }), tone: 'muted' } : describeDoorbell(doorbell),
   );
   showLines(panel, lines.filter(Boolean), doorbells, describeOutages(status.outages));
+}
+
+/**
+ * With several accounts: whether alerts flow and how they arrive, then each account under its label
+ * (its session, its registration) with its doorbells.
+ */
+function showAccountsStatus(panel, status) {
+  const accounts = status.accounts.filter((account) => typeof account?.label === 'string');
+  // An account signed in above that the plugin has not taken up yet: its signed-out words would contradict the page.
+  const isBehind = ({ session, pageSignIn }) => PAGE_SIGN_IN_WORDS[pageSignIn] !== undefined && RELAY_WAITS_FOR[session] !== undefined;
+  // The plugin closes the relay on purpose when no account has a session: say why, as with one account.
+  const waiting = accounts.length > 0 && accounts.every((account) => RELAY_WAITS_FOR[account.session] !== undefined && !isBehind(account)) ? accounts[0].session : undefined;
+  const lines = [describeAlerts(status.alerts, { withReason: accounts.every((account) => !isBehind(account)) }), describeDelivery({ ...status, session: waiting })];
+  const doorbells = status.doorbells ?? [];
+  const items = accounts.flatMap((account) => {
+    const behind = isBehind(account);
+    const registration = account.session === 'signing-in' || SESSION_WORDS[account.session] === undefined ? describeRegistration(account) : undefined;
+    const words = behind ? PAGE_SIGN_IN_WORDS[account.pageSignIn] : [SESSION_WORDS[account.session], registration].filter(Boolean).join(' ');
+    const heading = { text: account.label, detail: words, heading: true };
+    const own = doorbells.filter(({ label }) => label === account.label);
+    return [
+      heading,
+      ...own.map((doorbell) =>
+        behind && doorbell.fault !== null ? { ...describeDoorbell({ ...doorbell, fault: PAGE_SIGN_IN_FAULTS[account.pageSignIn] }), tone: 'muted' } : describeDoorbell(doorbell),
+      ),
+    ];
+  });
+  const others = doorbells.filter(({ label }) => !accounts.some((account) => account.label === label)).map(describeDoorbell);
+  showLines(panel, lines.filter(Boolean), [...items, ...others], describeOutages(status.outages));
 }
 
 /**
@@ -208,8 +241,17 @@ function describeHealth({ battery, online, offlineSince }) {
 function showLines(panel, lines, doorbells, outages) {
   panel.summary.replaceChildren(...lines.map((line) => (typeof line === 'string' ? paragraph(line) : paragraph(line.text, line.tone))));
   panel.doorbells.replaceChildren(
-    ...doorbells.map(({ text, tone }) => {
+    ...doorbells.map(({ text, tone, heading, detail }) => {
       const item = document.createElement('li');
+      if (heading) {
+        // An account's label, with its session and registration beside it, above its doorbells.
+        item.className = 'list-group-item list-group-item-light';
+        const label = document.createElement('span');
+        label.className = 'fw-semibold';
+        label.textContent = text;
+        item.append(label, detail ? `: ${detail}` : '');
+        return item;
+      }
       item.className = `list-group-item${tone === undefined ? '' : ` text-${tone}`}`;
       item.textContent = text;
       return item;

@@ -33,6 +33,18 @@ export interface InProcessLaunch {
   doorbells: readonly string[];
   /** The accessories of an earlier run, as Homebridge restores them from its cache. */
   cached?: PlatformAccessory[];
+  /**
+   * Several accounts instead of the harness's one: each its own sign-in and doorbells, as entries of
+   * `accounts` (the doorbells above are then theirs, in order).
+   */
+  accounts?: ReadonlyArray<BenchAccount>;
+}
+
+/** An account of the simulator's, with a code to sign in with and its own doorbells. */
+export interface BenchAccount {
+  email: string;
+  code: string;
+  doorbells: readonly string[];
 }
 
 /**
@@ -61,9 +73,21 @@ export function inProcessRings({ latencySamples }: BenchSettings): RingPace {
   return { samples: latencySamples, gapMs: 0 };
 }
 
-export function launchInProcess({ sim, push, storagePath, doorbells, cached = [] }: InProcessLaunch): RunningPlatform {
+export function launchInProcess({ sim, push, storagePath, doorbells, cached = [], accounts }: InProcessLaunch): RunningPlatform {
   const timing = { ...PRODUCTION_TIMING, monotonicNow: ringsAlwaysDue() };
-  return launchPlatform(platformConfig(sim, push, { doorbells: doorbellEntries(doorbells) }), storagePath, cached, timing);
+  const config = platformConfig(sim, push, { doorbells: doorbellEntries(doorbells) });
+  if (accounts === undefined) {
+    return launchPlatform(config, storagePath, cached, timing);
+  }
+  // The block's one account becomes an entry per account, each with the same servers; the platform-wide keys stay.
+  const { platform, name, motionTimeout, push: pushSettings, account, doorbellServerUrl } = config;
+  const entries = accounts.map(({ email, code, doorbells: own }, index) => ({
+    label: `Account ${index + 1}`,
+    account: { ...(account as Record<string, unknown>), email, code },
+    doorbellServerUrl,
+    doorbells: doorbellEntries(own),
+  }));
+  return launchPlatform({ platform, name, motionTimeout, push: pushSettings, accounts: entries }, storagePath, cached, timing);
 }
 
 /** Homebridge's shutdown signal; resolves once a direct receiver's port is free again. */

@@ -9,7 +9,7 @@ import { BenchHomebridge } from './homebridge.js';
 import { matterPhase } from './matter.js';
 import { memoryPhase } from './memory.js';
 import { directPhase, homebridgePhase, relayPhase } from './phases.js';
-import { describeMachine, formatMemoryTable, formatTable, resultsOf, writeResults } from './report.js';
+import { describeMachine, formatMemoryTable, formatStartupTable, formatTable, resultsOf, writeResults } from './report.js';
 import { parseSettings, USAGE, type BenchSettings } from './settings.js';
 
 async function runBench(settings: BenchSettings): Promise<void> {
@@ -20,6 +20,12 @@ async function runBench(settings: BenchSettings): Promise<void> {
     step(`memory alone, real Homebridge: ${settings.memoryRuns} run(s)`);
     const memory = await memoryPhase(settings);
     console.log(`\n${formatMemoryTable(memory, machine, Math.round((performance.now() - startedAt) / 100) / 10)}`);
+    return;
+  }
+  if (settings.only === 'startup') {
+    step('start-up alone, in this process');
+    const { startup, accountsStartup, warmRestart } = await relayPhase(settings);
+    console.log(`\n${formatStartupTable({ ...startup, accounts: accountsStartup }, warmRestart, machine, Math.round((performance.now() - startedAt) / 100) / 10)}`);
     return;
   }
   step('start-up, warm restart and the relay, in this process');

@@ -10,13 +10,26 @@ import { BenchHomebridge } from './homebridge.js';
 import { homekitLatency } from './homekit.js';
 import { characteristicProbe, inProcessRings, launchInProcess, relayTimeAlwaysDue, startBenchCloud, stopInProcess, whenAllConfirmed } from './in-process.js';
 import { NotificationSender, pathLatency, type PathLatency } from './latency.js';
-import { doorbellIds, STARTUP_SIZES, type BenchSettings } from './settings.js';
-import { startFresh, startupFigure, stopStarted, timeCloudStartup, warmRestart, type Started, type StartupFigure, type WarmRestartFigure } from './startup.js';
+import { doorbellIds, STARTUP_ACCOUNTS, STARTUP_SIZES, type BenchSettings } from './settings.js';
+import {
+  startAccountsFresh,
+  startFresh,
+  startupFigure,
+  stopStarted,
+  timeCloudStartup,
+  warmRestart,
+  type AccountsStartupFigure,
+  type Started,
+  type StartupFigure,
+  type WarmRestartFigure,
+} from './startup.js';
 
 type StartupSize = (typeof STARTUP_SIZES)[number];
 
 export interface RelayPhase {
   startup: Record<`n${StartupSize}`, StartupFigure>;
+  /** The largest start-up's doorbells in several accounts (STARTUP_ACCOUNTS). */
+  accountsStartup: AccountsStartupFigure;
   warmRestart: WarmRestartFigure;
   relayLatency: PathLatency;
 }
@@ -25,7 +38,8 @@ export interface RelayPhase {
  * In this process, relay mode through the loopback relay: start-up with 1, 10 and 100 doorbells on
  * fresh storage, the relay's latency on the largest, then its restart on a stored session. The smaller
  * runs go first, so the largest finds Node's compiler warm and measures the plugin's concurrency
- * rather than first-run compilation; the real Homebridge's start-up is the cold one.
+ * rather than first-run compilation; the real Homebridge's start-up is the cold one. Last, alone, the
+ * largest start-up's doorbells in several accounts.
  */
 export async function relayPhase(settings: BenchSettings): Promise<RelayPhase> {
   const largest = Math.max(...STARTUP_SIZES);
@@ -46,8 +60,10 @@ export async function relayPhase(settings: BenchSettings): Promise<RelayPhase> {
     const [kept] = running;
     const relayLatency = await pathLatency(new NotificationSender(sim), kept.doorbells, characteristicProbe(kept.running.test), inProcessRings(settings));
     const restarted = await warmRestart(cloud, running.pop() as Started);
-    running.push(restarted.started);
-    return { startup: startup as RelayPhase['startup'], warmRestart: restarted.figure, relayLatency };
+    await stopStarted(cloud, restarted.started);
+    const accounts = await startAccountsFresh(cloud, STARTUP_ACCOUNTS.accounts, STARTUP_ACCOUNTS.doorbellsPerAccount);
+    running.push(accounts.started);
+    return { startup: startup as RelayPhase['startup'], accountsStartup: accounts.figure, warmRestart: restarted.figure, relayLatency };
   } finally {
     await Promise.all(running.map((started) => stopStarted(cloud, started)));
     await relay.close();

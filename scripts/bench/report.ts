@@ -10,6 +10,7 @@ import type { LatencyFigure, PathLatency } from './latency.js';
 import type { MatterFigure } from './matter.js';
 import type { AddedFigure, MemoryFigure, MemoryPhase, Spread } from './memory.js';
 import type { DirectPhase, HomebridgePhase, RelayPhase } from './phases.js';
+import type { StartupFigure, WarmRestartFigure } from './startup.js';
 import { HOMEBRIDGE_2_VERSION } from '../lib/homebridge-versions.js';
 import { NETWORK_ENV } from './private-network.js';
 import { CLOUD_LATENCY_MS, type BenchSettings } from './settings.js';
@@ -42,6 +43,8 @@ const METHODS = {
   startup:
     'in this process: the real platform with real HAP objects (the test harness), relay mode through the loopback relay, fresh storage and a sign-in with account.code, ' +
     'timed by the simulator from the first request it receives to its answer to the last subscription; the relay stream opens between login and registration on that clock. ' +
+    'accounts: the 100 doorbells in 10 accounts of 10 (a platform block\'s accounts), each its own sign-in, after the other start-ups, against the same ideal; ' +
+    'with when the cloud answered the last region, login and registration call and the first subscription. ' +
     `homebridge: the same on a real Homebridge ${HOMEBRIDGE_2_VERSION} child in direct mode, cold`,
   warmRestart: 'in this process, the same storage and cached accessories: from the first request (the registration) to the last subscription answered',
   latency:
@@ -78,7 +81,7 @@ export function resultsOf(settings: BenchSettings, { relay, direct, homebridge, 
   return {
     quick: settings.quick,
     cloudLatencyMs: CLOUD_LATENCY_MS,
-    startup: { ...relay.startup, homebridge: { ...homebridge.startup, doorbells: settings.doorbells }, method: METHODS.startup },
+    startup: { ...relay.startup, accounts: relay.accountsStartup, homebridge: { ...homebridge.startup, doorbells: settings.doorbells }, method: METHODS.startup },
     warmRestart: { ...relay.warmRestart, method: METHODS.warmRestart },
     latency: { inProcess: direct.inProcessLatency, homekit: homebridge.homekitLatency, relay: relay.relayLatency, method: METHODS.latency },
     burst: { ...direct.burst, doorbells: settings.doorbells, method: METHODS.burst },
@@ -164,17 +167,55 @@ export function formatMemoryTable(memory: MemoryPhase, machine: Machine, duratio
   ].join('\n');
 }
 
-/** The Markdown table, with the machine above it and how each figure was taken below it. */
-export function formatTable(results: BenchResults): string {
-  const { startup, warmRestart, latency, burst, memory, matter, machine } = results;
-  const startupText = ({ ms, idealMs, efficiency, cloudAnswerMs }: typeof startup.n1): string =>
-    `${ms} ms (ideal ${idealMs} ms): efficiency ${efficiency}; the cloud answered in ${cloudAnswerMs} ms on average`;
-  const rows: Array<[string, string, string]> = [
+type InProcessStartup = RelayPhase['startup'] & { accounts: RelayPhase['accountsStartup'] };
+
+function startupText({ ms, idealMs, efficiency, cloudAnswerMs }: StartupFigure): string {
+  return `${ms} ms (ideal ${idealMs} ms): efficiency ${efficiency}; the cloud answered in ${cloudAnswerMs} ms on average`;
+}
+
+/** The start-up rows measured in this process: one account of 1, 10 and 100 doorbells, then 100 in several accounts. */
+function startupRows(startup: InProcessStartup): Array<[string, string, string]> {
+  const { accounts } = startup;
+  return [
     ['start-up, 1 doorbell', startupText(startup.n1), ''],
     ['start-up, 10 doorbells', startupText(startup.n10), ''],
     ['start-up, 100 doorbells', startupText(startup.n100), `efficiency ≥ 0.95: ${met(startup.n100.efficiency >= 0.95)}`],
+    [
+      `start-up, ${accounts.accounts} accounts × ${accounts.doorbellsPerAccount} doorbells`,
+      `${startupText(accounts)}; last region answered at ${accounts.calls.lastRegionMs} ms, last login at ${accounts.calls.lastLoginMs} ms, ` +
+        `registrations from ${accounts.calls.firstRegistrationMs} to ${accounts.calls.lastRegistrationMs} ms (sent at ${accounts.calls.registrationArrivalsMs.join(', ')} ms), ` +
+        `first subscription at ${accounts.calls.firstSubscriptionMs} ms; ${accounts.calls.listReadArrivalsMs.length} doorbell list reads in the same slots (sent at ${accounts.calls.listReadArrivalsMs.join(', ')} ms)`,
+      `within 0.02 of 100 doorbells in one account: ${met(accounts.efficiency >= startup.n100.efficiency - 0.02)}`,
+    ],
+  ];
+}
+
+function warmRestartRow(warmRestart: WarmRestartFigure): [string, string, string] {
+  return [
+    'warm restart, 100 doorbells',
+    `${warmRestart.logins} logins, ${warmRestart.ms} ms (ideal ${warmRestart.idealMs} ms); the cloud answered in ${warmRestart.cloudAnswerMs} ms on average`,
+    `no login: ${met(warmRestart.logins === 0)}`,
+  ];
+}
+
+/** The start-up figures alone (`--only startup`): their rows, and the run's machine and load. */
+export function formatStartupTable(startup: InProcessStartup, warmRestart: WarmRestartFigure, machine: Machine, durationS: number): string {
+  return [
+    `start-up only, cloud latency ${CLOUD_LATENCY_MS} ms; ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, load average ${machine.loadAverage.join(' ')} at the start; ${durationS} s`,
+    '',
+    '| figure | result | target |',
+    '|---|---|---|',
+    ...[...startupRows(startup), warmRestartRow(warmRestart)].map((cells) => `| ${cells.join(' | ')} |`),
+  ].join('\n');
+}
+
+/** The Markdown table, with the machine above it and how each figure was taken below it. */
+export function formatTable(results: BenchResults): string {
+  const { startup, warmRestart, latency, burst, memory, matter, machine } = results;
+  const rows: Array<[string, string, string]> = [
+    ...startupRows(startup),
     [`start-up, ${startup.homebridge.doorbells} doorbells, real Homebridge`, startupText(startup.homebridge), ''],
-    ['warm restart, 100 doorbells', `${warmRestart.logins} logins, ${warmRestart.ms} ms (ideal ${warmRestart.idealMs} ms); the cloud answered in ${warmRestart.cloudAnswerMs} ms on average`, `no login: ${met(warmRestart.logins === 0)}`],
+    warmRestartRow(warmRestart),
     ['latency in process', pathText(latency.inProcess), ''],
     ['latency through HomeKit', pathText(latency.homekit), `p99 ≤ 5 ms: ${met(latency.homekit.p99Ms <= 5)}`],
     ['latency through the relay', pathText(latency.relay), ''],

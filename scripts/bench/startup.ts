@@ -8,8 +8,8 @@ import type { Relay } from '../../simulator/relay/index.js';
 import { reloadFromCache } from '../lib/homebridge-api.js';
 import { ACCOUNT, temporaryStorage, type RunningPlatform } from '../lib/platform-harness.js';
 import { round2 } from './latency.js';
-import { CloudClock } from './cloud-clock.js';
-import { launchInProcess, stopInProcess, whenAllConfirmed } from './in-process.js';
+import { CloudClock, type CallTimes } from './cloud-clock.js';
+import { launchInProcess, stopInProcess, whenAllConfirmed, type BenchAccount } from './in-process.js';
 import { CLOUD_LATENCY_MS, doorbellIds, idealStartupMs, SUBSCRIPTION_WAVE } from './settings.js';
 
 export interface StartupFigure {
@@ -18,6 +18,13 @@ export interface StartupFigure {
   efficiency: number;
   /** The simulator's mean answer time: the 100 ms latency and what it spends itself. */
   cloudAnswerMs: number;
+}
+
+/** The same start-up with its doorbells shared out among several accounts, and when each kind of call was last answered. */
+export interface AccountsStartupFigure extends StartupFigure {
+  accounts: number;
+  doorbellsPerAccount: number;
+  calls: CallTimes;
 }
 
 export interface WarmRestartFigure {
@@ -57,12 +64,12 @@ export function startupFigure({ ms, cloudAnswerMs }: CloudTiming, doorbells: num
  * Runs `launch`, and times from the first request the cloud receives to its answer to the last of
  * `count` subscriptions.
  */
-export async function timeCloudStartup<T>(sim: Simulator, count: number, launch: () => Promise<T> | T): Promise<CloudTiming & { launched: T }> {
+export async function timeCloudStartup<T>(sim: Simulator, count: number, launch: () => Promise<T> | T): Promise<CloudTiming & { launched: T; calls: CallTimes }> {
   const clock = new CloudClock(sim);
   try {
     const launched = await launch();
     const lastAnsweredAt = await clock.subscriptionsAnswered(count, STARTUP_TIMEOUT_MS);
-    return { ms: lastAnsweredAt - clock.firstRequestAt, cloudAnswerMs: clock.meanAnswerMs, launched };
+    return { ms: lastAnsweredAt - clock.firstRequestAt, cloudAnswerMs: clock.meanAnswerMs, launched, calls: clock.callTimes() };
   } finally {
     clock.stop();
   }
@@ -75,15 +82,61 @@ export async function startFresh({ sim, relay }: StartupCloud, count: number): P
   const storage = await temporaryStorage();
   let launched: RunningPlatform | undefined;
   try {
-    const { launched: running, ...timing } = await timeCloudStartup(sim, count, () => {
+    const { launched: running, ms, cloudAnswerMs } = await timeCloudStartup(sim, count, () => {
       launched = launchInProcess({ sim, push: relay.url, storagePath: storage.path, doorbells });
       return launched;
     });
     // The cloud has answered; the plugin confirms each doorbell a moment later.
     await whenAllConfirmed(running.test, doorbells);
-    return { started: { running, doorbells, storage }, figure: startupFigure(timing, count) };
+    return { started: { running, doorbells, storage }, figure: startupFigure({ ms, cloudAnswerMs }, count) };
   } catch (error) {
     // Not handed to the caller yet, so stopped here: no platform or folder outlives a failed start.
+    if (launched !== undefined) {
+      await stopInProcess(launched, relay.url).catch(() => undefined);
+    }
+    await storage.remove();
+    throw error;
+  }
+}
+
+/**
+ * The fresh start-up of `accounts` accounts of `perAccount` doorbells each, every account its own
+ * e-mail, code and doorbells in the simulator: the same doorbells in all as one account with
+ * accounts × perAccount, against the same ideal, since the accounts are to start at once.
+ */
+export async function startAccountsFresh({ sim, relay }: StartupCloud, accounts: number, perAccount: number): Promise<{ started: Started; figure: AccountsStartupFigure }> {
+  const doorbells = doorbellIds(accounts * perAccount);
+  const entries: BenchAccount[] = Array.from({ length: accounts }, (_, index) => ({
+    email: `bench${index + 1}@example.com`,
+    code: String(100_000 + index + 1),
+    doorbells: doorbells.slice(index * perAccount, (index + 1) * perAccount),
+  }));
+  entries.forEach(({ email, code, doorbells: own }) => sim.addAccount({ email, code, doorbells: [...own] }));
+  const storage = await temporaryStorage();
+  let launched: RunningPlatform | undefined;
+  try {
+    const { launched: running, calls, ...timing } = await timeCloudStartup(sim, doorbells.length, () => {
+      launched = launchInProcess({ sim, push: relay.url, storagePath: storage.path, doorbells, accounts: entries });
+      return launched;
+    });
+    await whenAllConfirmed(running.test, doorbells);
+    const figure = {
+      ...startupFigure(timing, doorbells.length),
+      accounts,
+      doorbellsPerAccount: perAccount,
+      calls: {
+        lastRegionMs: round2(calls.lastRegionMs),
+        lastLoginMs: round2(calls.lastLoginMs),
+        firstRegistrationMs: round2(calls.firstRegistrationMs),
+        lastRegistrationMs: round2(calls.lastRegistrationMs),
+        registrationArrivalsMs: calls.registrationArrivalsMs.map(round2),
+        listReadArrivalsMs: calls.listReadArrivalsMs.map(round2),
+        firstSubscriptionMs: round2(calls.firstSubscriptionMs),
+        lastSubscriptionMs: round2(calls.lastSubscriptionMs),
+      },
+    };
+    return { started: { running, doorbells, storage }, figure };
+  } catch (error) {
     if (launched !== undefined) {
       await stopInProcess(launched, relay.url).catch(() => undefined);
     }

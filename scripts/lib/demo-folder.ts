@@ -3,10 +3,11 @@
  * HomeKit pairing survives, plus `demo.json`, which exists while a demo runs and tells
  * `npm run motion` where that demo's simulator is.
  */
+import { existsSync } from 'node:fs';
 import { readFile, rm, unlink, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { BridgeIdentity } from './homebridge-config.js';
-import { DATA_FILES, dataFolderPath } from '../../src/storage/data-folder.js';
+import { accountFolderPath, DATA_FILES, dataFolderPath } from '../../src/storage/data-folder.js';
 import { REPO_ROOT } from './paths.js';
 
 const DEFAULT_DEMO_DIR = join(REPO_ROOT, '.demo');
@@ -59,17 +60,22 @@ export async function readBridgeIdentity(dir: string): Promise<BridgeIdentity | 
 }
 
 /**
- * Deletes the plugin's stored session. Each run starts a fresh simulator, which never issued the
- * previous run's token: reusing it would end in "no longer accepts this session".
- * Resolves whether there was one.
+ * Deletes the plugin's stored session, and the folders of the accounts of a run with `--accounts`.
+ * Each run starts a fresh simulator, which never issued the previous run's token: reusing it would
+ * end in "no longer accepts this session". An account's folder is named after its account server's
+ * address, a new port every run, so the last run's are of no use either. Resolves whether there was one.
  */
 export async function forgetPreviousSession(dir: string): Promise<boolean> {
+  // The folder every account's own folder is in: the parent of any key's.
+  const accountsFolder = dirname(accountFolderPath(dir, '000000000000'));
+  const hadAccounts = existsSync(accountsFolder);
+  await rm(accountsFolder, { recursive: true, force: true });
   try {
     await unlink(join(dataFolderPath(dir), DATA_FILES.session));
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return false;
+      return hadAccounts;
     }
     throw error;
   }

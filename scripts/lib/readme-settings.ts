@@ -41,16 +41,26 @@ function rows(node: Described, prefix: string, requiredHere: (key: string) => st
 /**
  * `yes` where `parent` requires it; where only an `if` makes it required, what the parent's own
  * requirement is (an account's fields: wherever an account is); `yes, unless ...` where an `else` does.
+ * At the top of the block, the one account's keys are required unless `accounts` is set (an `if` of
+ * `not` it, whose `then` holds the account's own `if`/`else`).
  */
 function requirement(parent: SchemaNode, key: string, parentRequired: string): string {
   if (parent.required?.includes(key)) {
     return 'yes';
   }
+  const shape = parent.if?.not?.required ?? [];
   if (parent.then?.required?.includes(key)) {
-    return parentRequired;
+    return shape.length === 0 ? parentRequired : unlessWords(shape);
+  }
+  if (parent.then?.else?.required?.includes(key)) {
+    return unlessWords([...shape, ...(parent.then.if?.required ?? [])]);
   }
   const unless = parent.else?.required?.includes(key) ? parent.if?.required : undefined;
-  return unless === undefined ? 'no' : `yes, unless ${unless.map((name) => `\`${name}\``).join(' or ')} is set`;
+  return unless === undefined ? 'no' : unlessWords(unless);
+}
+
+function unlessWords(others: readonly string[]): string {
+  return `yes, unless ${others.map((name) => `\`${name}\``).join(' or ')} is set`;
 }
 
 function cell(text: string): string {

@@ -11,7 +11,7 @@ import { deliverNotification } from '../../simulator/delivery.js';
 import { startRelay, type Relay } from '../../simulator/relay/index.js';
 import { parseConfig } from '../../src/config/parse-config.js';
 import { SecretMaskingLogger } from '../../src/log.js';
-import { openDataFolder } from '../../src/storage/data-folder.js';
+import { openAccountFolder } from '../../src/storage/data-folder.js';
 import { SessionStore } from '../../src/session/session-store.js';
 import { signInWithCode } from '../../src/session/sign-in.js';
 import type { StatusSink } from '../../src/status/plugin-status.js';
@@ -21,6 +21,27 @@ import type { SoakLogger } from './plugin-log.js';
 
 /** The code the settings page signs in with after the session expired; the launch used ACCOUNT's. */
 const SECOND_CODE = '654321';
+
+/**
+ * The week runs two accounts from one platform block: the home's (ACCOUNT, the week's doorbells),
+ * whose session expires and is signed in again, and a cabin's with two doorbells of its own, whose
+ * alerts must keep flowing meanwhile.
+ */
+export const EXPIRING_LABEL = 'Home';
+export const OTHER_ACCOUNT = {
+  label: 'Cabin',
+  email: 'cabin@example.com',
+  code: '000222',
+  doorbells: [
+    { deviceId: '2000001', name: 'Cabin Porch' },
+    { deviceId: '2000002', name: 'Cabin Shed' },
+  ],
+} as const;
+
+/** Whether a request the simulator answered acted for the home's account (the one whose session expires). */
+export function actsForHome({ account }: RecordedRequest): boolean {
+  return account?.toLowerCase() === ACCOUNT.email.toLowerCase();
+}
 
 /** Every doorbell-service route the plugin calls answers 503 while the service is down. */
 const DOORBELL_ROUTES = ['register', 'subscribe', 'devices'] as const;
@@ -65,15 +86,30 @@ export class Cloud {
   ) {}
 
   static async start(options: CloudOptions): Promise<Cloud> {
-    const sim = await startSimulator({ accounts: [{ ...ACCOUNT }], doorbells: options.doorbells.map(({ deviceId }) => deviceId), onRequest: options.onRequest });
+    const sim = await startSimulator({
+      accounts: [{ ...ACCOUNT }, { email: OTHER_ACCOUNT.email, code: OTHER_ACCOUNT.code, doorbells: OTHER_ACCOUNT.doorbells.map(({ deviceId }) => deviceId) }],
+      doorbells: options.doorbells.map(({ deviceId }) => deviceId),
+      onRequest: options.onRequest,
+    });
     const relay = await startRelay({ now: options.now });
     const home = await HomeLink.open(relay.url, options.now);
     return new Cloud(sim, relay, home, options);
   }
 
-  /** The platform block: relay mode through the home's connection to the relay. */
+  /**
+   * The platform block: relay mode through the home's connection to the relay, with two `accounts`:
+   * the home's doorbells under EXPIRING_LABEL, the cabin's under its own label.
+   */
   platformConfig(): ReturnType<typeof platformConfig> {
-    return platformConfig(this.sim, this.home.url, { doorbells: this.options.doorbells });
+    const { platform, name, motionTimeout, push, account, doorbellServerUrl } = platformConfig(this.sim, this.home.url);
+    const home = { label: EXPIRING_LABEL, account, doorbellServerUrl, doorbells: this.options.doorbells };
+    const cabin = {
+      label: OTHER_ACCOUNT.label,
+      account: { ...(account as Record<string, unknown>), email: OTHER_ACCOUNT.email, code: OTHER_ACCOUNT.code },
+      doorbellServerUrl,
+      doorbells: OTHER_ACCOUNT.doorbells,
+    };
+    return { platform, name, motionTimeout, push, accounts: [home, cabin] };
   }
 
   /**
@@ -91,25 +127,22 @@ export class Cloud {
     return status === 200;
   }
 
-  /** The session in use stops working: every call with it gets 401 from now on. */
+  /** The home account's session stops working: every call with it gets 401 from now on; the cabin's keeps working. */
   expireSession(): void {
-    const token = this.sim.issuedTokens.at(-1);
-    if (token === undefined) {
-      throw new Error('no session to expire');
-    }
-    this.sim.revokeToken(token);
+    this.sim.revokeAccount(ACCOUNT.email);
   }
 
   /** The settings page signs in with a new code and writes session.json, as the Homebridge UI's server does. */
   async signInOnSettingsPage(): Promise<void> {
     this.sim.addAccount({ ...ACCOUNT, code: SECOND_CODE });
     const parsed = parseConfig(this.platformConfig());
-    if (parsed.status !== 'ok' || parsed.settings.account === undefined) {
-      throw new Error('the platform block has no account');
+    const home = parsed.status === 'ok' ? parsed.accounts.find(({ label }) => label === EXPIRING_LABEL) : undefined;
+    if (home?.account === undefined) {
+      throw new Error(`the platform block has no account labelled ${EXPIRING_LABEL}`);
     }
-    // A store of its own, as the settings page's server has in its own process.
-    const store = new SessionStore(openDataFolder(this.options.storagePath, this.options.logger), this.options.logger);
-    await signInWithCode(parsed.settings.account, SECOND_CODE, { store, log: new SecretMaskingLogger(this.options.logger) });
+    // A store of its own on the account's folder, as the settings page's server has in its own process.
+    const store = new SessionStore(openAccountFolder(this.options.storagePath, home.key, this.options.logger), this.options.logger);
+    await signInWithCode(home.account, SECOND_CODE, { store, log: new SecretMaskingLogger(this.options.logger) });
   }
 
   /**

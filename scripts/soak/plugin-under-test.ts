@@ -35,6 +35,8 @@ export interface PluginLaunch {
   onLogLine?: (line: LogLine) => void;
   /** Told of every press of a doorbell's button. */
   onRing?: (deviceId: string) => void;
+  /** Told of every change of a doorbell's StatusFault (1 in fault, 0 not). */
+  onFault?: (deviceId: string, fault: unknown) => void;
 }
 
 /** An accessory as Homebridge's cache file holds it. */
@@ -135,6 +137,7 @@ export class PluginUnderTest {
       this.alertsSensorState(run),
     );
     this.watchRings(run, ledger);
+    this.watchFaults(run);
     return run;
   }
 
@@ -174,6 +177,20 @@ export class PluginUnderTest {
       };
       button.on('change', rang);
       run.unwatch.push(() => button.off('change', rang));
+    }
+  }
+
+  /** Each doorbell's StatusFault, as HAP announces its changes. */
+  private watchFaults(run: Run): void {
+    const { onFault } = this.options;
+    if (onFault === undefined) {
+      return;
+    }
+    for (const deviceId of this.deviceIds) {
+      const fault = this.characteristic(run, deviceId, hap.Service.MotionSensor, hap.Characteristic.StatusFault);
+      const changed = ({ newValue }: { newValue: unknown }): void => onFault(deviceId, newValue);
+      fault.on('change', changed);
+      run.unwatch.push(() => fault.off('change', changed));
     }
   }
 

@@ -3,7 +3,8 @@
  * counted late in status.json's outages, every ring published while Homebridge was down delivered when
  * it is back, every outage of a minute or more seen by the plugin opening the Doorbell Alerts sensor
  * with one warning and closing it within 5 s of its end with one recovery line, nothing else opening
- * it, the session's expiry opening it within 16 minutes, and the plugin holding no more timers,
+ * it, the session's expiry opening it within 16 minutes (its warning naming the expired account, the
+ * other account's doorbells out of fault and its rings all delivered meanwhile), and the plugin holding no more timers,
  * sockets or heap after the week than after its launch.
  */
 import type { OutageFigures } from './outages.js';
@@ -23,6 +24,17 @@ export interface SoakResults {
   lowBatteryWarnings: number;
   /** Outages that were the offline doorbell's hour, from the list read that found it offline to the one that found it back, the sensor open throughout. */
   offlineOutages: number;
+  /** The week's two accounts, while the home's session is expired (to its doorbells subscribed again) and the cabin's is not. */
+  accounts: {
+    /** The cabin's rings meanwhile, and how many of them its doorbells' buttons showed. */
+    otherRingsDuringExpiry: number;
+    otherRingsDuringExpiryDelivered: number;
+    /** The cabin's doorbells put in fault meanwhile. */
+    otherFaultsDuringExpiry: number;
+    /** The plugin's warnings that alerts stopped, meanwhile, and those of them naming the home's expired session and not the cabin. */
+    expiryWarnings: number;
+    expiryWarningsNamingAccount: number;
+  };
   /** `late`: the `late` counts of status.json's outages, added up: the rings that came too late to show. */
   alerts: RingCounts & { late: number };
   outages: OutageFigures;
@@ -47,11 +59,13 @@ export const RESULT_KEYS = {
     'expiryToSensorMaxMinutes',
     'lowBatteryWarnings',
     'offlineOutages',
+    'accounts',
     'alerts',
     'outages',
     'resources',
     'wallSeconds',
   ],
+  accounts: ['otherRingsDuringExpiry', 'otherRingsDuringExpiryDelivered', 'otherFaultsDuringExpiry', 'expiryWarnings', 'expiryWarningsNamingAccount'],
   alerts: ['sent', 'delivered', 'caughtUp', 'stale', 'late', 'afterExpiry', 'lost'],
   outages: ['seen', 'opened', 'falseOpens', 'maxOpenDelayS', 'maxCloseDelayS', 'warnings', 'recoveries'],
   resources: ['handlesAfterLaunch', 'handlesAfterWeek', 'heapDeltaMiB'],
@@ -78,7 +92,7 @@ const MAX_EXPIRY_TO_SENSOR_MINUTES = 16;
 
 /** Each rule the results break, in words; empty when they keep every one. */
 export function violations(results: SoakResults, targets: Targets): string[] {
-  const { alerts, outages, resources } = results;
+  const { accounts, alerts, outages, resources } = results;
   const accounted = alerts.delivered + alerts.stale + alerts.afterExpiry + alerts.lost;
   const rules: Array<[boolean, string]> = [
     [keysOf(results) !== EXPECTED_KEYS, `the keys are not exactly those of soak-results.json: ${keysOf(results)}`],
@@ -100,6 +114,14 @@ export function violations(results: SoakResults, targets: Targets): string[] {
     ],
     [results.lowBatteryWarnings !== 1, `${results.lowBatteryWarnings} warnings that a battery is low, for one battery that ran low`],
     [results.offlineOutages !== 1, `${results.offlineOutages} outages for the doorbell offline for an hour, from the read that found it offline to the one that found it back (1 expected)`],
+    [accounts.otherRingsDuringExpiry < 1, 'the other account\'s doorbells did not ring while the session had expired'],
+    [
+      accounts.otherRingsDuringExpiryDelivered !== accounts.otherRingsDuringExpiry,
+      `${accounts.otherRingsDuringExpiryDelivered} of the other account's ${accounts.otherRingsDuringExpiry} rings delivered while the session had expired`,
+    ],
+    [accounts.otherFaultsDuringExpiry > 0, `the other account's doorbells were put in fault ${accounts.otherFaultsDuringExpiry} times while only the session had expired`],
+    [accounts.expiryWarnings !== 1, `${accounts.expiryWarnings} warnings that alerts stopped while the session had expired (1 expected)`],
+    [accounts.expiryWarningsNamingAccount !== accounts.expiryWarnings, 'the warning while the session had expired does not name the expired account\'s session, or names the other account'],
     [outages.seen < targets.minOutages, `${outages.seen} outages seen, fewer than ${targets.minOutages}`],
     [outages.opened !== outages.seen, `${outages.seen} outages seen but ${outages.opened} opened the sensor and kept it open to their end`],
     [outages.falseOpens > 0, `the sensor opened ${outages.falseOpens} times with no outage of a minute behind it`],

@@ -50,6 +50,14 @@ export class RingLedger {
     }));
   }
 
+  /** A ring the plan did not hold (one drawn while the week runs), counted as the others are. */
+  add(deviceId: string): LedgerRing {
+    const index = this.rings.length;
+    const ring = { index, deviceId, id: `soak-ring-${index + 1}`, outcome: undefined, caughtUp: false, publishedAtStream: 0 };
+    this.rings.push(ring);
+    return ring;
+  }
+
   /** The plugin's relay stream opened (again). */
   streamOpened(): void {
     this.streams += 1;

@@ -41,9 +41,17 @@ export class ServiceWatch {
     this.expiredAt = this.now();
   }
 
-  /** Whether the service would send this doorbell's alerts: not between the expiry and its next subscription. */
+  /**
+   * Whether the service would send this doorbell's alerts: not between the expiry and its next
+   * subscription. Another account's doorbell, whose session never expires, always.
+   */
   sends(deviceId: string): boolean {
-    return this.expiredAt === undefined || this.subscribedSinceExpiry.has(deviceId);
+    return !this.deviceIds.includes(deviceId) || this.expiredAt === undefined || this.subscribedSinceExpiry.has(deviceId);
+  }
+
+  /** Every doorbell of the expired session is subscribed again with a new one (false before any expiry). */
+  get resubscribed(): boolean {
+    return this.expiredAt !== undefined && this.subscribedSinceExpiry.size === this.deviceIds.length;
   }
 
   onRequest({ route, status, path }: RecordedRequest): void {

@@ -7,7 +7,7 @@ const duration = (ms: number): string => (ms >= 120_000 ? `${Math.round(ms / 60_
 
 export function summary(plan: WeekPlan, report: WeekReport, results: SoakResults, broken: readonly string[]): string {
   const { timeline } = report;
-  const { alerts, outages, resources } = results;
+  const { accounts, alerts, outages, resources } = results;
   const lines = [
     `Soak: ${plan.days} simulated days, seed ${plan.seed} (npm run soak -- --seed ${plan.seed}${plan.days < 7 ? ' --quick' : ''} replays the plan)`,
     '',
@@ -30,6 +30,8 @@ export function summary(plan: WeekPlan, report: WeekReport, results: SoakResults
     `Homebridge restarts: ${results.homebridgeRestarts}; rings published while it was down: ${results.ringsDuringRestart}, ` +
       `${results.ringsDuringRestartDelivered} of them delivered once it was back`,
     `The session expired: the sensor opened ${results.expiryToSensorMaxMinutes === null ? 'never' : `${results.expiryToSensorMaxMinutes} minutes`} after`,
+    `The other account meanwhile: ${accounts.otherRingsDuringExpiry} rings, ${accounts.otherRingsDuringExpiryDelivered} delivered, ` +
+      `its doorbells put in fault ${accounts.otherFaultsDuringExpiry} times; ${accounts.expiryWarnings} warnings that alerts stopped, ${accounts.expiryWarningsNamingAccount} naming the expired account`,
     `Outages: ${outages.seen} seen, ${outages.opened} opened the sensor, ${outages.falseOpens} false openings; ` +
       `opened at most ${outages.maxOpenDelayS} s and closed at most ${outages.maxCloseDelayS} s after the plugin knew; ` +
       `${outages.warnings} warnings, ${outages.recoveries} recovery lines`,

@@ -4,7 +4,8 @@
  * half an hour and on a half-open stream for 2.5 minutes, a web page in the relay's place, the service
  * down, the session expired and signed in again, the host's clock jumping, a full disk, Homebridge
  * restarted and killed, a battery running low, a doorbell offline for an hour) until it has run its days and its refreshes, and what the plugin showed of it
- * all accounted for.
+ * all accounted for. Two accounts share the platform: the session that expires is the home's, and the
+ * cabin's doorbells ring while it is, every ring of theirs to be shown and none of them in fault.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,7 +15,7 @@ import { SCHEDULE_TIMING } from '../../src/connection/schedule.js';
 import { openDataFolder } from '../../src/storage/data-folder.js';
 import { openStatusFile } from '../../src/status/delivery-status.js';
 import { DOORBELLS } from '../lib/platform-harness.js';
-import { Cloud } from './cloud.js';
+import { actsForHome, Cloud, EXPIRING_LABEL, OTHER_ACCOUNT } from './cloud.js';
 import { outageFigures, type SeenOutage } from './outages.js';
 import { PluginLog, type LogLine } from './plugin-log.js';
 import { PluginUnderTest } from './plugin-under-test.js';
@@ -49,6 +50,13 @@ const LOW_BATTERY_LINE = /^.+'s battery is at \d+ %$/;
 const BATTERY_OK_LINE = /^.+'s battery is no longer low \(\d+ %\)$/;
 /** A fault that begins or ends at a list read may be set this long after the read was answered. */
 const READ_TOLERANCE_MS = 1_000;
+/**
+ * While the home's session is expired, a cabin doorbell rings this often, the two in turn (each every
+ * 4 minutes): the other account's alerts must all arrive meanwhile.
+ */
+const OTHER_RING_EVERY_MS = 2 * MINUTE_MS;
+/** The plugin's warning when the Doorbell Alerts sensor opens. */
+const ALERTS_STOPPED = 'Doorbell alerts stopped: ';
 
 export interface WeekReport {
   results: Omit<SoakResults, 'wallSeconds'>;
@@ -96,6 +104,14 @@ class Week {
   /** When each ring of the plan was published, by its index: a lost one is named in the summary. */
   private readonly rungAt = new Map<number, number>();
   private expiredAt: number | undefined;
+  /** When every doorbell of the expired home account was subscribed again with the new session. */
+  private resubscribedAt: number | undefined;
+  /** The cabin's rings between the home's expiry and its doorbells subscribed again, by ledger index. */
+  private readonly otherRingsDuringExpiry: number[] = [];
+  /** The cabin's doorbells put in fault meanwhile: its session never expired, so none. */
+  private otherFaultsDuringExpiry = 0;
+  /** The plugin's warnings that alerts stopped, meanwhile. */
+  private readonly expiryWarnings: string[] = [];
   private readonly failures: string[] = [];
   /** The plugin's warnings that a battery is low, and its lines that one is no longer low. */
   private lowBatteryWarnings = 0;
@@ -135,9 +151,16 @@ class Week {
       doorbells: DOORBELLS,
       storagePath: this.storagePath,
       now: () => this.time.now,
+      // The watch and the offline hour follow the home's account: the cabin's rounds and list reads run beside them.
       onRequest: (request) => {
-        this.watch.onRequest(request);
-        this.onListRead(request);
+        if (actsForHome(request)) {
+          this.watch.onRequest(request);
+          this.onListRead(request);
+          if (this.expiredAt !== undefined && this.resubscribedAt === undefined && this.watch.resubscribed) {
+            this.resubscribedAt = this.time.now;
+            this.timeline.note(`every doorbell of ${EXPIRING_LABEL} subscribed again with the new session`);
+          }
+        }
       },
       logger: settingsPage.logger,
     });
@@ -146,13 +169,19 @@ class Week {
     this.delivery = new RingDelivery(this.cloud, this.ledger, this.watch, this.timeline, () => this.time.now);
     const plugin = PluginUnderTest.launch({
       cloud: this.cloud,
-      doorbells: DOORBELLS,
+      doorbells: [...DOORBELLS, ...OTHER_ACCOUNT.doorbells],
       storagePath: this.storagePath,
       ledger: this.ledger,
       time: this.time,
       onLaunch: () => this.relayDowns.up(this.time.now),
       onLogLine: (line) => this.onLogLine(line),
       onRing: (deviceId) => this.presses.set(deviceId, (this.presses.get(deviceId) ?? 0) + 1),
+      onFault: (deviceId, fault) => {
+        if (fault === 1 && this.duringExpiry() && OTHER_ACCOUNT.doorbells.some((doorbell) => doorbell.deviceId === deviceId)) {
+          this.otherFaultsDuringExpiry += 1;
+          this.timeline.note(`${deviceId} of ${OTHER_ACCOUNT.label} in fault while ${EXPIRING_LABEL}'s session is expired`);
+        }
+      },
     });
     this.plugin = plugin;
     try {
@@ -200,6 +229,13 @@ class Week {
           expiryToSensorMaxMinutes: opening === undefined ? null : Math.round((opening.fromMs - this.expiredAt!) / 6_000) / 10,
           lowBatteryWarnings: this.lowBatteryWarnings,
           offlineOutages: this.offlineOutages(outages),
+          accounts: {
+            otherRingsDuringExpiry: this.otherRingsDuringExpiry.length,
+            otherRingsDuringExpiryDelivered: this.otherRingsDuringExpiry.filter((index) => this.ledger.rings[index].outcome === 'delivered').length,
+            otherFaultsDuringExpiry: this.otherFaultsDuringExpiry,
+            expiryWarnings: this.expiryWarnings.length,
+            expiryWarningsNamingAccount: this.expiryWarnings.filter((message) => message.includes(`the session of ${EXPIRING_LABEL} expired`) && !message.includes(OTHER_ACCOUNT.label)).length,
+          },
           alerts: { sent, delivered, caughtUp, stale, late, afterExpiry, lost },
           outages: figures,
           resources: {
@@ -271,7 +307,31 @@ class Week {
       this.lowBatteryWarnings += 1;
     } else if (level === 'info' && BATTERY_OK_LINE.test(message)) {
       this.batteryOkLines += 1;
+    } else if (level === 'warn' && message.startsWith(ALERTS_STOPPED) && this.duringExpiry()) {
+      this.expiryWarnings.push(message);
     }
+  }
+
+  /** From the home's session expiring to its doorbells subscribed again with the new one. */
+  private duringExpiry(): boolean {
+    return this.expiredAt !== undefined && this.resubscribedAt === undefined;
+  }
+
+  /**
+   * While the home's session is expired, the cabin's doorbells ring in turn until the home's are
+   * subscribed again: the other account's alerts must keep arriving, every one.
+   */
+  private ringOtherAccount(turn: number): void {
+    this.timeline.at(this.time.now + OTHER_RING_EVERY_MS, undefined, () => {
+      if (!this.duringExpiry()) {
+        return undefined;
+      }
+      const { deviceId } = OTHER_ACCOUNT.doorbells[turn % OTHER_ACCOUNT.doorbells.length];
+      const { index } = this.ledger.add(deviceId);
+      this.otherRingsDuringExpiry.push(index);
+      this.ringOtherAccount(turn + 1);
+      return this.ring(index);
+    });
   }
 
   /** The first doorbell list reads after the offline doorbell went offline, and after it came back. */
@@ -407,10 +467,11 @@ class Week {
     }
     if (!this.scheduledExpiry && dueAt - this.weekStart >= sessionExpiry.beforeRefreshAfterMs) {
       this.scheduledExpiry = true;
-      this.timeline.at(dueAt - sessionExpiry.expiryLeadMs, 'session expires: 401 on every call with it', () => {
+      this.timeline.at(dueAt - sessionExpiry.expiryLeadMs, `session of ${EXPIRING_LABEL} expires: 401 on every call with it; ${OTHER_ACCOUNT.label}'s keeps working`, () => {
         this.expiredAt = this.time.now;
         this.cloud.expireSession();
         this.watch.sessionExpired();
+        this.ringOtherAccount(0);
       });
     } else if (!this.scheduledOutage && dueAt - this.weekStart >= serviceUnavailable.aroundRefreshAfterMs) {
       this.scheduledOutage = true;

@@ -105,20 +105,25 @@ export class DoorbellAccessories {
    * doorbell the list leaves out is named once a run, and not faulted: a list may leave out what a
    * subscription still serves.
    */
-  listRead(list: ListedDoorbells | undefined): void {
+  /**
+   * With several accounts, each account's list speaks only of that account's doorbells (`deviceIds`),
+   * and its warning goes to the account's own log (`log`), which names it.
+   */
+  listRead(list: ListedDoorbells | undefined, { deviceIds, log = this.log }: { deviceIds?: ReadonlySet<string>; log?: Logger } = {}): void {
+    const own = [...this.byDeviceId].filter(([deviceId]) => deviceIds === undefined || deviceIds.has(deviceId));
     if (list !== undefined) {
       const entries = new Map(list.doorbells.map((doorbell) => [doorbell.deviceId, doorbell]));
-      this.byDeviceId.forEach((accessory, deviceId) => {
+      own.forEach(([deviceId, accessory]) => {
         const entry = entries.get(deviceId);
         if (entry !== undefined) {
           accessory.listEntry(entry);
         } else if (!this.toldMissing.has(deviceId)) {
           this.toldMissing.add(deviceId);
-          this.log.warn(`${accessory.name} (${deviceId}) is not among this account's doorbells`);
+          log.warn(`${accessory.name} (${deviceId}) is not among this account's doorbells`);
         }
       });
     }
-    this.byDeviceId.forEach((accessory) => accessory.listRead());
+    own.forEach(([, accessory]) => accessory.listRead());
   }
 
   /** A battery turning low, and a doorbell going offline, are said once when they change, never at every read. */

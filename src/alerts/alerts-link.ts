@@ -139,8 +139,8 @@ export class AlertsLink {
     }
   }
 
-  /** `listener`, with why doorbells are down noted as well. */
-  following(listener: ConnectionListener): ConnectionListener {
+  /** `listener`, with why doorbells are down noted as well; `account`: the connection's account label, with `accounts`. */
+  following(listener: ConnectionListener, account?: string): ConnectionListener {
     const reasons = this.reasons;
     return {
       ...listener,
@@ -153,11 +153,11 @@ export class AlertsLink {
         listener.subscriptionFailed(deviceId, error);
       },
       sessionUnavailable: (why) => {
-        reasons.sessionUnavailable(why);
+        reasons.sessionUnavailable(why, account);
         listener.sessionUnavailable(why);
       },
       connectFailed: (stage, error) => {
-        reasons.connectFailed(stage, error);
+        reasons.connectFailed(stage, error, account);
         listener.connectFailed?.(stage, error);
       },
     };

@@ -25,16 +25,33 @@ const PLATFORM_REASONS: Readonly<Record<string, string>> = {
   [NODE_TOO_OLD]: NODE_TOO_OLD_TODO,
 };
 
-const SESSION_REASONS: Readonly<Record<SessionLoss, Reason>> = {
-  expired: { words: 'the session expired', todo: SIGN_IN_AGAIN },
-  'signed-out': { words: 'signed out', todo: SIGN_IN_AGAIN },
-  'token-refused': { words: 'the doorbell access token was refused', todo: `Replace doorbellAccessToken on ${SETTINGS_PAGE}, then restart Homebridge.` },
-};
+/** Why an account's session is lost; `label` names the account, with `accounts`. */
+function sessionReason(why: SessionLoss, label: string | undefined): Reason {
+  switch (why) {
+    case 'expired':
+      return { words: label === undefined ? 'the session expired' : `the session of ${label} expired`, todo: SIGN_IN_AGAIN };
+    case 'signed-out':
+      return { words: label === undefined ? 'signed out' : `${label} is signed out`, todo: SIGN_IN_AGAIN };
+    case 'token-refused':
+      return {
+        words: label === undefined ? 'the doorbell access token was refused' : `the doorbell access token of ${label} was refused`,
+        todo: `Replace doorbellAccessToken on ${SETTINGS_PAGE}, then restart Homebridge.`,
+      };
+  }
+}
 
 export interface ReasonSettings {
   doorbells: ReadonlyArray<{ deviceId: string; name: string }>;
   /** Where notifications arrive: the receiver's address names what cannot listen. */
   push: { mode: 'relay' | 'direct'; direct: { host: string; port: number } };
+  /** With `accounts` in the config: each account's label and doorbells, so a reason names the account. */
+  accounts?: ReadonlyArray<{ label: string; deviceIds: readonly string[] }>;
+}
+
+/** What is known of one account's connection: its session lost, or its last attempt stopped. */
+interface AccountReasons {
+  session?: SessionLoss;
+  stopped?: { stage: ConnectStage; error: unknown };
 }
 
 /**
@@ -43,25 +60,30 @@ export interface ReasonSettings {
  * only when the sensor opens, so keeping it up to date costs a field or two.
  */
 export class DownReasons {
-  private session: SessionLoss | undefined;
+  /** Each account's, by label; the one account of a config without `accounts` under undefined. */
+  private readonly accounts = new Map<string | undefined, AccountReasons>();
+  /** The account each doorbell belongs to, with `accounts`. */
+  private readonly accountOf = new Map<string, string>();
   private relay: { since: number; refused: boolean } | undefined;
-  private stopped: { stage: ConnectStage; error: unknown } | undefined;
   /** Why each doorbell's subscription failed, until one succeeds. */
   private readonly failures = new Map<string, string>();
   /** The doorbells the doorbell service says it cannot reach. */
   private readonly offline = new Set<string>();
 
-  constructor(private readonly settings: ReasonSettings) {}
+  constructor(private readonly settings: ReasonSettings) {
+    for (const { label, deviceIds } of settings.accounts ?? []) {
+      deviceIds.forEach((deviceId) => this.accountOf.set(deviceId, label));
+    }
+  }
 
   subscribed(deviceId: string): void {
     this.failures.delete(deviceId);
-    this.session = undefined;
-    this.stopped = undefined;
+    this.accounts.delete(this.accountOf.get(deviceId));
   }
 
   subscriptionFailed(deviceId: string, error: unknown): void {
     this.failures.set(deviceId, causeOf(error, 'doorbell service', 'the doorbell service does not know this device id'));
-    this.stopped = undefined;
+    this.reasonsOf(this.accountOf.get(deviceId)).stopped = undefined;
   }
 
   /** The doorbell service says it cannot reach the doorbell (true), or no longer says so. */
@@ -73,12 +95,13 @@ export class DownReasons {
     }
   }
 
-  sessionUnavailable(why: SessionLoss): void {
-    this.session = why;
+  /** `account`: the account's label, with `accounts`. */
+  sessionUnavailable(why: SessionLoss, account?: string): void {
+    this.reasonsOf(account).session = why;
   }
 
-  connectFailed(stage: ConnectStage, error: unknown): void {
-    this.stopped = { stage, error };
+  connectFailed(stage: ConnectStage, error: unknown, account?: string): void {
+    this.reasonsOf(account).stopped = { stage, error };
   }
 
   /** The relay stream has been down too long (and since when), or is back (undefined). */
@@ -97,8 +120,12 @@ export class DownReasons {
     if (platformTodo !== undefined) {
       return { words: first, todo: platformTodo };
     }
-    if (this.session !== undefined) {
-      return SESSION_REASONS[this.session];
+    // The session of the first down doorbell whose account lost it: with one account, that account's.
+    const label = this.accountOf.get(first);
+    const lost = down.map((key) => this.accountOf.get(key)).find((account) => this.accounts.get(account)?.session !== undefined);
+    const session = this.accounts.get(lost)?.session;
+    if (session !== undefined) {
+      return sessionReason(session, lost);
     }
     if (this.relay !== undefined) {
       return this.relayReason(this.relay.refused, this.relay.since, now);
@@ -115,11 +142,13 @@ export class DownReasons {
       return { words: `the subscription of ${this.names(failed)} failed (${failure})`, todo: `${KEEPS_TRYING}; check the device ids on ${SETTINGS_PAGE} if it goes on.` };
     }
     const pending = down.filter((deviceId) => !this.failures.has(deviceId));
-    return this.stoppedReason(since, now) ?? { words: `the subscription of ${this.names(pending)} is not confirmed yet`, todo: `${KEEPS_TRYING}.` };
+    return this.stoppedReason(label, since, now) ?? { words: `the subscription of ${this.names(pending)} is not confirmed yet`, todo: `${KEEPS_TRYING}.` };
   }
 
-  private stoppedReason(since: number, now: number): Reason | undefined {
-    const { stopped, settings } = this;
+  private stoppedReason(label: string | undefined, since: number, now: number): Reason | undefined {
+    const { settings } = this;
+    const { stopped } = this.accounts.get(label) ?? {};
+    const of = label === undefined ? '' : ` of ${label}`;
     switch (stopped?.stage) {
       case 'push-endpoint':
         if (settings.push.mode === 'relay') {
@@ -130,9 +159,9 @@ export class DownReasons {
           todo: `Free port ${settings.push.direct.port}, or choose another push.port, push.host or relay mode on ${SETTINGS_PAGE}.`,
         };
       case 'registration':
-        return { words: `the push registration failed (${causeOf(stopped.error, 'doorbell service')})`, todo: `${KEEPS_TRYING}; check doorbellServerUrl on ${SETTINGS_PAGE} if it goes on.` };
+        return { words: `the push registration${of} failed (${causeOf(stopped.error, 'doorbell service')})`, todo: `${KEEPS_TRYING}; check doorbellServerUrl on ${SETTINGS_PAGE} if it goes on.` };
       case 'session':
-        return { words: `signing in failed (${causeOf(stopped.error, 'account service')})`, todo: `${KEEPS_TRYING}; check the account on ${SETTINGS_PAGE} if it goes on.` };
+        return { words: `signing in${label === undefined ? '' : ` to ${label}`} failed (${causeOf(stopped.error, 'account service')})`, todo: `${KEEPS_TRYING}; check the account on ${SETTINGS_PAGE} if it goes on.` };
       default:
         return undefined;
     }
@@ -145,6 +174,15 @@ export class DownReasons {
           words: `the relay has been unreachable since ${clockTime(since, now)}`,
           todo: `Check this Homebridge's internet connection and push.relayUrl on ${SETTINGS_PAGE}; ${KEEPS_TRYING.toLowerCase()}.`,
         };
+  }
+
+  private reasonsOf(account: string | undefined): AccountReasons {
+    let reasons = this.accounts.get(account);
+    if (reasons === undefined) {
+      reasons = {};
+      this.accounts.set(account, reasons);
+    }
+    return reasons;
   }
 
   /** The doorbells' names, the first few of them. */

@@ -9,6 +9,12 @@ import type { PlatformSchema } from './config-checks.generated.js';
  * type `npm run validators` writes beside the compiled check.
  */
 
+/** What an `if` asks: that keys are there, or that a key is not. */
+export interface Condition {
+  required?: string[];
+  not?: { required?: string[] };
+}
+
 /** One place in the schema: the keywords the plugin reads at run time. */
 export interface SchemaNode {
   type?: string;
@@ -16,10 +22,12 @@ export interface SchemaNode {
   properties?: Record<string, SchemaNode>;
   items?: SchemaNode;
   required?: string[];
-  if?: { required?: string[] };
-  then?: { required?: string[] };
+  if?: Condition;
+  /** The top-level shape's keys: required only when the block has no `accounts`. */
+  then?: { required?: string[]; if?: Condition; else?: { required?: string[] } };
   else?: { required?: string[] };
   enum?: unknown[];
+  default?: unknown;
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -51,7 +59,8 @@ export function platformSchema(): SchemaNode {
   return schema;
 }
 
-type AccountSchema = PlatformSchema['properties']['account'];
+type Properties = PlatformSchema['properties'];
+type AccountSchema = Properties['account'];
 
 /**
  * An account block as the check leaves it: one that holds anything must hold the fields its `then`
@@ -59,9 +68,33 @@ type AccountSchema = PlatformSchema['properties']['account'];
  */
 export type AccountSettings = FromSchema<Omit<AccountSchema, 'if' | 'then'> & AccountSchema['then']>;
 
-/** The platform block as the check leaves it once valid: Ajv has filled in the schema's defaults. */
-export type SchemaBlock = Omit<FromSchema<PlatformSchema>, 'account'> & { account?: AccountSettings };
+/** A doorbell entry as the check leaves it, the schema's defaults filled in. */
+export type SchemaDoorbell = FromSchema<Properties['doorbells']>[number];
 
-export type SchemaDoorbell = SchemaBlock['doorbells'][number];
+/** The keys of one account, at the top of the block or in an entry of `accounts`. */
+type AccountKeys = 'account' | 'doorbellServerUrl' | 'doorbells';
+
+/**
+ * An entry of `accounts` as the check leaves it. Its doorbells may be absent: an account signed in
+ * before its doorbells are added.
+ */
+export type SchemaAccountEntry = Omit<FromSchema<Properties['accounts']['items']>, AccountKeys> & {
+  account?: AccountSettings;
+  doorbellServerUrl: string;
+  doorbells?: SchemaDoorbell[];
+};
+
+/**
+ * The platform block as the check leaves it once valid: Ajv has filled in the schema's defaults. The
+ * schema requires the top-level account keys only without `accounts` (an if/then the types do not
+ * follow), so they are stated here as the top-level shape has them; a block with `accounts` has
+ * none of them (parse-config.ts refuses both together).
+ */
+export type SchemaBlock = Omit<FromSchema<PlatformSchema>, AccountKeys | 'accounts'> & {
+  account?: AccountSettings;
+  doorbellServerUrl: string;
+  doorbells: SchemaDoorbell[];
+  accounts?: SchemaAccountEntry[];
+};
 
 export type SchemaPush = SchemaBlock['push'];

@@ -54,6 +54,10 @@ function listWords({ items, minItems, maxItems, title }: SchemaNode): string | u
   if (items?.type === 'object' && minItems !== undefined && maxItems !== undefined && title !== undefined) {
     return `a list of ${minItems} to ${maxItems} ${title.toLowerCase()}, at least one of them valid`;
   }
+  // An account's doorbells in an entry of `accounts`, which may be none yet.
+  if (items?.type === 'object' && minItems === undefined && maxItems !== undefined && title !== undefined) {
+    return `a list of up to ${maxItems} ${title.toLowerCase()}`;
+  }
   return undefined;
 }
 
@@ -111,13 +115,54 @@ export function holdsCredentials(path: SettingPath): Problem {
   return { path, message: `${settingName(path)} must not hold a user name or password (user:password@ before the host): ${instead}` };
 }
 
-/** A setting its parent requires unless another is set (an `if` that requires that one, and an `else` that requires this) says so. */
+/**
+ * A setting its parent requires unless another is set (an `if` that requires that one, and an `else`
+ * that requires this) says so, the other named where it stands (`accounts[1].doorbellAccessToken`).
+ * At the top of the block that rule sits inside the `then` that applies without `accounts`.
+ */
 export function isRequired(path: SettingPath): Problem {
-  const key = path[path.length - 1];
-  const parent = schemaNodeAt(path.slice(0, -1));
-  const unless = parent?.else?.required?.includes(String(key)) ? parent.if?.required : undefined;
+  const key = String(path[path.length - 1]);
+  const parentPath = path.slice(0, -1);
+  const parent = schemaNodeAt(parentPath);
+  const conditional = [parent, parent?.then].find((node) => node?.else?.required?.includes(key));
+  const unless = conditional?.if?.required?.map((other) => settingName([...parentPath, other]));
   const name = settingName(path);
   return { path, message: unless === undefined ? `${name} is required` : `${name} is required unless ${inWords(unless, 'or')} is set` };
+}
+
+/** `accounts` beside a key of the one account at the top: which shape is meant is the user's to say. */
+export function besideAccounts(key: string): Problem {
+  return { path: [key], message: `${key} and accounts cannot both be set: with accounts, each account's ${key} goes in its entry of accounts` };
+}
+
+/** An entry of `accounts` whose label another entry already has, in any case. */
+export function repeatsLabel(path: SettingPath, firstPath: SettingPath): Problem {
+  return { path, message: `${settingName(path)} repeats ${settingName(firstPath)}: each account needs its own label, so this account is left out` };
+}
+
+/** An entry of `accounts` for the account an earlier entry already serves. */
+export function repeatsAccount(path: SettingPath, firstPath: SettingPath): Problem {
+  return {
+    path,
+    message:
+      `${settingName(path)} is the same account as ${settingName(firstPath)} ` +
+      '(the same account server and e-mail, or doorbell server and access token): each account is listed once, so this one is left out',
+  };
+}
+
+/** A warning: a device id in two accounts' doorbells, which the first account serves. */
+export function deviceIdInAnotherAccount(path: SettingPath, firstPath: SettingPath): Problem {
+  return { path, message: `${settingName(path)} repeats ${settingName(firstPath)}: the first account serves that doorbell, so this entry is ignored` };
+}
+
+/** A doorbell past the most one bridge can show, counted over every account. */
+export function pastDoorbellLimit(path: SettingPath, limit: number): Problem {
+  return { path, message: `${settingName(path)} is left out: at most ${limit} doorbells in all accounts together` };
+}
+
+/** An info line: an account with no doorbells yet works, and has nothing to show. */
+export function noDoorbellsYet(path: SettingPath, label: string): Problem {
+  return { path, message: `${settingName(path)} (${label}) has no doorbells yet: add them from its account's doorbells on the settings page` };
 }
 
 /**

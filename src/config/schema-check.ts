@@ -70,14 +70,24 @@ export function withoutUnknownSettings(block: Record<string, unknown>): KnownSet
  */
 function withDeviceIdsAsStrings(block: Record<string, unknown>): Record<string, unknown> {
   const copy = structuredClone(block);
-  if (Array.isArray(copy.doorbells)) {
-    for (const doorbell of copy.doorbells as unknown[]) {
+  for (const { list } of doorbellLists(copy)) {
+    for (const doorbell of list) {
       if (isJsonObject(doorbell) && 'deviceId' in doorbell) {
         doorbell.deviceId = deviceIdText(doorbell.deviceId);
       }
     }
   }
   return copy;
+}
+
+/** Every list of doorbells in the block, with its place: the top-level one, and each entry of `accounts`' own. */
+function doorbellLists(data: Record<string, unknown>): Array<{ at: SettingPath; list: unknown[] }> {
+  const top = Array.isArray(data.doorbells) ? [{ at: ['doorbells'], list: data.doorbells as unknown[] }] : [];
+  const entries = Array.isArray(data.accounts) ? (data.accounts as unknown[]) : [];
+  const ofEntries = entries.flatMap((entry, index) =>
+    isJsonObject(entry) && Array.isArray(entry.doorbells) ? [{ at: ['accounts', index, 'doorbells'], list: entry.doorbells as unknown[] }] : [],
+  );
+  return [...top, ...ofEntries];
 }
 
 /** `at`: where in the platform block the checked data sits. */
@@ -112,29 +122,34 @@ function isUrlSetting(path: SettingPath): boolean {
 }
 
 function isUnquotedLargeId(path: SettingPath, value: unknown): boolean {
-  return genericName(path) === 'doorbells[].deviceId' && Number.isInteger(value) && !Number.isSafeInteger(value);
+  return ['doorbells[].deviceId', 'accounts[].doorbells[].deviceId'].includes(genericName(path)) && Number.isInteger(value) && !Number.isSafeInteger(value);
 }
 
-/** What the schema's pattern cannot say: the int64 upper bound, and that ids are unique. */
+/**
+ * What the schema's pattern cannot say: the int64 upper bound, and that ids are unique within a list
+ * of doorbells. (Between accounts a repeated id is only warned of: parse-config.ts.)
+ */
 function deviceIdProblems(data: Record<string, unknown>, schemaProblems: readonly Problem[]): Problem[] {
-  if (!Array.isArray(data.doorbells)) {
-    return [];
-  }
+  return doorbellLists(data).flatMap(({ at, list }) => deviceIdProblemsOf(list, at, schemaProblems));
+}
+
+function deviceIdProblemsOf(doorbells: readonly unknown[], at: SettingPath, schemaProblems: readonly Problem[]): Problem[] {
+  const inList = (path: SettingPath) => at.every((part, index) => path[index] === part);
   // An entry left out for a problem of its own claims no id: a later entry with the same id is used.
-  const leftOut = new Set(schemaProblems.map(({ path }) => (path[0] === 'doorbells' ? path[1] : undefined)));
+  const leftOut = new Set(schemaProblems.map(({ path }) => (inList(path) ? path[at.length] : undefined)));
   const problems: Problem[] = [];
   const firstIndexOf = new Map<string, number>();
-  (data.doorbells as unknown[]).forEach((doorbell, index) => {
+  doorbells.forEach((doorbell, index) => {
     const deviceId = isJsonObject(doorbell) ? doorbell.deviceId : undefined;
     if (typeof deviceId !== 'string') {
       return; // the schema has reported it
     }
-    const path = ['doorbells', index, 'deviceId'];
+    const path = [...at, index, 'deviceId'];
     const first = firstIndexOf.get(deviceId);
     if (!isDeviceId(deviceId)) {
       problems.push(mustBe(path));
     } else if (first !== undefined) {
-      problems.push(repeatsDeviceId(path, ['doorbells', first, 'deviceId']));
+      problems.push(repeatsDeviceId(path, [...at, first, 'deviceId']));
     } else if (!leftOut.has(index)) {
       firstIndexOf.set(deviceId, index);
     }
@@ -186,4 +201,23 @@ function valueAt(data: unknown, path: SettingPath): unknown {
 /** One line per problem: a bad id can be reported both by the schema and by deviceIdProblems. */
 function uniqueMessages(problems: Problem[]): Problem[] {
   return [...new Map(problems.map((problem) => [problem.message, problem])).values()];
+}
+
+/**
+ * Nothing but the schema's defaults, at any depth: what the Homebridge UI's form fills a list entry
+ * with by itself (it draws every list with one entry, even an empty one).
+ */
+export function isFormBlank(value: unknown, node: SchemaNode | undefined): boolean {
+  if (node === undefined) {
+    return false;
+  }
+  // Compared as JSON: the schema's defaults are plain values and lists, and a block may come from another realm (structuredClone).
+  if (node.default !== undefined && JSON.stringify(value) === JSON.stringify(node.default)) {
+    return true;
+  }
+  if (Array.isArray(value) && node.items?.type === 'object') {
+    return value.every((item) => isFormBlank(item, node.items));
+  }
+  const { properties } = node;
+  return isJsonObject(value) && properties !== undefined && Object.entries(value).every(([key, child]) => Object.hasOwn(properties, key) && isFormBlank(child, properties[key]));
 }

@@ -110,6 +110,8 @@ export interface ConnectionSettings {
   doorbells: readonly SubscribedDoorbell[];
   /** Sent with the push registration as pn_service, os and pn_dict_version. */
   registration: { service: string; os: string; dictVersion: string };
+  /** One of several accounts: its sign-out leaves the others' doorbells alone, and the log says so. */
+  oneOfSeveral?: boolean;
 }
 
 export interface ConnectionOptions {
@@ -121,6 +123,8 @@ export interface ConnectionOptions {
   timing: ScheduleTiming;
   retry?: Partial<RetryPolicy>;
   timeoutMs?: number;
+  /** The request slots, shared with the other accounts' connections; a set of its own when absent. */
+  slots?: RequestSlots;
 }
 
 /**
@@ -139,8 +143,11 @@ export class Connection {
   private sessionAbort = new AbortController();
   private readonly schedule: Schedule;
   private readonly subscriptions: Subscriptions;
-  /** Every request to the doorbell service takes one: the runs' and the list reads' together stay within the bound. */
-  private readonly slots = new RequestSlots(SUBSCRIPTION_CONCURRENCY);
+  /**
+   * Every request to the doorbell service takes one: the runs' and the list reads' together stay within
+   * the bound, every account's together when the platform hands each connection the same slots.
+   */
+  private readonly slots: RequestSlots;
   private readonly listRead: DoorbellListRead;
   /** The doorbell service with this session's token; gone when the session is. */
   private client: DoorbellClient | undefined;
@@ -155,6 +162,7 @@ export class Connection {
 
   constructor(private readonly options: ConnectionOptions) {
     const { settings, timing, listener, log } = options;
+    this.slots = options.slots ?? new RequestSlots(SUBSCRIPTION_CONCURRENCY);
     const planned = (nextRunAt: number | undefined) => listener.progressed?.({ nextRunAt, registeredAt: this.registeredAt });
     this.schedule = new Schedule(timing, (reason) => void this.run(reason), planned, () => void this.listRead.read(this.client, this.sessionAbort.signal));
     this.subscriptions = new Subscriptions(settings.doorbells, listener, log, this.slots);
@@ -203,7 +211,7 @@ export class Connection {
     if (news.kind === 'signed-out') {
       this.dropSession();
       this.stopUntilSignedIn('signed-out');
-      this.options.log.warn(advice.signedOut);
+      this.options.log.warn(this.options.settings.oneOfSeveral === true ? advice.accountSignedOut : advice.signedOut);
     } else if (news.kind === 'other-account') {
       this.options.log.warn(advice.otherAccount(news.email, account.email));
     } else if (news.kind === 'signed-in') {
@@ -339,5 +347,36 @@ export class Connection {
     }
     await recordRefusal(store, refused, log);
     log.error(advice.sessionRejected);
+  }
+}
+
+/**
+ * One push endpoint (the relay stream, or the receiver) for every account: each account's connection
+ * registers the same push token with its own session. An account holds the endpoint from the moment
+ * its connection opens it until it loses its session; the endpoint is suspended only once no account
+ * holds it, so one account signed out never closes the stream the others' alerts arrive on.
+ */
+export class SharedEndpoint {
+  private readonly holders = new Set<symbol>();
+
+  constructor(private readonly endpoint: PushEndpoint) {}
+
+  /** One account's way to the endpoint, as its connection uses it. */
+  share(): PushEndpoint {
+    const holder = Symbol('account');
+    const { endpoint, holders } = this;
+    return {
+      open: () => {
+        holders.add(holder);
+        return endpoint.open();
+      },
+      suspend: () => {
+        holders.delete(holder);
+        return holders.size === 0 ? endpoint.suspend() : Promise.resolve();
+      },
+      get description() {
+        return endpoint.description;
+      },
+    };
   }
 }

@@ -38,6 +38,8 @@ export const advice = {
   sessionRejected: `The doorbell service no longer accepts this session. Sign in again: ${HOW_TO_SIGN_IN}.`,
   tokenRejected: 'The doorbell service no longer accepts doorbellAccessToken: replace it and restart Homebridge.',
   signedOut: 'Signed out on the settings page: every doorbell shows a fault until you sign in again.',
+  /** With several accounts, the log line already names the account: only its doorbells are affected. */
+  accountSignedOut: "Signed out on the settings page: this account's doorbells show a fault until you sign in again; the other accounts' go on.",
   sessionNotSaved: (signedIn: string, reason: string): string =>
     `Signed in as ${signedIn}, but the session could not be saved (${reason}): it is used until Homebridge restarts. ` +
     `To keep it, ${FREE_SPACE}, then sign in again: ${HOW_TO_SIGN_IN}.`,

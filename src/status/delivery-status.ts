@@ -101,6 +101,21 @@ export interface DoorbellStatus extends Partial<Record<OffUntilKey, string | nul
   online?: boolean | null;
   /** Since when the doorbell service has said it cannot reach the doorbell; null while it can. */
   offlineSince?: string | null;
+  /** With `accounts`: the label of the account it belongs to. */
+  label?: string;
+}
+
+/**
+ * Where one account's session stands, with `accounts` (at the top of the file for the one account
+ * of a config without them): never its key, token or e-mail.
+ */
+export interface AccountStatus {
+  label: string;
+  session: SessionState;
+  /** As the file's own `signedInAt`: when the session this account uses was signed in. */
+  signedInAt: string | null;
+  registeredAt: string | null;
+  nextRefreshAt: string | null;
 }
 
 /**
@@ -124,9 +139,16 @@ export interface DeliveryStatus {
   relay?: { connected: boolean; since: string | null };
   /** Direct mode: whether the push receiver listens. */
   receiver?: { listening: boolean };
+  /**
+   * These three and `signedInAt` are absent from a file with `accounts`, which has them per account:
+   * a reader that finds `accounts` reads them there. The type keeps them required for the readers of
+   * the one-account file, which is every file without `accounts`.
+   */
   registeredAt: string | null;
   nextRefreshAt: string | null;
   session: SessionState;
+  /** With `accounts` in the config: each account's session, in config order. */
+  accounts?: AccountStatus[];
   /**
    * When the session the plugin uses was signed in (its `loggedInAt` in session.json), so the settings
    * page can tell whether the plugin has taken up a sign-in made there; null without one. Absent in a
@@ -171,10 +193,7 @@ export function isDeliveryStatus(value: unknown): value is DeliveryStatus {
     (value.pushMode === 'relay' || value.pushMode === 'direct') &&
     absentOr(value.relay, (relay) => isJsonObject(relay) && typeof relay.connected === 'boolean' && isTimeOrNull(relay.since)) &&
     absentOr(value.receiver, (receiver) => isJsonObject(receiver) && typeof receiver.listening === 'boolean') &&
-    isTimeOrNull(value.registeredAt) &&
-    isTimeOrNull(value.nextRefreshAt) &&
-    typeof value.session === 'string' &&
-    Object.hasOwn(SESSION_STATES, value.session) &&
+    (value.accounts === undefined ? isSessionStatus(value) : Array.isArray(value.accounts) && value.accounts.every(isAccountStatus)) &&
     absentOr(value.signedInAt, isTimeOrNull) &&
     Array.isArray(value.doorbells) &&
     value.doorbells.every(isDoorbellStatus) &&
@@ -182,6 +201,15 @@ export function isDeliveryStatus(value: unknown): value is DeliveryStatus {
     absentOr(value.alerts, isAlertsHealth) &&
     absentOr(value.outages, (outages) => Array.isArray(outages) && outages.length <= MAX_OUTAGES && outages.every(isOutage))
   );
+}
+
+/** The session fields, at the top of the file or in an account's entry. */
+function isSessionStatus(value: Record<string, unknown>): boolean {
+  return isTimeOrNull(value.registeredAt) && isTimeOrNull(value.nextRefreshAt) && typeof value.session === 'string' && Object.hasOwn(SESSION_STATES, value.session);
+}
+
+function isAccountStatus(value: unknown): value is AccountStatus {
+  return isJsonObject(value) && typeof value.label === 'string' && isSessionStatus(value) && isTimeOrNull(value.signedInAt);
 }
 
 function isDoorbellStatus(value: unknown): value is DoorbellStatus {
@@ -196,6 +224,7 @@ function isDoorbellStatus(value: unknown): value is DoorbellStatus {
     absentOr(value.battery, (battery) => battery === null || (Number.isInteger(battery) && (battery as number) >= 0 && (battery as number) <= 100)) &&
     absentOr(value.online, (online) => online === null || typeof online === 'boolean') &&
     absentOr(value.offlineSince, isTimeOrNull) &&
+    absentOr(value.label, (label) => typeof label === 'string') &&
     CONTROL_SUBTYPES.every((control) => absentOr(value[offUntilKey(control)], isTimeOrNull))
   );
 }

@@ -3,7 +3,7 @@ import { errorMessage, type Logger } from '../log.js';
 import type { PrivateFolder } from '../storage/data-folder.js';
 import { describeFileError } from '../storage/file-errors.js';
 import { type AlertsRecord, type DeliveryStatus, openStatusFile, STATUS_TIMING, type StatusTiming } from './delivery-status.js';
-import { type BoardDoorbell, StatusBoard } from './status-board.js';
+import { type BoardAccount, type BoardDoorbell, StatusBoard } from './status-board.js';
 
 /**
  * The plugin's status: the last run's file read before the first write, then status.json written on
@@ -98,13 +98,13 @@ export class StatusWriter {
   }
 
   private async write(): Promise<void> {
-    // The status first: a write starts when it is handed to the file, so the next one is timed from then.
-    const status = this.snapshot();
+    // The next write is timed from when this one starts.
     this.lastWriteAt = this.now();
     this.changedMeanwhile = false;
     this.unwritten = false;
     try {
-      await this.sink.replace(status);
+      // Inside: a snapshot that throws is said as a failed write, never a rejection nobody handles.
+      await this.sink.replace(this.snapshot());
       this.failing = false;
     } catch (error) {
       // Said once, not every minute: the settings page then reads the plugin as not running.
@@ -133,6 +133,8 @@ export interface PluginStatusOptions {
   pushMode: 'relay' | 'direct';
   /** The configured doorbell access token is used instead of an account's session. */
   usesToken: boolean;
+  /** With `accounts` in the config: each account, whose session status.json shows apart. */
+  accounts?: readonly BoardAccount[];
   folder: PrivateFolder;
   log: Logger;
   timing?: StatusTiming;
@@ -171,12 +173,12 @@ export class PluginStatus {
   private historyAwaited = false;
   private retryTimer: NodeJS.Timeout | undefined;
 
-  constructor({ doorbells, pushMode, usesToken, folder, log, timing, alerts, sink = (file) => file }: PluginStatusOptions) {
+  constructor({ doorbells, pushMode, usesToken, accounts, folder, log, timing, alerts, sink = (file) => file }: PluginStatusOptions) {
     this.file = openStatusFile(folder, log);
     this.alerts = alerts;
     this.log = log;
     this.writer = new StatusWriter(sink(this.file), () => this.snapshot(), log, timing);
-    this.board = new StatusBoard(doorbells, { pushMode, usesToken }, () => this.changed());
+    this.board = new StatusBoard(doorbells, { pushMode, usesToken, accounts }, () => this.changed());
   }
 
   /** The last run's file is read, then the first status is written at once and kept fresh. */
@@ -249,8 +251,8 @@ export class PluginStatus {
     return { ...this.board.snapshot(), ...this.alerts?.record() };
   }
 
-  /** `listener`, with what the connection tells it recorded on the board as well. */
-  following(listener: ConnectionListener): ConnectionListener {
+  /** `listener`, with what the connection (of the account labelled `account`, with `accounts`) tells it recorded on the board as well. */
+  following(listener: ConnectionListener, account?: string): ConnectionListener {
     const { board } = this;
     return {
       subscribed: (deviceId) => {
@@ -263,15 +265,15 @@ export class PluginStatus {
       },
       sessionUnavailable: (why) => {
         listener.sessionUnavailable(why);
-        board.sessionUnavailable(why);
+        board.sessionUnavailable(why, account);
       },
       sessionInUse: (signedInAt) => {
         listener.sessionInUse?.(signedInAt);
-        board.sessionInUse(signedInAt);
+        board.sessionInUse(signedInAt, account);
       },
       progressed: (progress) => {
         listener.progressed?.(progress);
-        board.connectionProgressed(progress);
+        board.connectionProgressed(progress, account);
       },
       connectFailed: (stage, error) => listener.connectFailed?.(stage, error),
       doorbellListRead: (list) => listener.doorbellListRead?.(list),

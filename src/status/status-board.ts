@@ -1,11 +1,27 @@
 import { CloudError } from '../cloud/errors.js';
 import type { ConnectionProgress, SessionLoss } from '../connection/progress.js';
 import { CONTROL_SUBTYPES, offUntilKey, type OffUntilKey } from '../values/controls.js';
-import type { DeliveryStatus, DoorbellStatus, DropCause, DroppedCounts, SessionState } from './delivery-status.js';
+import type { AccountStatus, DeliveryStatus, DoorbellStatus, DropCause, DroppedCounts, SessionState } from './delivery-status.js';
 
 export interface BoardDoorbell {
   deviceId: string;
   name: string;
+}
+
+/** One account of a config with `accounts`: its label, whether it uses a doorbell access token, its doorbells. */
+export interface BoardAccount {
+  label: string;
+  usesToken: boolean;
+  deviceIds: readonly string[];
+}
+
+/** Where one account's session stands. */
+interface SessionRecord {
+  usesToken: boolean;
+  session: SessionState;
+  /** When the session in use was signed in, as stored; none while no session is in use, or with the configured token. */
+  signedInAt: string | undefined;
+  progress: ConnectionProgress;
 }
 
 interface DoorbellRecord {
@@ -38,10 +54,10 @@ const SESSION_FAULTS: Partial<Record<SessionState, string>> = {
  */
 export class StatusBoard {
   private readonly startedAt: number;
-  private session: SessionState = 'signing-in';
-  /** When the session in use was signed in, as stored; none while no session is in use, or with the configured token. */
-  private signedInAt: string | undefined;
-  private progress: ConnectionProgress = {};
+  /** Each account's session, by label: the one account of a config without `accounts` under undefined. */
+  private readonly sessions = new Map<string | undefined, SessionRecord>();
+  /** The account each doorbell belongs to, with `accounts`. */
+  private readonly accountOf = new Map<string, string>();
   private relay: { connected: boolean; since?: number } = { connected: false };
   private receiverListening = false;
   private deliveryDown = false;
@@ -50,19 +66,28 @@ export class StatusBoard {
 
   constructor(
     private readonly doorbells: readonly BoardDoorbell[],
-    private readonly delivery: { pushMode: 'relay' | 'direct'; usesToken: boolean },
+    private readonly delivery: { pushMode: 'relay' | 'direct'; usesToken: boolean; accounts?: readonly BoardAccount[] },
     private readonly onChange: () => void,
     private readonly now: () => number = Date.now,
   ) {
     this.startedAt = now();
     this.records = new Map(doorbells.map(({ deviceId }) => [deviceId, { subscribed: false }]));
+    const newSession = (usesToken: boolean): SessionRecord => ({ usesToken, session: 'signing-in', signedInAt: undefined, progress: {} });
+    if (delivery.accounts === undefined) {
+      this.sessions.set(undefined, newSession(delivery.usesToken));
+    }
+    for (const { label, usesToken, deviceIds } of delivery.accounts ?? []) {
+      this.sessions.set(label, newSession(usesToken));
+      deviceIds.forEach((deviceId) => this.accountOf.set(deviceId, label));
+    }
   }
 
-  /** A registration means the session (or the configured token) is in use. */
-  connectionProgressed(progress: ConnectionProgress): void {
-    this.progress = progress;
+  /** A registration means the session (or the configured token) is in use. `account`: its label, with `accounts`. */
+  connectionProgressed(progress: ConnectionProgress, account?: string): void {
+    const record = this.sessionOf(account);
+    record.progress = progress;
     if (progress.registeredAt !== undefined) {
-      this.session = this.delivery.usesToken ? 'token' : 'signed-in';
+      record.session = record.usesToken ? 'token' : 'signed-in';
     }
     this.onChange();
   }
@@ -71,10 +96,11 @@ export class StatusBoard {
    * The connection took up a session (or the configured token). Until it registers with it, the
    * plugin is connecting: no longer signed out, so no doorbell's fault says so.
    */
-  sessionInUse(signedInAt: string | undefined): void {
-    this.signedInAt = signedInAt;
-    if (SESSION_FAULTS[this.session] !== undefined) {
-      this.session = 'signing-in';
+  sessionInUse(signedInAt: string | undefined, account?: string): void {
+    const record = this.sessionOf(account);
+    record.signedInAt = signedInAt;
+    if (SESSION_FAULTS[record.session] !== undefined) {
+      record.session = 'signing-in';
     }
     this.onChange();
   }
@@ -115,12 +141,18 @@ export class StatusBoard {
    * No usable session: no doorbell is subscribed until the user signs in again, nothing is registered,
    * and the relay stream is closed.
    */
-  sessionUnavailable(why: SessionLoss): void {
-    this.session = why;
-    this.signedInAt = undefined;
-    this.progress = { ...this.progress, registeredAt: undefined };
-    this.relay = { connected: false };
-    this.doorbells.forEach(({ deviceId }) => this.records.set(deviceId, { ...this.records.get(deviceId), subscribed: false, failure: undefined }));
+  sessionUnavailable(why: SessionLoss, account?: string): void {
+    const record = this.sessionOf(account);
+    record.session = why;
+    record.signedInAt = undefined;
+    record.progress = { ...record.progress, registeredAt: undefined };
+    // The relay stream stays open while another account still has a session (or its token).
+    if ([...this.sessions.values()].every(({ session }) => SESSION_FAULTS[session] !== undefined)) {
+      this.relay = { connected: false };
+    }
+    this.doorbells
+      .filter(({ deviceId }) => this.accountOf.get(deviceId) === account)
+      .forEach(({ deviceId }) => this.records.set(deviceId, { ...this.records.get(deviceId), subscribed: false, failure: undefined }));
     this.onChange();
   }
 
@@ -154,30 +186,40 @@ export class StatusBoard {
 
   /** The status as it stands now. */
   snapshot(): DeliveryStatus {
-    const { registeredAt, nextRunAt } = this.progress;
-    const { pushMode } = this.delivery;
+    const { pushMode, accounts } = this.delivery;
+    // Without the top-level session fields when the accounts have them (see DeliveryStatus).
     return {
       pid: process.pid,
       startedAt: isoTime(this.startedAt) as string,
       updatedAt: isoTime(this.now()) as string,
       pushMode,
       ...(pushMode === 'relay' ? { relay: { connected: this.relay.connected, since: isoTime(this.relay.since) } } : { receiver: { listening: this.receiverListening } }),
-      registeredAt: isoTime(registeredAt),
-      nextRefreshAt: isoTime(nextRunAt),
-      session: this.session,
-      signedInAt: this.signedInAt ?? null,
+      // With `accounts`, each account has its own session: the settings page reads them there.
+      ...(accounts === undefined ? sessionStatus(this.sessionOf(undefined)) : { accounts: accounts.map(({ label }) => ({ label, ...sessionStatus(this.sessionOf(label)) })) }),
       doorbells: this.doorbells.map((doorbell) => this.doorbellStatus(doorbell)),
       dropped: { ...this.droppedCounts },
-    };
+    } as DeliveryStatus;
+  }
+
+  /** An account's session record; an account the board was not told of (none with `accounts`) starts signing in. */
+  private sessionOf(account: string | undefined): SessionRecord {
+    let record = this.sessions.get(account);
+    if (record === undefined) {
+      record = { usesToken: false, session: 'signing-in', signedInAt: undefined, progress: {} };
+      this.sessions.set(account, record);
+    }
+    return record;
   }
 
   private doorbellStatus({ deviceId, name }: BoardDoorbell): DoorbellStatus {
     const record = this.records.get(deviceId) ?? { subscribed: false };
+    const label = this.accountOf.get(deviceId);
     return {
       deviceId,
       name,
+      ...(label === undefined ? {} : { label }),
       subscribed: record.subscribed,
-      fault: this.faultOf(record),
+      fault: this.faultOf(deviceId, record),
       lastMotionAt: isoTime(record.lastMotionAt),
       lastRingAt: isoTime(record.lastRingAt),
       battery: record.battery ?? null,
@@ -188,8 +230,8 @@ export class StatusBoard {
   }
 
   /** The same conditions as the accessory's StatusFault in HomeKit, in words. */
-  private faultOf(record: DoorbellRecord): string | null {
-    const sessionFault = SESSION_FAULTS[this.session];
+  private faultOf(deviceId: string, record: DoorbellRecord): string | null {
+    const sessionFault = SESSION_FAULTS[this.sessionOf(this.accountOf.get(deviceId)).session];
     if (!record.subscribed && sessionFault !== undefined) {
       return sessionFault;
     }
@@ -210,6 +252,11 @@ export class StatusBoard {
       this.onChange();
     }
   }
+}
+
+/** The session fields of status.json: at its top for the one account of a config without `accounts`, else per account. */
+function sessionStatus({ session, signedInAt, progress }: SessionRecord): Omit<AccountStatus, 'label'> {
+  return { registeredAt: isoTime(progress.registeredAt), nextRefreshAt: isoTime(progress.nextRunAt), session, signedInAt: signedInAt ?? null };
 }
 
 function isoTime(ms: number | undefined): string | null {

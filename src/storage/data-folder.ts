@@ -152,3 +152,25 @@ export function dataFolderPath(storagePath: string): string {
 export function openDataFolder(storagePath: string, log: Logger): PrivateFolder {
   return new PrivateFolder(dataFolderPath(storagePath), log);
 }
+
+/** Where each account of a config with several keeps its own session and installation. */
+const ACCOUNTS_FOLDER_NAME = 'accounts';
+const ACCOUNT_KEY = /^[0-9a-f]{12}$/;
+
+/** `<data folder>/accounts/<key>/`; the data folder itself without a key (the one account of a config without `accounts`). */
+export function accountFolderPath(storagePath: string, key: string | undefined): string {
+  // A key is 12 hex digits (accountKey, values/address.ts); anything else could name a folder elsewhere.
+  if (key !== undefined && !ACCOUNT_KEY.test(key)) {
+    throw new Error('An account key is 12 lower-case hex digits.');
+  }
+  return key === undefined ? dataFolderPath(storagePath) : join(dataFolderPath(storagePath), ACCOUNTS_FOLDER_NAME, key);
+}
+
+/**
+ * An account's own folder, with the data folder's rules (0700, files 0600, its own lock), made on its
+ * first write. Without a key it is the data folder: a config without `accounts` keeps its files where
+ * they always were. One per account and process, as the data folder.
+ */
+export function openAccountFolder(storagePath: string, key: string | undefined, log: Logger): PrivateFolder {
+  return new PrivateFolder(accountFolderPath(storagePath, key), log);
+}

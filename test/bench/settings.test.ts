@@ -16,6 +16,10 @@ describe('the benchmark command line', () => {
   });
 
   it('refuses a part it cannot run alone, naming it', () => {
-    expect(() => parseSettings(['--only', 'latency'])).toThrow('--only takes memory, not latency');
+    expect(() => parseSettings(['--only', 'latency'])).toThrow('--only takes memory or startup, not latency');
+  });
+
+  it('takes --only startup, with the full run\'s doorbells', () => {
+    expect(parseSettings(['--only', 'startup'])).toMatchObject({ only: 'startup', doorbells: 100, quick: false });
   });
 });

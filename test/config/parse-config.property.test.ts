@@ -23,6 +23,8 @@ interface SchemaNode {
   properties?: Record<string, SchemaNode>;
   items?: SchemaNode;
   required?: string[];
+  /** At the top of the block: what the one account there requires, when the block has no `accounts`. */
+  then?: { required?: string[] };
 }
 
 const SCHEMA = (JSON.parse(readFileSync(join(REPO_ROOT, 'config.schema.json'), 'utf8')) as { schema: SchemaNode }).schema;
@@ -41,7 +43,7 @@ interface Setting {
 function settingsOf(node: SchemaNode, path: SchemaPath = []): Setting[] {
   const items = node.items === undefined ? [] : [{ path: [...path, '[]'], node: node.items, required: true }, ...settingsOf(node.items, [...path, '[]'])];
   const properties = Object.entries(node.properties ?? {}).flatMap(([key, child]) => [
-    { path: [...path, key], node: child, required: node.required?.includes(key) ?? false },
+    { path: [...path, key], node: child, required: [...(node.required ?? []), ...(node.then?.required ?? [])].includes(key) },
     ...settingsOf(child, [...path, key]),
   ]);
   return [...items, ...properties];

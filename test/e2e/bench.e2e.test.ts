@@ -41,7 +41,7 @@ describeWithBuiltPlugin('npm run bench -- --quick', () => {
       expect(output).toContain('| start-up, 100 doorbells |');
 
       expect(results.quick).toBe(true);
-      for (const size of ['n1', 'n10', 'n100', 'homebridge']) {
+      for (const size of ['n1', 'n10', 'n100', 'accounts', 'homebridge']) {
         const { ms, idealMs, efficiency, cloudAnswerMs } = results.startup[size];
         // Every request takes the cloud's 100 ms: no start-up beats the ideal by more than a timer's slack.
         expect(ms).toBeGreaterThan(idealMs * 0.95);
@@ -50,6 +50,14 @@ describeWithBuiltPlugin('npm run bench -- --quick', () => {
         expect(cloudAnswerMs).toBeGreaterThanOrEqual(99);
       }
       expect(results.startup.n100.idealMs).toBe(1600);
+      // The same 100 doorbells in 10 accounts of 10, against the same ideal, with when each kind of call last answered.
+      expect(output).toContain('| start-up, 10 accounts × 10 doorbells |');
+      expect([results.startup.accounts.accounts, results.startup.accounts.doorbellsPerAccount, results.startup.accounts.idealMs]).toEqual([10, 10, 1600]);
+      const { lastRegionMs, lastLoginMs, lastRegistrationMs, firstSubscriptionMs, lastSubscriptionMs, registrationArrivalsMs } = results.startup.accounts.calls;
+      expect(registrationArrivalsMs).toHaveLength(10);
+      expect(lastRegionMs).toBeLessThan(lastLoginMs);
+      expect(lastLoginMs).toBeLessThan(lastRegistrationMs);
+      expect(firstSubscriptionMs).toBeLessThanOrEqual(lastSubscriptionMs);
       // Not a figure but the restart's defining property: the stored session is used.
       expect(results.warmRestart.logins).toBe(0);
       expect(results.warmRestart.ms).toBeGreaterThan(results.warmRestart.idealMs * 0.95);

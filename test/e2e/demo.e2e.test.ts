@@ -1,7 +1,8 @@
 /**
  * The demo as a newcomer uses it: `npm start` (here on loopback, in a temporary folder instead of
  * `.demo/`), `npm run motion -- 1234567` (and `--kind ding`, `--detection person`) from a second
- * process, Ctrl-C, and `npm start` again.
+ * process, Ctrl-C, and `npm start` again; then `npm start -- --accounts 2`, a motion at a doorbell of
+ * each account.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { execFile, spawn } from 'node:child_process';
@@ -60,8 +61,8 @@ function isRunning(pid: number): boolean {
 /** One `npm start`: the demo as a child process, its output lines (both streams) and its exit. */
 class DemoRun extends HomebridgeProcess {
   /** Starts the demo in `dir` and resolves with it and its Homebridge's pid once that is started. */
-  static async start(dir: string): Promise<{ demo: DemoRun; homebridgePid: number }> {
-    const child = spawn(process.execPath, scriptArgs(DEMO_SCRIPT, ['--loopback', '--dir', dir]), {
+  static async start(dir: string, more: string[] = []): Promise<{ demo: DemoRun; homebridgePid: number }> {
+    const child = spawn(process.execPath, scriptArgs(DEMO_SCRIPT, ['--loopback', '--dir', dir, ...more]), {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -88,8 +89,8 @@ describeWithBuiltPlugin('the demo (npm start --loopback) with npm run motion', (
   let homebridgePid: number;
   let firstPairingCode: string;
 
-  async function startDemo(): Promise<void> {
-    ({ demo, homebridgePid } = await DemoRun.start(dir));
+  async function startDemo(more: string[] = []): Promise<void> {
+    ({ demo, homebridgePid } = await DemoRun.start(dir, more));
     unstopped.push(demo.pid, homebridgePid);
   }
 
@@ -186,5 +187,27 @@ describeWithBuiltPlugin('the demo (npm start --loopback) with npm run motion', (
       await expectCleanStop();
     },
     READY_TIMEOUT_MS + EXIT_TIMEOUT_MS,
+  );
+
+  it(
+    'runs with --accounts 2 in the same folder: both accounts signed in, each with its doorbells subscribed, and npm run motion reaching a doorbell of either',
+    async () => {
+      await startDemo(['--accounts', '2']);
+      const [, pairingCode] = await demo.waitForLine(PAIRING_CODE_LINE, READY_TIMEOUT_MS);
+
+      expect(pairingCode).toBe(firstPairingCode);
+      expect(demo.lines).toContain('[homebridge] [Doorbell Motion] [Account 1] Signed in as demo (demo@example.com)');
+      expect(demo.lines).toContain('[homebridge] [Doorbell Motion] [Account 2] Signed in as user2 (user2@example.com)');
+      expect(demo.lines).toContain('[homebridge] [Doorbell Motion] [Account 1] 2 of 2 doorbells subscribed to motion alerts');
+      expect(demo.lines).toContain('[homebridge] [Doorbell Motion] [Account 2] 1 of 1 doorbells subscribed to motion alerts');
+      expect(demo.lines).toContain(`  Account 2's User 2 Door: npm run motion -- 2000001 --dir ${dir}`);
+
+      expect(await runMotion(['2000001', '--dir', dir])).toEqual({ code: 0, output: expect.stringMatching(/^Delivered motion for 2000001 \(User 2 Door\): the push address answered 200/) });
+      await demo.waitForLine(/^\[homebridge\] \[Doorbell Motion\] Motion at User 2 Door$/, LOG_TIMEOUT_MS);
+      expect(await runMotion(['7654321', '--dir', dir])).toEqual({ code: 0, output: expect.stringMatching(/^Delivered motion for 7654321 \(Back Door\): the push address answered 200/) });
+      await demo.waitForLine(/^\[homebridge\] \[Doorbell Motion\] Motion at Back Door$/, LOG_TIMEOUT_MS);
+      await expectCleanStop();
+    },
+    READY_TIMEOUT_MS + 2 * (MOTION_TIMEOUT_MS + LOG_TIMEOUT_MS) + EXIT_TIMEOUT_MS,
   );
 });

@@ -3,8 +3,9 @@
  * process of its own (it installs a fake clock over every timer of its process). It must keep every
  * rule of the week, write exactly the keys of soak-results.json, and say which seed replays it. Every
  * case of the week is in it: Homebridge restarted and killed with rings meanwhile, the half-open cut,
- * two rings caught up together, the expiry found by the doorbell list read, a battery running low across
- * both restarts, a doorbell offline for an hour.
+ * two rings caught up together, the expiry found by the doorbell list read (one of the two accounts',
+ * the other's rings all shown meanwhile), a battery running low across both restarts, a doorbell
+ * offline for an hour.
  */
 import { expect, it } from '@jest/globals';
 import { OUTAGES_PER_WEEK, planWeek, QUICK_WEEK } from '../../scripts/soak/week-plan.js';
@@ -27,6 +28,7 @@ it(
     expect(output).toContain('Every check holds.');
 
     expect(Object.keys(results)).toEqual(RESULT_KEYS.top);
+    expect(Object.keys(results.accounts)).toEqual(RESULT_KEYS.accounts);
     expect(Object.keys(results.alerts)).toEqual(RESULT_KEYS.alerts);
     expect(Object.keys(results).sort()).toEqual([...RESULT_KEYS.top].sort());
     expect(Object.keys(results.outages)).toEqual(RESULT_KEYS.outages);
@@ -34,7 +36,15 @@ it(
     const { homebridgeRestarts } = planWeek({ ...QUICK_WEEK, doorbells: 2 }, SEED);
     expect(violations(results, { minOutages: OUTAGES_PER_WEEK, refreshes: QUICK_WEEK.refreshes, homebridgeRestarts: homebridgeRestarts.length })).toEqual([]);
     expect(results.simulatedDays).toBeGreaterThanOrEqual(QUICK_WEEK.days);
-    expect(results.alerts.sent).toBe(QUICK_WEEK.rings);
+    // The plan's rings at the home's doorbells, and the cabin's rung while the home's session had expired.
+    expect(results.alerts.sent).toBe(QUICK_WEEK.rings + results.accounts.otherRingsDuringExpiry);
+    // Two accounts: while the home's session had expired, the cabin's rings all arrived, its doorbells
+    // stayed out of fault, and the one warning named the home's expired session.
+    expect(results.accounts.otherRingsDuringExpiry).toBeGreaterThanOrEqual(5);
+    expect(results.accounts.otherRingsDuringExpiryDelivered).toBe(results.accounts.otherRingsDuringExpiry);
+    expect(results.accounts.otherFaultsDuringExpiry).toBe(0);
+    expect(results.accounts.expiryWarnings).toBe(1);
+    expect(results.accounts.expiryWarningsNamingAccount).toBe(1);
     // The session expires for two hours and more: the service does not send what rings meanwhile.
     expect(results.alerts.afterExpiry).toBeGreaterThan(0);
     // Thirty minutes cut off from the relay, and the half-open cut's ring: they come back too old, and count late.

@@ -42,6 +42,7 @@ function goodWeek(): SoakResults {
     expiryToSensorMaxMinutes: 13.5,
     lowBatteryWarnings: 1,
     offlineOutages: 1,
+    accounts: { otherRingsDuringExpiry: 12, otherRingsDuringExpiryDelivered: 12, otherFaultsDuringExpiry: 0, expiryWarnings: 1, expiryWarningsNamingAccount: 1 },
     alerts: { sent: 1_000, delivered: 985, caughtUp: 8, stale: 3, late: 3, afterExpiry: 12, lost: 0 },
     outages: { seen: 3, opened: 3, falseOpens: 0, maxOpenDelayS: 60, maxCloseDelayS: 0.5, warnings: 3, recoveries: 3 },
     resources: { handlesAfterLaunch: 18, handlesAfterWeek: 18, heapDeltaMiB: 0.7 },
@@ -62,6 +63,7 @@ describe('the soak\'s checks', () => {
 
     expect(violations(results, TARGETS)).toEqual([]);
     expect(Object.keys(results)).toEqual(RESULT_KEYS.top);
+    expect(Object.keys(results.accounts)).toEqual(RESULT_KEYS.accounts);
     expect(Object.keys(results.alerts)).toEqual(RESULT_KEYS.alerts);
     expect(Object.keys(results.outages)).toEqual(RESULT_KEYS.outages);
     expect(Object.keys(results.resources)).toEqual(RESULT_KEYS.resources);
@@ -80,6 +82,11 @@ describe('the soak\'s checks', () => {
     ['a low battery warned of again after a restart', (r) => Object.assign(r, { lowBatteryWarnings: 2 }), /2 warnings that a battery is low/],
     ['an offline hour the plugin never showed', (r) => Object.assign(r, { offlineOutages: 0 }), /0 outages for the doorbell offline for an hour/],
     ['an offline hour shown as two outages', (r) => Object.assign(r, { offlineOutages: 2 }), /2 outages for the doorbell offline for an hour/],
+    ['no ring at the other account while the session had expired', (r) => Object.assign(r.accounts, { otherRingsDuringExpiry: 0, otherRingsDuringExpiryDelivered: 0 }), /other account's doorbells did not ring/],
+    ['a ring of the other account not shown while the session had expired', (r) => Object.assign(r.accounts, { otherRingsDuringExpiryDelivered: 11 }), /11 of the other account's 12 rings delivered/],
+    ['the other account\'s doorbells in fault while the session had expired', (r) => Object.assign(r.accounts, { otherFaultsDuringExpiry: 2 }), /other account's doorbells were put in fault 2 times/],
+    ['no warning while the session had expired', (r) => Object.assign(r.accounts, { expiryWarnings: 0, expiryWarningsNamingAccount: 0 }), /0 warnings that alerts stopped while the session had expired/],
+    ['a warning that does not name the expired account', (r) => Object.assign(r.accounts, { expiryWarningsNamingAccount: 0 }), /does not name the expired account/],
     ['an expiry the sensor never showed', (r) => Object.assign(r, { expiryToSensorMaxMinutes: null }), /did not open after the session expired/],
     ['a ring in no count', (r) => Object.assign(r.alerts, { delivered: 984 }), /1000 rings sent but 999 accounted for/],
     ['more caught up than delivered', (r) => Object.assign(r.alerts, { caughtUp: 986 }), /caught up/],

@@ -144,4 +144,19 @@ describe('StatusWriter', () => {
       `Could not write ${sink.path} for the settings page: EACCES: permission denied`,
     ]);
   });
+
+  it('says a status that cannot be made as a write that failed, and goes on writing once it can', async () => {
+    let broken = true;
+    const failing = new StatusWriter(sink, () => (broken ? (() => { throw new TypeError('a doorbell without its account'); })() : statusNumber(9)), log, TIMING);
+    failing.changed();
+    await pollUntil(() => log.lines.filter(({ level }) => level === 'warn').length, (count) => count >= 1, 5_000, 'the warning');
+    broken = false;
+    failing.changed();
+    await pollUntil(async () => /"pid": ?9\b/.test(await readFile(sink.path, 'utf8').catch(() => '')), Boolean, 5_000, 'a write after the snapshot could be made');
+    await failing.stop();
+
+    expect(log.lines.filter(({ level }) => level === 'warn').map(({ message }) => message)).toEqual([
+      `Could not write ${sink.path} for the settings page: a doorbell without its account`,
+    ]);
+  });
 });

@@ -59,7 +59,8 @@ async function openSettingsPage(session: BrowserContext, baseUrl: string) {
     const height = Math.ceil((await dialog.boundingBox())?.height ?? 0) + 100;
     await page.setViewportSize({ width: VIEWPORT.width, height: Math.max(VIEWPORT.height, height) });
   };
-  await accountState.filter({ hasNotText: 'Checking' }).waitFor();
+  // The Account section, or with several accounts each one's copy of it: shown once the state is known.
+  await frame.locator('[data-part="account-state"]:visible').filter({ hasNotText: 'Checking' }).first().waitFor();
   await formInput('name').first().waitFor();
   await startRecording(ownPart);
 
@@ -180,12 +181,20 @@ export function attributesOf(input: { getAttribute(name: string): string | null 
   return { type: input.getAttribute('type'), inputmode: input.getAttribute('inputmode'), autocomplete: input.getAttribute('autocomplete') };
 }
 
+/** What the settings UI starts with, when not the standard block and a running Homebridge. */
+export interface SettingsUiOptions {
+  /** The plugin's platform block in config.json. */
+  block?: (setup: PluginSetup) => Record<string, unknown>;
+  /** Whether the setup's Homebridge is started too (the default). */
+  startHomebridge?: boolean;
+}
+
 /**
  * The Homebridge UI over the setup's storage, with Chromium, for the tests of the enclosing describe:
  * config.json holds the plugin's platform with the account but no code, so the setup's Homebridge,
  * started last, runs the plugin signed out, waiting for the page. Stopped after the last test.
  */
-export function useSettingsUi(setup: () => PluginSetup) {
+export function useSettingsUi(setup: () => PluginSetup, options: SettingsUiOptions = {}) {
   let ui: HomebridgeProcess | undefined;
   let url: string;
   let browser: Browser | undefined;
@@ -195,7 +204,7 @@ export function useSettingsUi(setup: () => PluginSetup) {
   beforeAll(async () => {
     const { sandbox, endpoints } = setup();
     const account = { serverUrl: endpoints.accountUrl, email: ACCOUNT.email, country: ACCOUNT.country, countryCode: ACCOUNT.countryCode };
-    ({ ui, url } = await startConfigUi(sandbox, doorbellMotionPlatform(endpoints, { account })));
+    ({ ui, url } = await startConfigUi(sandbox, options.block?.(setup()) ?? doorbellMotionPlatform(endpoints, { account })));
     browser = await launchChromium();
     // In the test's own time zone, which the tests' expected times are written in (TZ sets it for both).
     session = await browser.newContext({ viewport: VIEWPORT, locale: 'en-US', timezoneId: Intl.DateTimeFormat().resolvedOptions().timeZone });
@@ -209,7 +218,9 @@ export function useSettingsUi(setup: () => PluginSetup) {
     await login.getByRole('button', { name: 'Continue' }).click();
     await login.waitForURL((address) => address.pathname !== '/login');
     await login.close();
-    await setup().start();
+    if (options.startHomebridge ?? true) {
+      await setup().start();
+    }
   }, CONFIG_UI_SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
