@@ -32,12 +32,6 @@ const OLDER = ['doorbell-motion', 'doorbell-button', 'matter', 'settings-doorbel
 
 const e2eFiles = (names) => names.map((name) => `<rootDir>/test/e2e/${name}.e2e.test.ts`);
 
-/**
- * Whole runs of a project tool that are not e2e files: the quick week runs the soak script in a process
- * of its own for a minute or more, once, here rather than under every Node of the unit tier.
- */
-const SMOKE_RUNS = ['<rootDir>/test/soak/quick-week.test.ts'];
-
 /** @type {import('jest').Config} */
 export default {
   // The e2e files spend most of their time waiting on child processes, so two workers pay off even on
@@ -50,7 +44,7 @@ export default {
       displayName: 'unit',
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['/test/e2e/', '/test/soak/quick-week\\.test\\.ts$'],
+      testPathIgnorePatterns: ['/test/e2e/'],
     },
     {
       ...shared,
@@ -63,7 +57,7 @@ export default {
       ...shared,
       displayName: 'smoke',
       roots: ['<rootDir>/test'],
-      testMatch: [...e2eFiles(SMOKE), ...SMOKE_RUNS],
+      testMatch: e2eFiles(SMOKE),
     },
     {
       ...shared,

@@ -1,6 +1,6 @@
 /**
  * The soak's parts that need no clock or process of their own: its checks, outage figures, ring ledger
- * and week plan (`quick-week.test.ts` runs the whole soak).
+ * and week plan (the fresh-clone smoke test runs the whole quick week, checked by `test/support/quick-week.ts`).
  *
  * The checks: a week that keeps every rule passes, and each way a week can go wrong (a lost
  * ring, a stale ring not counted late, a ring published while Homebridge was down and not shown once
