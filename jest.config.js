@@ -38,6 +38,7 @@ export default {
   // two cores.
   maxWorkers: 2,
   testTimeout: 20000,
+  testSequencer: '<rootDir>/test/support/longest-first-sequencer.js',
   projects: [
     {
       ...shared,
