@@ -14,11 +14,8 @@ import { isSecondRun, relaunchUnderNode22, type SecondRun } from './lib/node-bin
 const SOAK: SecondRun = {
   name: 'soak',
   scriptUrl: import.meta.url,
-  /**
-   * gc() for the heap figure, and V8's optimizing compilers off: the machine code they make for the
-   * week's busiest functions is heap too, megabytes of it that would read as growth of the plugin's.
-   */
-  v8Flags: ['--expose-gc', '--no-opt', '--no-maglev', '--no-sparkplug'],
+  /** gc() for the heap figure, which leaves compiled code out (scripts/soak/resources.ts). */
+  v8Flags: ['--expose-gc'],
   marker: 'DOORBELL_MOTION_SOAK_RELAUNCHED',
 };
 
