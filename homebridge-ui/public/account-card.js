@@ -15,6 +15,9 @@ const SIGN_IN_INPUTS = {
   code: 'sign-in-code',
 };
 
+/** The account state when the server could not tell it (the message under it says why). */
+const NOT_CHECKED = 'The account could not be checked';
+
 /** What a request for an entry carries of it: its own fields, never its doorbells. */
 const ENTRY_FIELDS = ['label', 'account', 'doorbellServerUrl', 'doorbellAccessToken'];
 
@@ -143,6 +146,8 @@ export class AccountCard {
     try {
       this.showAccount(await homebridge.request('/account', this.body()));
     } catch (error) {
+      // "Checking the account…" would promise an answer that is not coming; the message says why.
+      this.part('account-state').textContent = NOT_CHECKED;
       this.showMessage(messageOf(error), 'danger');
     }
   }

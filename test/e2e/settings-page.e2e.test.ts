@@ -6,7 +6,7 @@
  * which the page then shows instead of a sign-in.
  */
 import { expect, it } from '@jest/globals';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseConfig } from '../../src/config/parse-config.js';
@@ -181,6 +181,21 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       expect(await settings.statusPanel.innerText()).not.toMatch(/: subscribed/);
       await expectAskedAtOnceAndAfterFollowing(settings, '/sign-out');
     }, BROWSER_STEP_TIMEOUT_MS);
+
+    it("says the account could not be checked when session.json cannot be read, and why, rather than checking forever", async () => {
+      const sessionPath = join(setup().sandbox.storagePath, 'doorbell-motion', 'session.json');
+      // A folder where the file belongs: opened for reading, it cannot be read (EISDIR).
+      await mkdir(sessionPath, { recursive: true });
+      try {
+        const settings = await settingsUi.open();
+        expect(await settings.accountState.textContent()).toBe('The account could not be checked');
+        expect(await settings.accountMessage.textContent()).toBe(`Reading the account state failed: Could not read ${sessionPath}: EISDIR. It is read again next time.`);
+      } finally {
+        await rm(sessionPath, { recursive: true });
+      }
+      const settings = await settingsUi.open();
+      expect(await settings.accountState.textContent()).toBe('Not signed in');
+    }, 3 * BROWSER_STEP_TIMEOUT_MS);
 
     it('signs in, out and in again in one visit, keeping the form whole, never claims a save the UI failed, and keeps one Status refresh going', async () => {
       const settings = settingsUi.current();

@@ -6,9 +6,10 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator } from 'playwright-core';
+import type { Browser, BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
 import type { HomebridgeProcess } from '../../../scripts/lib/homebridge-process.js';
 import { REPO_ROOT } from '../../../scripts/lib/paths.js';
+import { errorMessage } from '../../../src/log.js';
 import { launchChromium } from './browser.js';
 import { CONFIG_UI_SETUP_TIMEOUT_MS, CONFIG_UI_VERSION, startConfigUi, UI_ADMIN } from '../../../scripts/lib/config-ui.js';
 import { STOP_TIMEOUT_MS } from '../../../scripts/lib/homebridge-sandbox.js';
@@ -17,6 +18,9 @@ import type { PluginSetup } from './plugin-setup.js';
 
 /** Git-ignored; CI keeps the folder as its results. */
 const SCREENSHOT_DIR = join(REPO_ROOT, '.ci-results', 'screenshots');
+
+/** The Homebridge UI's lines a page that failed to open quotes. */
+const UI_LINES_ON_FAILURE = 40;
 
 /** Generous for a 2-core machine running Homebridge, the UI and the browser at once. */
 const STEP_TIMEOUT_MS = 15_000;
@@ -39,15 +43,33 @@ export interface PageRecord {
 
 export type SettingsPage = Awaited<ReturnType<typeof openSettingsPage>>;
 
-/** Opens the plugin's settings in a session signed in to the UI; resolves once the page shows the account. */
-async function openSettingsPage(session: BrowserContext, baseUrl: string) {
+/**
+ * Opens the plugin's settings in a session signed in to the UI; resolves once the page shows the
+ * account. A page that does not get there is saved as the screenshot `failed-open`, and the error
+ * says what its Account section showed and what the Homebridge UI logged last (`uiLines`).
+ */
+async function openSettingsPage(session: BrowserContext, baseUrl: string, uiLines: () => readonly string[]) {
   const page = await session.newPage();
+  const frame = page.frameLocator('iframe[src*="/api/plugins/settings-ui/homebridge-doorbell-motion/"]');
+  try {
+    return await showSettings(page, frame, baseUrl);
+  } catch (error) {
+    const shown = await frame
+      .locator('[data-part="account-state"], [data-part="account-message"]')
+      .allInnerTexts()
+      .catch(() => []);
+    await page.screenshot({ path: await screenshotPath('failed-open'), fullPage: true }).catch(() => undefined);
+    const log = uiLines().slice(-UI_LINES_ON_FAILURE).join('\n');
+    throw new Error(`${errorMessage(error)}\nAt ${page.url()}, the Account section showed ${JSON.stringify(shown)}. The Homebridge UI's last lines:\n${log}`);
+  }
+}
+
+async function showSettings(page: Page, frame: FrameLocator, baseUrl: string) {
   await page.goto(`${baseUrl}/plugins`);
   const card = page.locator('.card', { hasText: 'Doorbell Motion' }).first();
   // "Plugin Actions Dropdown" on a link up to 5.10, "Plugin Actions" on a button later.
   await card.locator('[aria-label^="Plugin Actions"]').click();
   await card.locator('button.dropdown-item', { hasText: 'Plugin Config' }).click();
-  const frame = page.frameLocator('iframe[src*="/api/plugins/settings-ui/homebridge-doorbell-motion/"]');
   const ownPart = frame.locator('#doorbell-motion');
   const accountState = frame.locator('#account-state');
   const accountMessage = frame.locator('#account-message');
@@ -232,7 +254,7 @@ export function useSettingsUi(setup: () => PluginSetup, options: SettingsUiOptio
     /** Opens the plugin's settings anew in the browser, closing the page opened before. */
     async open(): Promise<SettingsPage> {
       await settings?.page.close();
-      settings = await openSettingsPage(session, url);
+      settings = await openSettingsPage(session, url, () => ui?.lines ?? []);
       return settings;
     },
     /** The settings page opened last. */
