@@ -12,7 +12,7 @@ import { characteristicProbe, inProcessRings, launchInProcess, relayTimeAlwaysDu
 import { NotificationSender, pathLatency, type PathLatency } from './latency.js';
 import { doorbellIds, STARTUP_ACCOUNTS, STARTUP_SIZES, type BenchSettings } from './settings.js';
 import {
-  startAccountsFresh,
+  compareAccountsStartup,
   startFresh,
   startupFigure,
   stopStarted,
@@ -28,7 +28,7 @@ type StartupSize = (typeof STARTUP_SIZES)[number];
 
 export interface RelayPhase {
   startup: Record<`n${StartupSize}`, StartupFigure>;
-  /** The largest start-up's doorbells in several accounts (STARTUP_ACCOUNTS). */
+  /** The largest start-up's doorbells in several accounts (STARTUP_ACCOUNTS), beside one account with them, started in turn. */
   accountsStartup: AccountsStartupFigure;
   warmRestart: WarmRestartFigure;
   relayLatency: PathLatency;
@@ -38,8 +38,8 @@ export interface RelayPhase {
  * In this process, relay mode through the loopback relay: start-up with 1, 10 and 100 doorbells on
  * fresh storage, the relay's latency on the largest, then its restart on a stored session. The smaller
  * runs go first, so the largest finds Node's compiler warm and measures the plugin's concurrency
- * rather than first-run compilation; the real Homebridge's start-up is the cold one. Last, alone, the
- * largest start-up's doorbells in several accounts.
+ * rather than first-run compilation; the real Homebridge's start-up is the cold one. Last, the
+ * largest start-up's doorbells in several accounts and in one, started in turn.
  */
 export async function relayPhase(settings: BenchSettings): Promise<RelayPhase> {
   const largest = Math.max(...STARTUP_SIZES);
@@ -61,9 +61,8 @@ export async function relayPhase(settings: BenchSettings): Promise<RelayPhase> {
     const relayLatency = await pathLatency(new NotificationSender(sim), kept.doorbells, characteristicProbe(kept.running.test), inProcessRings(settings));
     const restarted = await warmRestart(cloud, running.pop() as Started);
     await stopStarted(cloud, restarted.started);
-    const accounts = await startAccountsFresh(cloud, STARTUP_ACCOUNTS.accounts, STARTUP_ACCOUNTS.doorbellsPerAccount);
-    running.push(accounts.started);
-    return { startup: startup as RelayPhase['startup'], accountsStartup: accounts.figure, warmRestart: restarted.figure, relayLatency };
+    const accountsStartup = await compareAccountsStartup(cloud, STARTUP_ACCOUNTS.accounts, STARTUP_ACCOUNTS.doorbellsPerAccount, settings.accountsStartupPairs);
+    return { startup: startup as RelayPhase['startup'], accountsStartup, warmRestart: restarted.figure, relayLatency };
   } finally {
     await Promise.all(running.map((started) => stopStarted(cloud, started)));
     await relay.close();

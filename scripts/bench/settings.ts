@@ -51,6 +51,8 @@ export interface BenchSettings {
   burstSize: number;
   /** Deliveries in flight at once during the burst: enough to keep the receiver busy, not so many that the sender runs out of sockets. */
   burstConcurrency: number;
+  /** Start-ups of STARTUP_ACCOUNTS and of one account with as many doorbells, in turn: each figure is its median run. */
+  accountsStartupPairs: number;
   /** Runs of the memory figures: a bare Homebridge, then with 1 doorbell, then with all, in turn. */
   memoryRuns: number;
   /** How long a Homebridge's heap may take to stop changing before its memory is read as it is. */
@@ -74,8 +76,8 @@ export function parseSettings(args: string[]): BenchSettings {
   const only = values.only as BenchOnly | undefined;
   const out = values.out ?? join(REPO_ROOT, 'bench-results.json');
   return quick
-    ? { quick, only, out, doorbells: 5, latencySamples: 50, homekitRingRounds: 1, burstSize: 500, burstConcurrency: 16, memoryRuns: 1, settleMaxMs: 5_000, matterDoorbells: 5, matterRounds: 1 }
-    : { quick, only, out, doorbells: 100, latencySamples: 1000, homekitRingRounds: 2, burstSize: 10_000, burstConcurrency: 32, memoryRuns: 5, settleMaxMs: 30_000, matterDoorbells: 100, matterRounds: 5 };
+    ? { quick, only, out, doorbells: 5, latencySamples: 50, homekitRingRounds: 1, burstSize: 500, burstConcurrency: 16, accountsStartupPairs: 1, memoryRuns: 1, settleMaxMs: 5_000, matterDoorbells: 5, matterRounds: 1 }
+    : { quick, only, out, doorbells: 100, latencySamples: 1000, homekitRingRounds: 2, burstSize: 10_000, burstConcurrency: 32, accountsStartupPairs: 3, memoryRuns: 5, settleMaxMs: 30_000, matterDoorbells: 100, matterRounds: 5 };
 }
 
 /** Doorbell ids of the benchmark: plain seven-digit ids, the same in every run. */

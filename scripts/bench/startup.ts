@@ -21,10 +21,19 @@ export interface StartupFigure {
 }
 
 /** The same start-up with its doorbells shared out among several accounts, and when each kind of call was last answered. */
-export interface AccountsStartupFigure extends StartupFigure {
+export interface AccountsStartupRun extends StartupFigure {
   accounts: number;
   doorbellsPerAccount: number;
   calls: CallTimes;
+}
+
+/**
+ * The several accounts' start-up (its median run) beside one account with as many doorbells (its
+ * median run), the two started in turn, and every run's time.
+ */
+export interface AccountsStartupFigure extends AccountsStartupRun {
+  oneAccount: StartupFigure;
+  runsMs: { accounts: number[]; oneAccount: number[] };
 }
 
 export interface WarmRestartFigure {
@@ -104,7 +113,7 @@ export async function startFresh({ sim, relay }: StartupCloud, count: number): P
  * e-mail, code and doorbells in the simulator: the same doorbells in all as one account with
  * accounts × perAccount, against the same ideal, since the accounts are to start at once.
  */
-export async function startAccountsFresh({ sim, relay }: StartupCloud, accounts: number, perAccount: number): Promise<{ started: Started; figure: AccountsStartupFigure }> {
+export async function startAccountsFresh({ sim, relay }: StartupCloud, accounts: number, perAccount: number): Promise<{ started: Started; figure: AccountsStartupRun }> {
   const doorbells = doorbellIds(accounts * perAccount);
   const entries: BenchAccount[] = Array.from({ length: accounts }, (_, index) => ({
     email: `bench${index + 1}@example.com`,
@@ -143,6 +152,39 @@ export async function startAccountsFresh({ sim, relay }: StartupCloud, accounts:
     await storage.remove();
     throw error;
   }
+}
+
+/**
+ * The start-up of `accounts` accounts of `perAccount` doorbells beside one account with as many, each
+ * started fresh and stopped `pairs` times in turn, which of the two goes first alternating (a machine
+ * growing busier or quieter favours neither); each figure is its run of median time. Both take the
+ * same rounds of cloud calls, so what tells them apart is the plugin's own work per account, tens of
+ * ms at most: about what one run's time varies by, which one run of each cannot tell apart.
+ */
+export async function compareAccountsStartup(cloud: StartupCloud, accounts: number, perAccount: number, pairs: number): Promise<AccountsStartupFigure> {
+  const several: AccountsStartupRun[] = [];
+  const one: StartupFigure[] = [];
+  const startSeveral = async (): Promise<void> => {
+    const { started, figure } = await startAccountsFresh(cloud, accounts, perAccount);
+    await stopStarted(cloud, started);
+    several.push(figure);
+  };
+  const startOne = async (): Promise<void> => {
+    const { started, figure } = await startFresh(cloud, accounts * perAccount);
+    await stopStarted(cloud, started);
+    one.push(figure);
+  };
+  for (let pair = 0; pair < pairs; pair += 1) {
+    for (const start of pair % 2 === 0 ? [startOne, startSeveral] : [startSeveral, startOne]) {
+      await start();
+    }
+  }
+  return { ...medianRun(several), oneAccount: medianRun(one), runsMs: { accounts: several.map(({ ms }) => ms), oneAccount: one.map(({ ms }) => ms) } };
+}
+
+/** The run of median time (of an even number, the slower of the middle two). */
+function medianRun<T extends { ms: number }>(runs: readonly T[]): T {
+  return [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
 }
 
 export async function stopStarted(cloud: StartupCloud, { running, storage }: Started): Promise<void> {
