@@ -182,7 +182,7 @@ describeWithBuiltPlugin('the settings page in the Homebridge UI', () => {
       await expectAskedAtOnceAndAfterFollowing(settings, '/sign-out');
     }, BROWSER_STEP_TIMEOUT_MS);
 
-    it("says the account could not be checked when session.json cannot be read, and why, rather than checking forever", async () => {
+    it('says the account could not be checked when session.json cannot be read, and why, rather than checking forever', async () => {
       const sessionPath = join(setup().sandbox.storagePath, 'doorbell-motion', 'session.json');
       // A folder where the file belongs: opened for reading, it cannot be read (EISDIR).
       await mkdir(sessionPath, { recursive: true });

@@ -59,8 +59,10 @@ async function openSettingsPage(session: BrowserContext, baseUrl: string, uiLine
       .allInnerTexts()
       .catch(() => []);
     await page.screenshot({ path: await screenshotPath('failed-open'), fullPage: true }).catch(() => undefined);
+    const at = page.url();
+    await page.close().catch(() => undefined);
     const log = uiLines().slice(-UI_LINES_ON_FAILURE).join('\n');
-    throw new Error(`${errorMessage(error)}\nAt ${page.url()}, the Account section showed ${JSON.stringify(shown)}. The Homebridge UI's last lines:\n${log}`);
+    throw new Error(`${errorMessage(error)}\nAt ${at}, the Account section showed ${JSON.stringify(shown)}. The Homebridge UI's last lines:\n${log}`);
   }
 }
 
