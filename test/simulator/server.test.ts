@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { HomebridgeProcess } from '../../scripts/lib/homebridge-process.js';
+import { pollUntil } from '../../scripts/lib/poll.js';
 import { withTimeout } from '../../scripts/lib/timeout.js';
 import { startSimulator } from '../../simulator/index.js';
 import type { Fault, RouteName, Simulator } from '../../simulator/index.js';
@@ -114,7 +115,9 @@ describe('simulator: lifecycle', () => {
       simulator.injectFault('region', { delayMs: 60_000 });
       const delayed = send(regionUrl(simulator));
       const delivery = simulator.deliverMotion('1234567');
-      await sleep(100);
+      // Both held: the request recorded on arrival, the delivery's at the silent receiver.
+      const arrived = () => simulator.requestsTo('region').length === 1 && silent.requestsTo('subscribe').length === 1;
+      await pollUntil(arrived, Boolean, 5_000, 'the delayed request and the delivery');
 
       await simulator.close();
 

@@ -15,6 +15,7 @@ import { openStatusFile, type DeliveryStatus } from '../../src/status/delivery-s
 import { StatusWriter, type StatusSink } from '../../src/status/plugin-status.js';
 import { createTestLogger, type TestLogger } from '../../scripts/lib/homebridge-api.js';
 import { pollUntil } from '../../scripts/lib/poll.js';
+import { ReadingClock } from '../support/reading-clock.js';
 
 const TIMING = { minIntervalMs: 150, maxIntervalMs: 600 };
 
@@ -24,25 +25,14 @@ function statusNumber(version: number): DeliveryStatus {
   return { pid: version, startedAt: now, updatedAt: now, pushMode: 'direct', receiver: { listening: true }, registeredAt: null, nextRefreshAt: null, session: 'token', doorbells: [] };
 }
 
-/**
- * The writer's clock, remembering its latest reading. A write reads it for its start right before it
- * calls the sink, so the sink records the very instant the writer timed the next write from. A reading
- * of the sink's own would come a moment later, and on a busy machine the process may pause for more
- * than a millisecond in between: two writes would seem closer together than the writer placed them.
- */
-class WriterClock {
-  lastReading = 0;
-  readonly now = (): number => (this.lastReading = performance.now());
-}
-
-/** The real file, with the start time of every write recorded, as the writer's clock read it. */
+/** The real file, with the start time of every write recorded: the writer reads its clock for it right before it calls the sink. */
 class RecordingSink implements StatusSink {
   readonly writeStarts: number[] = [];
   failWith: Error | undefined;
 
   constructor(
     readonly file: JsonFile<DeliveryStatus>,
-    private readonly clock: WriterClock,
+    private readonly clock: ReadingClock,
   ) {}
 
   get path(): string {
@@ -64,12 +54,12 @@ describe('StatusWriter', () => {
   let sink: RecordingSink;
   let version: number;
   let writer: StatusWriter;
-  let clock: WriterClock;
+  let clock: ReadingClock;
 
   beforeEach(async () => {
     folderPath = await mkdtemp(join(tmpdir(), 'status-writer-'));
     log = createTestLogger();
-    clock = new WriterClock();
+    clock = new ReadingClock();
     sink = new RecordingSink(openStatusFile(openDataFolder(folderPath, log), log), clock);
     version = 1;
     writer = new StatusWriter(sink, () => statusNumber(version), log, TIMING, clock.now);

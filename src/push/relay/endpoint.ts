@@ -31,6 +31,8 @@ export interface RelayEndpointOptions {
   connectWaitMs: number;
   /** This machine's wall clock, held against the relay's `time` stamps (Date.now when absent). */
   now?: () => number;
+  /** The clock the writes of relay.json are spaced by (performance.now when absent). */
+  monotonicNow?: () => number;
 }
 
 const STREAM_CLOSED = 'The push relay stream was closed before it opened.';
@@ -69,7 +71,7 @@ export class RelayEndpoint {
 
   constructor(private readonly options: RelayEndpointOptions) {
     this.impostor = new ImpostorWarning(options.settings.relayUrl, options.log);
-    this.catchUp = new KeptCatchUpPoint(options.relayMarks, options.log);
+    this.catchUp = new KeptCatchUpPoint(options.relayMarks, options.log, options.monotonicNow);
   }
 
   get description(): string {
