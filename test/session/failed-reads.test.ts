@@ -5,10 +5,9 @@
  * conclude "no file" from that, then or once descriptors are free again: the session is kept, the push
  * secrets and the installation (spent codes) are never made anew.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { chmod, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DATA_FILES, dataFolderPath } from '../../src/storage/data-folder.js';
 import { FileReadError } from '../../src/storage/file-errors.js';
 import type { StoredSession } from '../../src/session/session-store.js';
@@ -18,10 +17,8 @@ import { eachTest } from '../support/each-test.js';
 import { temporaryStorage } from '../../scripts/lib/platform-harness.js';
 import { pollUntil } from '../../scripts/lib/poll.js';
 import { aProcess } from './fixtures/a-process.js';
+import { fakePolls, pollOnce } from './fixtures/fake-polls.js';
 import { sampleSession } from './fixtures/sample-session.js';
-
-/** Longer than a poll of the session watcher (a second). */
-const MORE_THAN_A_POLL_MS = 1_500;
 
 const storage = eachTest('storage', temporaryStorage, (folder) => folder.remove());
 
@@ -91,19 +88,25 @@ describe('a file that could not be read', () => {
     const watcher = new SessionWatcher(plugin.store, plugin.log, (session) => reports.push(session));
     const other = aProcess(storage().path);
     await other.store.saveSession(sampleSession());
+    fakePolls();
     await watcher.start();
     try {
       // Signed in anew on the settings page: the file changes, and the plugin cannot read it for a while.
       await other.store.saveSession(sampleSession({ login: { token: 'second-token' } }));
-      await withoutFreeDescriptors(() => sleep(MORE_THAN_A_POLL_MS));
+      await withoutFreeDescriptors(async () => {
+        pollOnce();
+        await pollUntil(() => plugin.log.lines.some(({ level }) => level === 'warn'), Boolean, 5_000, 'the failed read');
+      });
 
       expect(reports).toEqual([]);
+      pollOnce();
       await pollUntil(() => reports.length, (count) => count > 0, 5_000, 'the new session reported');
       expect(reports.map((session) => session?.login.token)).toEqual(['second-token']);
       const warnings = plugin.log.lines.filter(({ level }) => level === 'warn').map(({ message }) => message);
       expect(warnings).toEqual([expect.stringMatching(/^Could not read .*session\.json: too many open files \(EMFILE\)\..* the session in use is kept\.$/)]);
     } finally {
       await watcher.stop();
+      jest.useRealTimers();
     }
   });
 });

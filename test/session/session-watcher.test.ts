@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, expect, it, jest } from '@jest/globals';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { SessionStore, type StoredSession } from '../../src/session/session-stor
 import { SessionWatcher } from '../../src/session/session-watcher.js';
 import { createTestLogger } from '../../scripts/lib/homebridge-api.js';
 import { pollUntil } from '../../scripts/lib/poll.js';
+import { fakePolls, pollOnce } from './fixtures/fake-polls.js';
 import { sampleSession } from './fixtures/sample-session.js';
 
 /** Longer than the watcher's poll and debounce. */
@@ -65,15 +66,22 @@ it('reports a session another process writes once, then its removal', async () =
 });
 
 it('reports no session when one was written and removed between two polls', async () => {
-  const { watcher, reports } = watchSessions();
-  await watcher.start();
-  const other = processStore();
-  // The poll before and the poll after both find no file, as when this process signs in with a code
-  // and the settings page signs out a moment later.
-  await other.saveSession(sampleSession());
-  await other.removeSession();
-  await pollUntil(() => reports.length, (count) => count >= 1, 5_000, 'the missing session reported');
-  expect(reports.every((session) => session === undefined)).toBe(true);
+  fakePolls();
+  try {
+    const { watcher, reports } = watchSessions();
+    await watcher.start();
+    const other = processStore();
+    // The poll before and the poll after both find no file, as when this process signs in with a code
+    // and the settings page signs out a moment later.
+    await other.saveSession(sampleSession());
+    await other.removeSession();
+    pollOnce();
+    await pollUntil(() => reports.length, (count) => count >= 1, 5_000, 'the missing session reported');
+    expect(reports.every((session) => session === undefined)).toBe(true);
+  } finally {
+    await watcher?.stop();
+    jest.useRealTimers();
+  }
 });
 
 it('watches nothing when stopped while it was still starting', async () => {
