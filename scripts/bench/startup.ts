@@ -164,16 +164,14 @@ export async function startAccountsFresh({ sim, relay }: StartupCloud, accounts:
 export async function compareAccountsStartup(cloud: StartupCloud, accounts: number, perAccount: number, pairs: number): Promise<AccountsStartupFigure> {
   const several: AccountsStartupRun[] = [];
   const one: StartupFigure[] = [];
-  const startSeveral = async (): Promise<void> => {
-    const { started, figure } = await startAccountsFresh(cloud, accounts, perAccount);
+  /** A fresh start-up, stopped at once: only its figure is kept. */
+  const runOnce = <F>(start: () => Promise<{ started: Started; figure: F }>, figures: F[]) => async (): Promise<void> => {
+    const { started, figure } = await start();
     await stopStarted(cloud, started);
-    several.push(figure);
+    figures.push(figure);
   };
-  const startOne = async (): Promise<void> => {
-    const { started, figure } = await startFresh(cloud, accounts * perAccount);
-    await stopStarted(cloud, started);
-    one.push(figure);
-  };
+  const startSeveral = runOnce(() => startAccountsFresh(cloud, accounts, perAccount), several);
+  const startOne = runOnce(() => startFresh(cloud, accounts * perAccount), one);
   for (let pair = 0; pair < pairs; pair += 1) {
     for (const start of pair % 2 === 0 ? [startOne, startSeveral] : [startSeveral, startOne]) {
       await start();

@@ -5,7 +5,7 @@ import type { SessionStore, StoredSession } from './session-store.js';
  * How often session.json is looked at: reading a small file once a second costs nothing, and a
  * sign-in on the settings page is followed well within the 5 s a user waits for it.
  */
-const POLL_INTERVAL_MS = 1_000;
+export const POLL_INTERVAL_MS = 1_000;
 
 /**
  * Tells its listener what session.json holds after every change on disk, whoever made it: the

@@ -56,22 +56,19 @@ const SIGNED_OUT_WORDS = /Not signed in|not signed in|once you sign in|Not regis
  * page's last `change` request, once they reach `untilMs` after it.
  */
 async function expectAskedAtOnceAndAfterFollowing(settings: SettingsPage, change: string, untilMs = FOLLOW_MS): Promise<number[]> {
-  const changeAnsweredAt = async () => {
+  /** The page's requests, when the change was answered, and the asks for the status since (ms after it). */
+  const sinceChange = async () => {
     const { requests } = await settings.record();
     const answeredAt = requests.filter(({ path }) => path === change).at(-1)?.answeredAt;
     if (answeredAt === undefined) {
       throw new Error(`The page has no answer to ${change} on record`);
     }
-    return { requests, answeredAt };
+    const asks = requests.filter(({ path, at }) => path === '/status' && at >= answeredAt).map(({ at }) => at - answeredAt);
+    return { requests, answeredAt, asks };
   };
-  const asksAfterChange = async () => {
-    const { requests, answeredAt } = await changeAnsweredAt();
-    return requests.filter(({ path, at }) => path === '/status' && at >= answeredAt).map(({ at }) => at - answeredAt);
-  };
-  const asks = await pollUntil(asksAfterChange, (times) => times.some((at) => at >= untilMs), untilMs + 5_000, `an ask for the status ${untilMs} ms after ${change}`);
+  const { requests, answeredAt, asks } = await pollUntil(sinceChange, (since) => since.asks.some((at) => at >= untilMs), untilMs + 5_000, `an ask for the status ${untilMs} ms after ${change}`);
   // At once: right after the change's answer or, with an ask under way then (its answer may be older
   // than the change), right after that ask's answer, however long a busy machine took to give it.
-  const { requests, answeredAt } = await changeAnsweredAt();
   const underWay = requests.find(({ path, at, answeredAt: done }) => path === '/status' && at < answeredAt && done !== undefined && done > answeredAt);
   const askFrom = (underWay?.answeredAt ?? answeredAt) - answeredAt;
   expect(asks[0] - askFrom).toBeLessThan(500);

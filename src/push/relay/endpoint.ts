@@ -31,7 +31,7 @@ export interface RelayEndpointOptions {
   connectWaitMs: number;
   /** This machine's wall clock, held against the relay's `time` stamps (Date.now when absent). */
   now?: () => number;
-  /** The clock the writes of relay.json are spaced by (performance.now when absent). */
+  /** This machine's monotonic clock, for the stream's timings and the spacing of relay.json's writes (performance.now when absent). */
   monotonicNow?: () => number;
 }
 
@@ -139,7 +139,7 @@ export class RelayEndpoint {
   }
 
   private async startStream(): Promise<OpenStream> {
-    const { settings, log, timing, now } = this.options;
+    const { settings, log, timing, now, monotonicNow } = this.options;
     const problem = insecureUrlProblem(settings.relayUrl);
     if (problem !== undefined) {
       throw new Error(`Refusing to use the push relay at ${problem}`);
@@ -159,6 +159,7 @@ export class RelayEndpoint {
       log,
       timing,
       now,
+      monotonicNow,
       impostor: this.impostor,
       catchUp: this.catchUp.point,
       onMessage: (body, relayTime) => {

@@ -52,7 +52,7 @@ let reports: Array<boolean | 'connected'>;
 /** The event id of each notification the endpoint handed on, in order. */
 let delivered: Array<string | undefined>;
 
-/** The endpoint's clock for the writes of relay.json. */
+/** The endpoint's monotonic clock: a write of relay.json reads it right before it calls the store. */
 const markClock = new ReadingClock();
 
 /** Each write of relay.json as it began: when, what, and the notifications handed on by then. */
